@@ -1,0 +1,64 @@
+#pragma once
+// The pending-event set: a binary heap ordered by (when, seq). `seq` only increases, so
+// events at the same tick run in the order they were scheduled; no other tie-break exists.
+//
+// Costs: push O(log n), pop O(log n), cancel O(1) (lazy: the entry is skipped on pop).
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "sim/core/time.h"
+
+namespace servesim {
+
+// A reference to a scheduled event. Default-constructed handles refer to no event; cancelling
+// an empty, fired or already cancelled handle does nothing.
+class EventHandle {
+ public:
+  EventHandle() = default;
+  bool empty() const { return seq_ == 0; }
+
+ private:
+  friend class EventQueue;
+  EventHandle(std::uint32_t slot, std::uint64_t seq) : slot_(slot), seq_(seq) {}
+  std::uint32_t slot_ = 0;
+  std::uint64_t seq_ = 0;
+};
+
+class EventQueue {
+ public:
+  using Callback = std::function<void()>;
+
+  EventHandle push(Tick when, Callback fn);
+  void cancel(EventHandle handle);
+  // True if the handle's event is still waiting to fire.
+  bool pending(EventHandle handle) const;
+  bool empty();
+  // Time of the earliest live event. REQUIRES: !empty().
+  Tick next_time();
+  // Removes the earliest live event and returns its time and callback. REQUIRES: !empty().
+  std::pair<Tick, Callback> pop();
+  std::size_t size_including_cancelled() const { return heap_.size(); }
+
+ private:
+  struct Entry {
+    Tick when;
+    std::uint64_t seq;
+    std::uint32_t slot;
+  };
+  struct Slot {
+    Callback fn;
+    std::uint64_t seq = 0;  // 0 when free
+  };
+  static bool later(const Entry& a, const Entry& b) {
+    return a.when != b.when ? a.when > b.when : a.seq > b.seq;
+  }
+  void drop_cancelled_top();
+
+  std::vector<Entry> heap_;
+  std::vector<Slot> slots_;
+  std::vector<std::uint32_t> free_slots_;
+  std::uint64_t next_seq_ = 1;
+};
+
+}  // namespace servesim

@@ -1,0 +1,29 @@
+#include "sim/core/simulator.h"
+
+#include "sim/core/assert.h"
+
+namespace servesim {
+
+EventHandle Simulator::schedule_at(Tick when, EventQueue::Callback fn) {
+  SS_ASSERT(when >= now_ns_, "an event was scheduled in the past");
+  return queue_.push(when, std::move(fn));
+}
+
+std::uint64_t Simulator::run(Tick until) {
+  stop_requested_ = false;
+  std::uint64_t ran = 0;
+  while (!stop_requested_ && !queue_.empty()) {
+    if (queue_.next_time() > until) {
+      now_ns_ = until;
+      break;
+    }
+    auto [when, fn] = queue_.pop();
+    now_ns_ = when;
+    fn();
+    ++ran;
+  }
+  events_run_ += ran;
+  return ran;
+}
+
+}  // namespace servesim

@@ -1,0 +1,35 @@
+#pragma once
+// The simulation kernel: a clock and the pending events. It knows nothing of LLMs; the
+// engine and cluster layers schedule callbacks on it (SimGrid's kernel/model split).
+#include "sim/core/event_queue.h"
+#include "sim/core/time.h"
+
+namespace servesim {
+
+class Simulator {
+ public:
+  Tick now() const { return now_ns_; }
+
+  // REQUIRES: when >= now(). Time never runs backwards.
+  EventHandle schedule_at(Tick when, EventQueue::Callback fn);
+  // REQUIRES: delay >= 0.
+  EventHandle schedule_in(Tick delay, EventQueue::Callback fn) { return schedule_at(now_ns_ + delay, std::move(fn)); }
+  void cancel(EventHandle h) { queue_.cancel(h); }
+  bool pending(EventHandle h) const { return queue_.pending(h); }
+
+  // Runs events until none remain, stop() is called, or the next event is after `until`
+  // (then the clock is left at `until`). Returns the number of events run.
+  std::uint64_t run(Tick until = kTickMax);
+  // Makes run() return after the current event.
+  void stop() { stop_requested_ = true; }
+  bool has_pending() { return !queue_.empty(); }
+  std::uint64_t events_run() const { return events_run_; }
+
+ private:
+  EventQueue queue_;
+  Tick now_ns_ = 0;
+  bool stop_requested_ = false;
+  std::uint64_t events_run_ = 0;
+};
+
+}  // namespace servesim
