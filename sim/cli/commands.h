@@ -1,0 +1,14 @@
+#pragma once
+// Each subcommand of the `servesim` executable. `args` excludes the program and subcommand
+// names. Return value is the exit code: 0 ok, 1 a check failed, 2 bad input or usage.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace servesim::cli {
+
+int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int step_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace servesim::cli

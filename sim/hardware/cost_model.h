@@ -1,0 +1,44 @@
+#pragma once
+// What one engine step costs. A cost model is pure: it never reads the clock, and equal
+// batch shapes give equal costs. The engine turns `total_ns` into a step-end event.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/core/time.h"
+#include "sim/model/batch_shape.h"
+
+namespace servesim {
+
+struct StepCost {
+  Tick total_ns = 1;     // at least 1 for any non-empty batch, so the clock always moves
+  Tick compute_ns = 0;   // time of operators bound by FLOPs
+  Tick memory_ns = 0;    // time of operators bound by memory traffic
+  Tick comm_ns = 0;      // collective communication (TP all-reduce, PP sends)
+  Tick overhead_ns = 0;  // fixed per-step and per-layer overheads
+};
+
+// One operator's share of a step, for `servesim step --json` and attribution.
+struct OpTiming {
+  std::string name;
+  double flops = 0;
+  double bytes = 0;       // read + written
+  double comm_bytes = 0;
+  double compute_s = 0;
+  double memory_s = 0;
+  double comm_s = 0;
+  double time_s = 0;      // what the op contributes to the step
+  std::string bound;      // "compute" | "memory" | "communication" | "overhead"
+};
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  // Duration of one step computing `batch`. REQUIRES: !batch.empty().
+  virtual StepCost step_cost(const BatchShape& batch) const = 0;
+  // Per-operator breakdown of the same step (empty for models without operators).
+  virtual std::vector<OpTiming> breakdown(const BatchShape& batch) const { (void)batch; return {}; }
+  virtual std::string describe() const = 0;
+};
+
+}  // namespace servesim

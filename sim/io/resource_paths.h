@@ -1,0 +1,19 @@
+#pragma once
+// Where bundled models/, configs/ and data/ live: $SERVESIM_HOME if set, else the source
+// tree the binary was built from (SERVESIM_SOURCE_DIR baked in at build time), else the
+// current directory.
+#include <optional>
+#include <string>
+
+namespace servesim {
+
+std::string resource_root();
+// "models", "llama-3-8b" -> <root>/models/llama-3-8b.yaml if it exists; a value that is
+// itself an existing path is returned as is. nullopt if neither exists.
+std::optional<std::string> resolve_resource(const std::string& folder, const std::string& name_or_path);
+// A data path in a scenario: as given if it exists (relative to the working directory), else
+// relative to the scenario file's folder, else under the resource root. Returns the first
+// that exists, or the path as given.
+std::string resolve_data_path(const std::string& path, const std::string& scenario_file);
+
+}  // namespace servesim

@@ -1,0 +1,30 @@
+#pragma once
+// A validated scenario: everything a run needs, with every path resolved and every model
+// and hardware file loaded. Produced by load_scenario(); consumed by the Simulation.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/cluster_config.h"
+#include "sim/core/time.h"
+#include "sim/workload/workload_config.h"
+
+namespace servesim {
+
+struct OutputsSpec {
+  bool requests_csv = true;
+  bool chrome_trace = false;
+};
+
+struct Scenario {
+  std::string name = "scenario";
+  std::string source_file;  // the YAML it came from
+  std::uint64_t seed = 0;
+  StopSpec stop;
+  std::vector<ClassSpec> workload;
+  ClusterConfig cluster;
+  OutputsSpec outputs;
+};
+
+}  // namespace servesim

@@ -1,0 +1,46 @@
+#pragma once
+// Streaming metrics of a run: per-class and per-pool latency sketches and token counters.
+// Memory does not grow with the number of requests or tokens.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/metrics/request_record.h"
+#include "sim/metrics/summary.h"
+
+namespace servesim {
+
+class MetricsRecorder {
+ public:
+  MetricsRecorder(std::vector<std::string> class_names, std::vector<std::string> pool_names);
+
+  // One inter-token gap of a request of this class on this pool (second token onwards);
+  // `count` equal gaps at once when one step emits a token to many sequences.
+  // REQUIRES: valid class and pool indexes, gap_ns >= 0, count >= 0.
+  void record_itl(int class_index, int pool_index, Tick gap_ns, std::int64_t count = 1);
+  // Called exactly once per request, whatever its outcome. Latency sketches and token
+  // counters take completed requests only; rejected and unfinished ones are counted apart.
+  // A request with pool_index -1 (never routed) counts in its class and overall only.
+  void record_request(const RequestRecord& record);
+  // Optional: every record is also passed here (requests.csv is written as the run goes).
+  void set_request_sink(std::function<void(const RequestRecord&)> sink) { sink_ = std::move(sink); }
+
+  // The whole-run summary (fields and their order: docs/metrics.md). `duration_ns` is the
+  // simulated span the throughputs divide by; throughputs are 0 when it is 0.
+  RunSummary summarize(Tick duration_ns) const;
+
+  std::int64_t completed() const;
+  std::int64_t rejected() const;
+  std::int64_t unfinished() const;
+
+ private:
+  struct Impl;
+  std::vector<std::string> class_names_;
+  std::vector<std::string> pool_names_;
+  std::function<void(const RequestRecord&)> sink_;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace servesim

@@ -1,0 +1,43 @@
+#pragma once
+// Everything the metrics keep about one request, handed over once when it leaves the
+// system (completed, rejected, or still in flight when the run stopped).
+#include <cstdint>
+#include <string>
+
+#include "sim/core/time.h"
+
+namespace servesim {
+
+enum class Outcome { completed, rejected, unfinished };
+
+struct RequestRecord {
+  std::uint64_t id = 0;
+  int class_index = 0;
+  int pool_index = -1;             // -1 if never routed
+  int replica_index = -1;
+  Outcome outcome = Outcome::completed;
+  const char* reject_reason = "";  // static string, set when rejected
+  Tick arrival_ns = 0;
+  Tick first_scheduled_ns = -1;    // first step that computed any of its tokens
+  Tick first_token_ns = -1;        // -1: no token (output 0, rejected, unfinished)
+  Tick finish_ns = -1;
+  std::int64_t prompt_tokens = 0;
+  std::int64_t output_tokens = 0;       // target length
+  std::int64_t output_tokens_done = 0;  // tokens actually produced
+  std::int64_t cached_prompt_tokens = 0;  // prompt tokens served from the prefix cache
+  int preemptions = 0;
+  std::uint64_t session_id = 0;
+  int turn = 0;
+
+  Tick queue_ns() const { return first_scheduled_ns >= 0 ? first_scheduled_ns - arrival_ns : -1; }
+  Tick ttft_ns() const { return first_token_ns >= 0 ? first_token_ns - arrival_ns : -1; }
+  Tick e2el_ns() const { return finish_ns >= 0 ? finish_ns - arrival_ns : -1; }
+  // Time per output token after the first, vLLM's (e2el - ttft) / (output - 1), rounded
+  // down to a nanosecond; -1 when fewer than two tokens or not finished.
+  Tick tpot_ns() const {
+    if (output_tokens_done < 2 || finish_ns < 0 || first_token_ns < 0) return -1;
+    return (finish_ns - first_token_ns) / (output_tokens_done - 1);
+  }
+};
+
+}  // namespace servesim

@@ -1,0 +1,29 @@
+#pragma once
+// Operator-level FLOPs and bytes of one engine step, per GPU of one pipeline stage,
+// summed over that stage's layers. This is the single place that knows the transformer's
+// arithmetic; every cost model that needs FLOPs or bytes reads them from here.
+#include <vector>
+
+#include "sim/model/batch_shape.h"
+#include "sim/model/deployment.h"
+#include "sim/model/model_spec.h"
+
+namespace servesim {
+
+enum class OpKind { gemm, attention, elementwise, communication };
+
+struct OpCost {
+  const char* name;      // static string: "qkv_proj", "attn_prefill", "all_reduce", ...
+  OpKind kind;
+  double flops = 0;          // per GPU
+  double bytes_read = 0;     // per GPU, from device memory
+  double bytes_written = 0;  // per GPU, to device memory
+  double comm_bytes = 0;     // per GPU, over the interconnect (communication ops)
+  int count = 1;             // how many kernel launches this op stands for (layers x ...)
+};
+
+// The operators of one step for one GPU. REQUIRES: deployment.tp divides the heads.
+std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& deployment,
+                             const BatchShape& batch);
+
+}  // namespace servesim
