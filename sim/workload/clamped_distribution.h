@@ -1,0 +1,31 @@
+#pragma once
+// Shared base of every Distribution: draws a raw value, then applies the spec's `min` and
+// `max` clamps. Subclasses only say how to draw and what the unclamped mean is.
+#include <algorithm>
+#include <optional>
+
+#include "sim/workload/distribution.h"
+
+namespace servesim {
+
+class ClampedDistribution : public Distribution {
+ public:
+  ClampedDistribution(std::optional<double> min, std::optional<double> max) : min_(min), max_(max) {}
+
+  double sample(Rng& rng) const final {
+    double value = draw(rng);
+    if (min_) value = std::max(value, *min_);
+    if (max_) value = std::min(value, *max_);
+    return value;
+  }
+
+ protected:
+  // One unclamped draw.
+  virtual double draw(Rng& rng) const = 0;
+
+ private:
+  std::optional<double> min_;
+  std::optional<double> max_;
+};
+
+}  // namespace servesim

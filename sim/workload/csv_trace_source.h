@@ -1,0 +1,70 @@
+#pragma once
+// A trace with its own timestamps, streamed from a CSV file row by row (azure, vidur). The
+// format-specific part, turning one row into (time, prompt, output), is a TraceRowParser;
+// this class does what every timed format shares: checking, ordering, speedup, lookahead.
+//
+// Construction makes one checking pass over the whole file (streaming, nothing kept), so a
+// bad row fails the run before it starts rather than in the middle of the event loop; the
+// requests are then read by a second pass, one row ahead of the simulation.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "sim/workload/csv_reader.h"
+#include "sim/workload/source.h"
+
+namespace servesim {
+
+struct TraceRow {
+  std::int64_t time_ns = 0;  // in the file's own time base (e.g. ns since 1970)
+  std::int64_t prompt_tokens = 0;
+  std::int64_t output_tokens = 0;
+};
+
+class TraceRowParser {
+ public:
+  virtual ~TraceRowParser() = default;
+  // Reads the reader's current row. Throws ConfigError (via CsvReader::fail) for a bad cell.
+  virtual TraceRow parse(const CsvReader& reader) const = 0;
+  // Index of the time column, named in errors about out-of-order rows.
+  virtual int time_column() const = 0;
+};
+
+// Finds the format's columns in a freshly opened reader (throws ConfigError if one is absent).
+using TraceRowParserFactory = std::function<std::unique_ptr<TraceRowParser>(const CsvReader&)>;
+
+class CsvTraceSource : public RequestSource {
+ public:
+  enum class TimeOrigin {
+    first_row,  // arrival = time since the first row (wall-clock timestamps)
+    zero,       // arrival = the time as written (already relative to the trace start)
+  };
+
+  // arrival_ns = (time - origin) / speedup, rounded to the nearest ns. Throws ConfigError for
+  // speedup <= 0, a row earlier than the one before it (key: the time column), a negative
+  // time with origin zero, or any bad cell.
+  CsvTraceSource(const std::string& path, double speedup, TimeOrigin origin, const TraceRowParserFactory& factory,
+                 int class_index);
+
+  std::optional<Tick> peek_arrival_ns() override;
+  RequestSpec pop() override;
+  bool exhausted() override { return !next_.has_value(); }
+
+  // Data rows in the file (from the checking pass).
+  std::int64_t row_count() const { return row_count_; }
+
+ private:
+  void advance();
+
+  CsvReader reader_;
+  std::unique_ptr<TraceRowParser> parser_;
+  double speedup_;
+  std::int64_t origin_ns_ = 0;
+  int class_index_;
+  std::int64_t row_count_ = 0;
+  std::optional<RequestSpec> next_;
+};
+
+}  // namespace servesim

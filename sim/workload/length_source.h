@@ -1,0 +1,27 @@
+#pragma once
+// Where a source gets the token lengths of its requests: sampled from distributions
+// (sampled_lengths.h) or read row by row from a length-only file (lengths_file.h). The
+// arrival side (open-loop process or closed loop) is independent of it, so any arrival
+// pattern combines with any length origin.
+#include <cstdint>
+
+namespace servesim {
+
+struct TokenLengths {
+  std::int64_t prompt_tokens = 0;  // at least 1
+  std::int64_t output_tokens = 0;  // at least 0 (0: prefill-only request)
+};
+
+class LengthSource {
+ public:
+  virtual ~LengthSource() = default;
+  // Whether next() can be called; false once a file has been used up.
+  virtual bool has_next() = 0;
+  // The lengths of the next request. REQUIRES: has_next().
+  virtual TokenLengths next() = 0;
+  // How many sampled prompt lengths were below 1 and raised to 1 (0 for files, which reject
+  // such rows instead).
+  virtual std::uint64_t raised_input_samples() const { return 0; }
+};
+
+}  // namespace servesim
