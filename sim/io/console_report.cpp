@@ -1,0 +1,112 @@
+#include "sim/io/console_report.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace servesim {
+
+namespace {
+
+struct Column {
+  const char* title;
+  const char* field;  // SummaryBlock field it shows
+  int decimals;       // -1: an integer count
+  double scale;       // multiplies the field (100 for a percentage)
+};
+
+constexpr std::array<Column, 12> kColumns{{
+    {"completed", "completed", -1, 1.0},
+    {"rejected", "rejected", -1, 1.0},
+    {"req/s", "request_throughput", 2, 1.0},
+    {"out tok/s", "output_throughput", 1, 1.0},
+    {"TTFT p50", "p50_ttft_ms", 1, 1.0},
+    {"TTFT p99", "p99_ttft_ms", 1, 1.0},
+    {"ITL p50", "p50_itl_ms", 2, 1.0},
+    {"ITL p99", "p99_itl_ms", 2, 1.0},
+    {"TPOT p50", "p50_tpot_ms", 2, 1.0},
+    {"E2E p50", "p50_e2el_ms", 1, 1.0},
+    {"E2E p99", "p99_e2el_ms", 1, 1.0},
+    {"prefix hit %", "prefix_cache_hit_rate", 1, 100.0},
+}};
+
+std::string cell_text(const SummaryBlock& block, const Column& column) {
+  const double value = block.get(column.field);
+  if (!std::isfinite(value)) return "-";
+  char buffer[64];
+  if (column.decimals < 0) {
+    std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(std::llround(value)));
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.*f", column.decimals, value * column.scale);
+  }
+  return buffer;
+}
+
+using Row = std::vector<std::string>;
+
+Row make_row(const std::string& label, const SummaryBlock& block) {
+  Row row{label};
+  for (const Column& column : kColumns) row.push_back(cell_text(block, column));
+  return row;
+}
+
+void print_table(const std::vector<Row>& rows, std::ostream& out) {
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const Row& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const Row& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const std::string padding(widths[i] - row[i].size(), ' ');
+      // Labels read left-aligned, numbers right-aligned so their digits line up.
+      if (i == 0) out << row[i] << padding;
+      else out << "  " << padding << row[i];
+    }
+    out << '\n';
+  }
+}
+
+Row header_row(const char* first) {
+  Row row{first};
+  for (const Column& column : kColumns) row.emplace_back(column.title);
+  return row;
+}
+
+}  // namespace
+
+void print_console_report(const RunSummary& summary, std::ostream& out) {
+  char line[128];
+  std::snprintf(line, sizeof line, "simulated duration %.3f s; latencies in ms\n",
+                summary.overall.get("duration"));
+  out << line;
+
+  std::vector<Row> rows{header_row("class")};
+  for (const auto& [name, block] : summary.classes) rows.push_back(make_row(name, block));
+  rows.push_back(make_row("overall", summary.overall));
+  print_table(rows, out);
+
+  if (!summary.pools.empty()) {
+    out << '\n';
+    std::vector<Row> pool_rows{header_row("pool")};
+    for (const auto& [name, block] : summary.pools) pool_rows.push_back(make_row(name, block));
+    print_table(pool_rows, out);
+  }
+
+  const double unfinished = summary.overall.get("unfinished");
+  if (std::isfinite(unfinished) && unfinished > 0) {
+    out << "\nunfinished when the run stopped: " << std::llround(unfinished) << '\n';
+  }
+  if (!summary.overall.rejected_reasons.empty()) {
+    out << "rejected by reason:";
+    for (const auto& [reason, count] : summary.overall.rejected_reasons) {
+      out << ' ' << reason << '=' << count;
+    }
+    out << '\n';
+  }
+}
+
+}  // namespace servesim

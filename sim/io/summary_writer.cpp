@@ -1,0 +1,60 @@
+#include "sim/io/summary_writer.h"
+
+#include <cmath>
+#include <cstdint>
+#include <ostream>
+
+namespace servesim {
+
+namespace {
+
+nlohmann::ordered_json reasons_to_json(const SummaryBlock& block) {
+  nlohmann::ordered_json reasons = nlohmann::ordered_json::object();
+  for (const auto& [reason, count] : block.rejected_reasons) reasons[reason] = count;
+  return reasons;
+}
+
+}  // namespace
+
+nlohmann::ordered_json summary_block_to_json(const SummaryBlock& block) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  bool reasons_written = false;
+  for (const auto& [name, value] : block.fields) {
+    if (!std::isfinite(value)) {
+      out[name] = nullptr;  // JSON has no NaN or infinity
+    } else if (block.is_count(name)) {
+      out[name] = static_cast<std::int64_t>(std::llround(value));
+    } else {
+      // nlohmann prints the shortest text that reads back as the same double, so the
+      // output is exact and the same on every run.
+      out[name] = value;
+    }
+    if (name == "rejected") {
+      out["rejected_reasons"] = reasons_to_json(block);
+      reasons_written = true;
+    }
+  }
+  if (!reasons_written && !block.rejected_reasons.empty()) {
+    out["rejected_reasons"] = reasons_to_json(block);
+  }
+  return out;
+}
+
+nlohmann::ordered_json summary_to_json(const RunSummary& summary) {
+  nlohmann::ordered_json out = summary_block_to_json(summary.overall);
+  nlohmann::ordered_json classes = nlohmann::ordered_json::object();
+  for (const auto& [name, block] : summary.classes) classes[name] = summary_block_to_json(block);
+  nlohmann::ordered_json pools = nlohmann::ordered_json::object();
+  for (const auto& [name, block] : summary.pools) pools[name] = summary_block_to_json(block);
+  out["classes"] = std::move(classes);
+  out["pools"] = std::move(pools);
+  return out;
+}
+
+void write_summary_json(const RunSummary& summary, std::ostream& out) {
+  // `replace`: a class name with invalid UTF-8 must not abort the write of a finished run.
+  out << summary_to_json(summary).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+      << '\n';
+}
+
+}  // namespace servesim

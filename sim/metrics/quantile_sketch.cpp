@@ -1,0 +1,174 @@
+#include "sim/metrics/quantile_sketch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/core/assert.h"
+
+namespace servesim {
+
+QuantileSketch::QuantileSketch(double relative_accuracy)
+    : alpha_(relative_accuracy),
+      gamma_((1.0 + relative_accuracy) / (1.0 - relative_accuracy)),
+      log_gamma_(std::log((1.0 + relative_accuracy) / (1.0 - relative_accuracy))) {
+  SS_ASSERT(relative_accuracy > 0.0 && relative_accuracy < 1.0,
+            "sketch relative accuracy must lie in (0, 1)");
+}
+
+int QuantileSketch::bucket_index(double value) const {
+  return static_cast<int>(std::ceil(std::log(value) / log_gamma_));
+}
+
+double QuantileSketch::bucket_value(int index) const {
+  // The point of (gamma^(i-1), gamma^i] whose relative distance to both ends is alpha.
+  return 2.0 * std::pow(gamma_, index) / (gamma_ + 1.0);
+}
+
+void QuantileSketch::grow_to_cover(int index) {
+  if (counts_.empty()) {
+    counts_.assign(1, 0);
+    offset_ = index;
+    return;
+  }
+  if (index < offset_) {
+    counts_.insert(counts_.begin(), static_cast<std::size_t>(offset_ - index), 0);
+    offset_ = index;
+  } else if (index >= offset_ + static_cast<int>(counts_.size())) {
+    counts_.resize(static_cast<std::size_t>(index - offset_ + 1), 0);
+  }
+}
+
+namespace {
+// last_index_ of a value counted in the zero bucket (no real bucket index is this low).
+constexpr int kZeroBucket = std::numeric_limits<int>::min();
+}  // namespace
+
+QuantileSketch::Moments QuantileSketch::combine(const Moments& a, const Moments& b) {
+  if (b.count == 0) return a;
+  if (a.count == 0) return b;
+  const double total = a.count + b.count;
+  const double weight = b.count / total;
+  const double delta = b.mean - a.mean;
+  return Moments{total, a.mean + delta * weight, a.m2 + b.m2 + delta * delta * a.count * weight};
+}
+
+QuantileSketch::Moments QuantileSketch::moments() const {
+  return combine(settled_, Moments{static_cast<double>(pending_count_), last_value_, 0.0});
+}
+
+long double QuantileSketch::total_sum() const {
+  return sum_ + static_cast<long double>(last_value_) * static_cast<long double>(pending_count_);
+}
+
+void QuantileSketch::settle_pending() {
+  settled_ = moments();
+  sum_ = total_sum();
+  pending_count_ = 0;
+}
+
+void QuantileSketch::add(double value, std::int64_t count) {
+  SS_ASSERT(value >= 0.0 && std::isfinite(value), "sketch values must be finite and >= 0");
+  SS_ASSERT(count >= 0, "sketch counts must be >= 0");
+  if (count == 0) return;
+
+  if (value != last_value_) {
+    settle_pending();
+    last_value_ = value;
+    if (value < kMinPositiveValue) {
+      last_index_ = kZeroBucket;
+    } else {
+      last_index_ = bucket_index(value);
+      grow_to_cover(last_index_);
+    }
+    if (count_ == 0) {
+      min_ = value;
+      max_ = value;
+    } else {
+      min_ = std::min(min_, value);
+      max_ = std::max(max_, value);
+    }
+  }
+  // The bucket of last_value_ exists: it was covered when that value first came, and the
+  // array only grows.
+  if (last_index_ == kZeroBucket) {
+    zero_count_ += count;
+  } else {
+    counts_[static_cast<std::size_t>(last_index_ - offset_)] += count;
+  }
+  pending_count_ += count;
+  count_ += count;
+}
+
+void QuantileSketch::merge(const QuantileSketch& other) {
+  SS_ASSERT(other.alpha_ == alpha_, "merging sketches of different accuracy");
+  if (other.count_ == 0) return;
+  if (count_ == 0) {
+    *this = other;
+    return;
+  }
+  if (!other.counts_.empty()) {
+    grow_to_cover(other.offset_);
+    grow_to_cover(other.offset_ + static_cast<int>(other.counts_.size()) - 1);
+    for (std::size_t k = 0; k < other.counts_.size(); ++k) {
+      counts_[static_cast<std::size_t>(other.offset_ - offset_) + k] += other.counts_[k];
+    }
+  }
+  zero_count_ += other.zero_count_;
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  settle_pending();
+  settled_ = combine(settled_, other.moments());
+  sum_ += other.total_sum();
+  count_ += other.count_;
+}
+
+double QuantileSketch::value_at_rank(std::int64_t rank) const {
+  // The extreme ranks are known exactly; clamping the rest to [min, max] keeps the error
+  // bound (every true value lies in that range) and removes bucket overshoot at the ends.
+  if (rank <= 0) return min_;
+  if (rank >= count_ - 1) return max_;
+  // The zero bucket holds 0 and values below kMinPositiveValue; its smallest is min_.
+  if (rank < zero_count_) return min_;
+  std::int64_t seen = zero_count_;
+  for (std::size_t k = 0; k < counts_.size(); ++k) {
+    seen += counts_[k];
+    if (seen > rank) {
+      const double estimate = bucket_value(offset_ + static_cast<int>(k));
+      return std::clamp(estimate, min_, max_);
+    }
+  }
+  SS_ASSERT(false, "sketch bucket counts do not add up to its count");
+  return max_;
+}
+
+double QuantileSketch::quantile(double q) const {
+  SS_ASSERT(q >= 0.0 && q <= 1.0, "quantile must lie in [0, 1]");
+  if (count_ == 0) return 0.0;
+  const double rank = q * static_cast<double>(count_ - 1);
+  const double low_rank = std::floor(rank);
+  const auto low = static_cast<std::int64_t>(low_rank);
+  const double fraction = rank - low_rank;
+  const double low_value = value_at_rank(low);
+  if (fraction == 0.0) return low_value;
+  // A convex combination of two estimates each within alpha of its true value is within
+  // alpha of the same combination of the true values.
+  const double high_value = value_at_rank(low + 1);
+  return low_value + (high_value - low_value) * fraction;
+}
+
+double QuantileSketch::mean() const {
+  return count_ == 0 ? 0.0 : static_cast<double>(total_sum() / static_cast<long double>(count_));
+}
+
+double QuantileSketch::stddev() const {
+  if (count_ == 0) return 0.0;
+  const Moments all = moments();
+  const double variance = all.m2 / all.count;
+  return variance > 0 ? std::sqrt(variance) : 0.0;
+}
+
+double QuantileSketch::min() const { return count_ == 0 ? 0.0 : min_; }
+double QuantileSketch::max() const { return count_ == 0 ? 0.0 : max_; }
+
+}  // namespace servesim

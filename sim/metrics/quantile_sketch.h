@@ -1,0 +1,97 @@
+#pragma once
+// A streaming quantile sketch with a guaranteed relative error (DDSketch, Masson, Rim & Lee,
+// VLDB 2019). A positive value v falls in bucket i = ceil(log_gamma(v)), gamma =
+// (1 + alpha) / (1 - alpha); every value of bucket i lies in (gamma^(i-1), gamma^i], and the
+// bucket's representative 2 gamma^i / (gamma + 1) is within relative error alpha of each of
+// them. Zero has its own bucket. Counts are stored densely between the lowest and highest
+// index seen, so memory is bounded by the value range, not by the number of values:
+// values from 1e-6 to 9.2e18 (the whole int64 nanosecond range) span at most ~5,800
+// buckets at alpha = 0.005.
+//
+// Besides the buckets the sketch keeps the exact count, sum, min, max and the centred sum
+// of squares (for the standard deviation). Everything is deterministic: the same values
+// added in the same order give bit-identical results.
+#include <cstdint>
+#include <vector>
+
+namespace servesim {
+
+class QuantileSketch {
+ public:
+  static constexpr double kDefaultRelativeAccuracy = 0.005;
+  // Positive values below this are counted in the zero bucket: the sketch serves
+  // nanoseconds and token counts, which are integers, and the floor bounds the bucket range.
+  static constexpr double kMinPositiveValue = 1e-6;
+
+  // REQUIRES: 0 < relative_accuracy < 1.
+  explicit QuantileSketch(double relative_accuracy = kDefaultRelativeAccuracy);
+
+  // Adds `count` copies of `value` (one step may emit many equal inter-token gaps).
+  // REQUIRES: value >= 0 and finite, count >= 0.
+  void add(double value, std::int64_t count = 1);
+  // Afterwards this sketch equals one that had every value of both added to it (the
+  // buckets, count, min and max exactly; sum and variance up to floating-point rounding).
+  // REQUIRES: other has the same relative accuracy.
+  void merge(const QuantileSketch& other);
+
+  // The q-quantile with numpy's default "linear" rule: the value at fractional rank
+  // q * (count - 1) of the sorted values, interpolated between its two neighbours. The
+  // result is within relative error alpha of the exact one. 0 when empty.
+  // REQUIRES: 0 <= q <= 1.
+  double quantile(double q) const;
+
+  std::int64_t count() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  double sum() const { return static_cast<double>(total_sum()); }
+  double mean() const;    // 0 when empty
+  double stddev() const;  // population standard deviation (numpy's np.std); 0 when empty
+  double min() const;     // 0 when empty
+  double max() const;     // 0 when empty
+  double relative_accuracy() const { return alpha_; }
+  // Number of stored buckets (memory is this times 8 bytes plus a constant).
+  std::size_t bucket_count() const { return counts_.size(); }
+
+ private:
+  int bucket_index(double value) const;
+  double bucket_value(int index) const;
+  // The estimate of the value at 0-based integer rank `rank` in sorted order.
+  double value_at_rank(std::int64_t rank) const;
+  void grow_to_cover(int index);
+
+  double alpha_;
+  double gamma_;
+  double log_gamma_;  // ln(gamma)
+  std::vector<std::int64_t> counts_;  // counts_[k] is bucket index offset_ + k
+  int offset_ = 0;
+  std::int64_t zero_count_ = 0;
+  std::int64_t count_ = 0;
+  // long double: integer nanosecond sums stay exact to 2^64 on x86-64 (double: 2^53).
+  long double sum_ = 0;  // of the settled values; total_sum() adds the pending run
+  double min_ = 0;
+  double max_ = 0;
+
+  // Moments for the standard deviation: count, Welford running mean, and M2 (sum of squared
+  // deviations from the mean). Double suffices: the update is numerically stable.
+  struct Moments {
+    double count = 0;
+    double mean = 0;
+    double m2 = 0;
+  };
+  // Chan, Golub & LeVeque's pairwise combination; b may be a run of equal values (m2 0).
+  static Moments combine(const Moments& a, const Moments& b);
+  // All values' moments: settled_ plus the pending run.
+  Moments moments() const;
+  void settle_pending();
+  long double total_sum() const;
+
+  // The gaps of one engine step repeat one value many times over. A run of equal values
+  // is therefore kept as (last_value_, pending_count_) and folded into settled_ and sum_
+  // only when a different value arrives: repeating the last value costs three integer
+  // additions, no log() and no floating-point chain.
+  Moments settled_;
+  double last_value_ = -1.0;       // -1: none yet
+  int last_index_ = 0;             // bucket of last_value_, kZeroBucket for the zero bucket
+  std::int64_t pending_count_ = 0; // values equal to last_value_ not yet in settled_
+};
+
+}  // namespace servesim

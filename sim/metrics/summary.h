@@ -1,0 +1,36 @@
+#pragma once
+// The figures of a run, in the field names of vLLM's serving benchmark (docs/INTERFACE.md),
+// kept in a fixed order so that summary.json is byte-identical for equal runs.
+// Every field is defined, with its unit, in docs/metrics.md.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace servesim {
+
+struct SummaryBlock {
+  std::vector<std::pair<std::string, double>> fields;  // in output order
+  // Names of the fields that are counts; writers print them as integers.
+  std::vector<std::string> count_fields;
+  // Rejected requests by reason (the RequestRecord's reject_reason). A std::map so the
+  // order of the JSON object does not depend on the order rejections happened in.
+  std::map<std::string, std::int64_t> rejected_reasons;
+
+  // The value of a field, or NaN when absent.
+  double get(const std::string& name) const;
+  void set(const std::string& name, double value);  // replaces or appends
+  // Sets a field and marks it as a count. REQUIRES: |value| < 2^53 (exact as a double).
+  void set_count(const std::string& name, std::int64_t value);
+  bool is_count(const std::string& name) const;
+  bool has(const std::string& name) const;
+};
+
+struct RunSummary {
+  SummaryBlock overall;
+  std::vector<std::pair<std::string, SummaryBlock>> classes;  // scenario order
+  std::vector<std::pair<std::string, SummaryBlock>> pools;
+};
+
+}  // namespace servesim

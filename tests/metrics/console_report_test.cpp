@@ -1,0 +1,39 @@
+// The console table: one row per class, an overall row, the numbers formatted as stated.
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "sim/io/console_report.h"
+
+using namespace servesim;
+
+TEST_CASE("console report: prints a row per class and overall with rounded figures", "[metrics]") {
+  RunSummary summary;
+  auto fill = [](SummaryBlock& block, int completed, double ttft_p50) {
+    block.set_count("completed", completed);
+    block.set("duration", 10.0);
+    block.set("request_throughput", completed / 10.0);
+    block.set("output_throughput", completed * 100 / 10.0);
+    block.set("p50_ttft_ms", ttft_p50);
+    block.set("prefix_cache_hit_rate", 0.4567);
+    block.set_count("rejected", 0);
+  };
+  fill(summary.overall, 30, 123.456);
+  summary.classes.emplace_back("interactive", SummaryBlock{});
+  fill(summary.classes.back().second, 10, 99.94);
+  summary.classes.emplace_back("batch", SummaryBlock{});
+  fill(summary.classes.back().second, 20, 140.0);
+  std::ostringstream out;
+  print_console_report(summary, out);
+  const std::string text = out.str();
+  INFO(text);
+  CHECK(text.find("simulated duration 10.000 s") != std::string::npos);
+  CHECK(text.find("interactive") < text.find("batch"));
+  CHECK(text.find("batch") < text.find("overall"));
+  CHECK(text.find("123.5") != std::string::npos);  // overall TTFT p50
+  CHECK(text.find("99.9") != std::string::npos);
+  CHECK(text.find("3.00") != std::string::npos);   // overall req/s
+  CHECK(text.find("45.7") != std::string::npos);   // prefix hit in %
+  CHECK(text.find("pool") == std::string::npos);   // no pools given, no pool table
+}

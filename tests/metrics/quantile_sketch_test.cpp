@@ -1,0 +1,196 @@
+// The sketch against exact statistics of the same data: quantiles within the relative
+// accuracy, exact count/min/max, mean and std to rounding.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "sim/metrics/quantile_sketch.h"
+
+using servesim::QuantileSketch;
+
+namespace {
+
+// numpy.quantile's default ("linear"): interpolate at rank q * (n - 1) of the sorted data.
+double exact_quantile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  const double rank = q * static_cast<double>(values.size() - 1);
+  const auto low = static_cast<std::size_t>(std::floor(rank));
+  const std::size_t high = std::min(low + 1, values.size() - 1);
+  return values[low] + (values[high] - values[low]) * (rank - std::floor(rank));
+}
+
+double exact_mean(const std::vector<double>& values) {
+  long double sum = 0;
+  for (double v : values) sum += v;
+  return static_cast<double>(sum / values.size());
+}
+
+double exact_std(const std::vector<double>& values) {
+  const double mean = exact_mean(values);
+  long double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return std::sqrt(static_cast<double>(squares / values.size()));
+}
+
+const std::vector<double> kQuantiles{0.0,  0.001, 0.01, 0.1,  0.25,  0.5,
+                                     0.75, 0.9,   0.95, 0.99, 0.999, 1.0};
+
+void check_against_exact(const std::vector<double>& values, double alpha) {
+  QuantileSketch sketch(alpha);
+  for (double v : values) sketch.add(v);
+  REQUIRE(sketch.count() == static_cast<std::int64_t>(values.size()));
+  CHECK(sketch.min() == *std::min_element(values.begin(), values.end()));
+  CHECK(sketch.max() == *std::max_element(values.begin(), values.end()));
+  CHECK(sketch.mean() == Approx(exact_mean(values)).epsilon(1e-12));
+  CHECK(sketch.stddev() == Approx(exact_std(values)).epsilon(1e-9));
+  for (double q : kQuantiles) {
+    const double exact = exact_quantile(values, q);
+    const double estimate = sketch.quantile(q);
+    INFO("q = " << q << ", exact " << exact << ", sketch " << estimate);
+    // The bound is alpha; 1e-12 absorbs the rounding of log() at a bucket edge.
+    CHECK(std::abs(estimate - exact) <= (alpha + 1e-12) * exact);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sketch quantiles of uniform data lie within the relative accuracy", "[metrics]") {
+  std::mt19937_64 rng(1);
+  std::uniform_real_distribution<double> uniform(1e3, 1e9);  // 1 us .. 1 s in ns
+  std::vector<double> values(20001);
+  for (double& v : values) v = std::round(uniform(rng));
+  check_against_exact(values, 0.005);
+}
+
+TEST_CASE("sketch quantiles of exponential data lie within the relative accuracy", "[metrics]") {
+  std::mt19937_64 rng(2);
+  std::exponential_distribution<double> exponential(1.0 / 5e7);  // mean 50 ms in ns
+  std::vector<double> values(20000);
+  for (double& v : values) v = exponential(rng);
+  check_against_exact(values, 0.005);
+}
+
+TEST_CASE("sketch quantiles of lognormal data lie within the relative accuracy", "[metrics]") {
+  std::mt19937_64 rng(3);
+  std::lognormal_distribution<double> lognormal(std::log(2000.0), 0.6);  // token counts
+  std::vector<double> values(15000);
+  for (double& v : values) v = std::round(lognormal(rng));
+  check_against_exact(values, 0.005);
+  check_against_exact(values, 0.001);  // a tighter sketch also holds its own bound
+}
+
+TEST_CASE("sketch of a point mass returns that value exactly at every quantile", "[metrics]") {
+  QuantileSketch sketch;
+  for (int i = 0; i < 1000; ++i) sketch.add(42.0);
+  for (double q : kQuantiles) CHECK(sketch.quantile(q) == 42.0);
+  CHECK(sketch.stddev() == 0.0);
+  CHECK(sketch.mean() == 42.0);
+  CHECK(sketch.bucket_count() == 1);
+}
+
+TEST_CASE("sketch keeps zeros in their own bucket and returns exactly 0 for them", "[metrics]") {
+  // 30 zeros and 70 values 1..70: the 0.2-quantile (rank 19.8) is a zero.
+  QuantileSketch sketch;
+  std::vector<double> values;
+  for (int i = 0; i < 30; ++i) values.push_back(0.0);
+  for (int i = 1; i <= 70; ++i) values.push_back(i);
+  for (double v : values) sketch.add(v);
+  CHECK(sketch.quantile(0.2) == 0.0);
+  CHECK(sketch.quantile(0.29) == 0.0);  // rank 28.71, both neighbours zero
+  const double exact_median = exact_quantile(values, 0.5);  // rank 49.5: 20.5
+  CHECK(exact_median == 20.5);
+  CHECK(std::abs(sketch.quantile(0.5) - exact_median) <= 0.005 * exact_median);
+}
+
+TEST_CASE("sketch of nothing reports zeros", "[metrics]") {
+  QuantileSketch sketch;
+  CHECK(sketch.empty());
+  CHECK(sketch.quantile(0.5) == 0.0);
+  CHECK(sketch.mean() == 0.0);
+  CHECK(sketch.stddev() == 0.0);
+  CHECK(sketch.min() == 0.0);
+  CHECK(sketch.max() == 0.0);
+}
+
+TEST_CASE("merging sketches equals adding every value to one", "[metrics]") {
+  std::mt19937_64 rng(4);
+  std::lognormal_distribution<double> lognormal(std::log(3e7), 1.2);
+  QuantileSketch whole;
+  QuantileSketch parts[3];
+  for (int i = 0; i < 9000; ++i) {
+    const double v = (i % 97 == 0) ? 0.0 : std::round(lognormal(rng));
+    whole.add(v);
+    parts[i % 3].add(v);
+  }
+  QuantileSketch merged;
+  for (const auto& part : parts) merged.merge(part);
+  CHECK(merged.count() == whole.count());
+  CHECK(merged.min() == whole.min());
+  CHECK(merged.max() == whole.max());
+  CHECK(merged.sum() == Approx(whole.sum()).epsilon(1e-15));
+  CHECK(merged.stddev() == Approx(whole.stddev()).epsilon(1e-12));
+  CHECK(merged.bucket_count() == whole.bucket_count());
+  for (double q : kQuantiles) CHECK(merged.quantile(q) == whole.quantile(q));
+}
+
+TEST_CASE("merging sketches that end in runs of equal values loses nothing", "[metrics]") {
+  // Runs of equal values are held back before folding into the moments; a merge must
+  // fold both sides' runs. Part a: 10 x 5 then 3 x 7; part b: 4 x 1 then 6 x 9.
+  QuantileSketch a, b, whole;
+  a.add(5.0, 10);
+  a.add(7.0, 3);
+  b.add(1.0, 4);
+  b.add(9.0, 6);
+  for (auto [v, n] : {std::pair{5.0, 10}, {7.0, 3}, {1.0, 4}, {9.0, 6}}) whole.add(v, n);
+  a.merge(b);
+  // Exact: n 23, sum 50 + 21 + 4 + 54 = 129.
+  const double mean = 129.0 / 23.0;
+  const double m2 = 10 * (5 - mean) * (5 - mean) + 3 * (7 - mean) * (7 - mean) +
+                    4 * (1 - mean) * (1 - mean) + 6 * (9 - mean) * (9 - mean);
+  CHECK(a.count() == 23);
+  CHECK(a.sum() == 129.0);
+  CHECK(a.mean() == Approx(mean).epsilon(1e-15));
+  CHECK(a.stddev() == Approx(std::sqrt(m2 / 23.0)).epsilon(1e-13));
+  CHECK(whole.stddev() == Approx(std::sqrt(m2 / 23.0)).epsilon(1e-13));
+  CHECK(a.min() == 1.0);
+  CHECK(a.max() == 9.0);
+  for (double q : kQuantiles) CHECK(a.quantile(q) == whole.quantile(q));
+  // Sorted: 4 x 1, 10 x 5, 3 x 7, 6 x 9; the median (rank 11) is a 5.
+  CHECK(a.quantile(0.5) == Approx(5.0).epsilon(0.005));
+}
+
+TEST_CASE("adding a value n times at once equals n single adds", "[metrics]") {
+  QuantileSketch batched;
+  QuantileSketch single;
+  const std::vector<std::pair<double, int>> steps{{12e6, 64}, {11e6, 3}, {0.0, 5}, {250e6, 1},
+                                                  {12e6, 200}};
+  for (const auto& [value, n] : steps) {
+    batched.add(value, n);
+    for (int i = 0; i < n; ++i) single.add(value);
+  }
+  CHECK(batched.count() == 273);
+  CHECK(batched.count() == single.count());
+  CHECK(batched.sum() == single.sum());
+  CHECK(batched.min() == 0.0);
+  CHECK(batched.max() == 250e6);
+  CHECK(batched.stddev() == Approx(single.stddev()).epsilon(1e-12));
+  for (double q : kQuantiles) CHECK(batched.quantile(q) == single.quantile(q));
+  // Mean by hand: (12e6 * 264 + 11e6 * 3 + 250e6) / 273.
+  CHECK(batched.mean() == Approx((12e6 * 264 + 11e6 * 3 + 250e6) / 273.0).epsilon(1e-15));
+}
+
+TEST_CASE("sketch memory is bounded by the value range, not the number of values", "[metrics]") {
+  // Values spread over 1 ns .. 1000 s: ceil(ln(1e12) / ln(gamma)) + 1 buckets at most.
+  QuantileSketch sketch;
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> exponent(0.0, 12.0);
+  for (int i = 0; i < 200000; ++i) sketch.add(std::round(std::pow(10.0, exponent(rng))));
+  const double gamma = 1.005 / 0.995;
+  const auto bound = static_cast<std::size_t>(std::ceil(std::log(1e12) / std::log(gamma))) + 1;
+  CHECK(sketch.bucket_count() <= bound);
+  CHECK(bound < 2800);  // 8 bytes each: about 22 KB for a whole nanosecond-to-hour range
+}

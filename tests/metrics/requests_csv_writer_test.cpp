@@ -1,0 +1,83 @@
+// requests.csv: header, one row per record, empty cells where a value does not apply.
+#include <sstream>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "sim/core/errors.h"
+#include "sim/io/requests_csv_writer.h"
+
+using namespace servesim;
+
+TEST_CASE("requests csv: scaled integers print exactly without trailing zeros", "[metrics]") {
+  CHECK(format_scaled_integer(1'500'000, 6) == "1.5");
+  CHECK(format_scaled_integer(2'000'000, 6) == "2");
+  CHECK(format_scaled_integer(-250'000, 6) == "-0.25");
+  CHECK(format_scaled_integer(0, 9) == "0");
+  CHECK(format_scaled_integer(123, 9) == "0.000000123");
+  CHECK(format_scaled_integer(3'600'000'000'001, 9) == "3600.000000001");
+  CHECK(csv_cell("plain") == "plain");
+  CHECK(csv_cell("a,b") == "\"a,b\"");
+  CHECK(csv_cell("say \"hi\"") == "\"say \"\"hi\"\"\"");
+}
+
+TEST_CASE("requests csv: rows hold every column in the header's order", "[metrics]") {
+  std::ostringstream out;
+  RequestsCsvWriter writer(out, {"chat", "batch, bulk"}, {"main", "big"});
+
+  RequestRecord done;
+  done.id = 17;
+  done.class_index = 0;
+  done.pool_index = 1;
+  done.replica_index = 3;
+  done.arrival_ns = 1'500'000'123;
+  done.first_scheduled_ns = done.arrival_ns + 12'500'000;   // 12.5 ms queue
+  done.first_token_ns = done.arrival_ns + 250'000'000;      // 250 ms TTFT
+  done.finish_ns = done.arrival_ns + 1'250'000'000;         // 1250 ms E2E
+  done.prompt_tokens = 2048;
+  done.output_tokens = done.output_tokens_done = 11;        // TPOT 1000 ms / 10 = 100 ms
+  done.cached_prompt_tokens = 1024;
+  done.preemptions = 2;
+  done.session_id = 9;
+  done.turn = 4;
+  writer.write(done);
+
+  RequestRecord refused;
+  refused.id = 18;
+  refused.class_index = 1;
+  refused.outcome = Outcome::rejected;
+  refused.reject_reason = "queue_full";
+  refused.arrival_ns = 2 * kNsPerSec;
+  refused.prompt_tokens = 100;
+  refused.output_tokens = 20;
+  writer.write(refused);
+
+  RequestRecord cut;
+  cut.id = 19;
+  cut.class_index = 0;
+  cut.pool_index = 0;
+  cut.replica_index = 0;
+  cut.outcome = Outcome::unfinished;
+  cut.arrival_ns = 3 * kNsPerSec;
+  cut.first_scheduled_ns = 3 * kNsPerSec;
+  cut.first_token_ns = 3 * kNsPerSec + 40 * kNsPerMs;
+  cut.prompt_tokens = 10;
+  cut.output_tokens = 100;
+  cut.output_tokens_done = 7;  // no finish: no e2el and no tpot
+  writer.write(cut);
+  writer.close();
+
+  const std::string expected =
+      "id,class,pool,replica,outcome,reject_reason,arrival_s,queue_ms,ttft_ms,e2el_ms,tpot_ms,"
+      "prompt_tokens,output_tokens,output_tokens_done,cached_prompt_tokens,preemptions,"
+      "session_id,turn\n"
+      "17,chat,big,3,completed,,1.500000123,12.5,250,1250,100,2048,11,11,1024,2,9,4\n"
+      "18,\"batch, bulk\",,,rejected,queue_full,2,,,,,100,20,0,0,0,,\n"
+      "19,chat,main,0,unfinished,,3,0,40,,,10,100,7,0,0,,\n";
+  CHECK(out.str() == expected);
+  CHECK(writer.rows_written() == 3);
+}
+
+TEST_CASE("requests csv: an unwritable path is reported as bad input", "[metrics]") {
+  CHECK_THROWS_AS(RequestsCsvWriter("/nonexistent-dir/requests.csv", {"a"}, {"p"}), ConfigError);
+}
