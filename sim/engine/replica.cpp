@@ -1,0 +1,142 @@
+#include "sim/engine/replica.h"
+
+#include <algorithm>
+
+#include "sim/core/assert.h"
+
+namespace servesim {
+namespace {
+
+RequestRecord make_record(const RequestState& r, Outcome outcome, Tick now_ns) {
+  RequestRecord rec;
+  rec.id = r.spec.id;
+  rec.class_index = r.spec.class_index;
+  rec.pool_index = r.pool_index;
+  rec.replica_index = r.replica_index;
+  rec.outcome = outcome;
+  rec.arrival_ns = r.spec.arrival_ns;
+  rec.first_scheduled_ns = r.first_scheduled_ns;
+  rec.first_token_ns = r.first_token_ns;
+  rec.finish_ns = outcome == Outcome::unfinished ? -1 : now_ns;
+  rec.prompt_tokens = r.spec.prompt_tokens;
+  rec.output_tokens = r.spec.output_tokens;
+  rec.output_tokens_done = r.num_output_done;
+  rec.cached_prompt_tokens = r.cached_prompt_tokens;
+  rec.preemptions = r.preemptions;
+  rec.session_id = r.spec.session_id;
+  rec.turn = r.spec.turn;
+  return rec;
+}
+
+}  // namespace
+
+Replica::Replica(Simulator& sim, int pool_index, int replica_index, const EngineConfig& config,
+                 std::int64_t kv_blocks, std::unique_ptr<Scheduler> scheduler,
+                 std::shared_ptr<const CostModel> cost_model, MetricsRecorder& metrics,
+                 ReplicaListener& listener, std::int64_t max_context_tokens)
+    : sim_(sim),
+      pool_index_(pool_index),
+      replica_index_(replica_index),
+      config_(config),
+      kv_(kv_blocks, config.block_size),
+      scheduler_(std::move(scheduler)),
+      cost_model_(std::move(cost_model)),
+      metrics_(metrics),
+      listener_(listener),
+      max_context_tokens_(max_context_tokens) {}
+
+void Replica::submit(RequestState& r) {
+  r.pool_index = pool_index_;
+  r.replica_index = replica_index_;
+  // Requests that could never finish here are turned away at once, with a reason, rather
+  // than left to wait forever.
+  if (max_context_tokens_ > 0 && r.spec.prompt_tokens + r.spec.output_tokens > max_context_tokens_)
+    return reject(r, "exceeds_max_context");
+  if (kv_.blocks_for(r.max_kv_tokens()) > kv_.total_blocks()) return reject(r, "exceeds_kv_capacity");
+  if (const char* why = scheduler_->cannot_ever_schedule(r, config_)) return reject(r, why);
+  r.status = RequestStatus::waiting;
+  waiting_.push_back(&r);
+  maybe_start_step();
+}
+
+void Replica::maybe_start_step() {
+  if (busy_) return;
+  plan_.clear();
+  SchedulerState state{waiting_, running_, kv_, config_};
+  scheduler_->schedule(state, plan_);
+  stats_.preemptions += static_cast<std::int64_t>(plan_.preempted.size());
+  if (plan_.empty()) {
+    SS_ASSERT(waiting_.empty() || !running_.empty(), "replica idle with waiting work it can never start");
+    return;
+  }
+  const Tick now = sim_.now();
+  for (const auto& c : plan_.chunks)
+    if (c.request->first_scheduled_ns < 0) c.request->first_scheduled_ns = now;
+  const StepCost cost = cost_model_->step_cost(plan_.shape);
+  SS_ASSERT(cost.total_ns >= 1, "a step must take time");
+  busy_ = true;
+  step_start_ns_ = now;
+  if (step_observer_) step_observer_(replica_index_, now, plan_, cost);
+  sim_.schedule_in(cost.total_ns, [this] { on_step_end(); });
+}
+
+void Replica::on_step_end() {
+  const Tick now = sim_.now();
+  busy_ = false;
+  stats_.steps += 1;
+  stats_.busy_ns += now - step_start_ns_;
+  bool any_finished = false;
+  for (const auto& c : plan_.chunks) {
+    RequestState& r = *c.request;
+    r.num_computed_tokens += c.num_tokens;
+    if (r.remaining() > 0) continue;  // a prompt chunk that does not end the prompt
+    if (r.spec.output_tokens == 0) {  // prefill-only (embedding) request
+      r.status = RequestStatus::finished;
+      any_finished = true;
+      continue;
+    }
+    r.num_output_done += 1;  // the step samples one token at the end of what it computed
+    if (r.first_token_ns < 0) {
+      r.first_token_ns = now;
+    } else {
+      metrics_.record_itl(r.spec.class_index, pool_index_, now - r.last_token_ns);
+    }
+    r.last_token_ns = now;
+    if (r.num_output_done == r.spec.output_tokens) {
+      r.status = RequestStatus::finished;
+      any_finished = true;
+    }
+  }
+  if (any_finished) {
+    // Compact in place so running order (which is the preemption order) is kept.
+    std::vector<RequestState*> done;
+    auto keep = std::stable_partition(running_.begin(), running_.end(), [](RequestState* r) {
+      return r->status != RequestStatus::finished;
+    });
+    done.assign(keep, running_.end());
+    running_.erase(keep, running_.end());
+    for (RequestState* r : done) finish(*r);
+  }
+  maybe_start_step();
+}
+
+void Replica::finish(RequestState& r) {
+  kv_.free(r);
+  metrics_.record_request(make_record(r, Outcome::completed, sim_.now()));
+  listener_.on_request_done(r, sim_.now());
+}
+
+void Replica::reject(RequestState& r, const char* reason) {
+  r.status = RequestStatus::finished;
+  RequestRecord rec = make_record(r, Outcome::rejected, sim_.now());
+  rec.reject_reason = reason;
+  metrics_.record_request(rec);
+  listener_.on_request_done(r, sim_.now());
+}
+
+void Replica::for_each_request(const std::function<void(RequestState&)>& fn) {
+  for (RequestState* r : running_) fn(*r);
+  for (RequestState* r : waiting_) fn(*r);
+}
+
+}  // namespace servesim

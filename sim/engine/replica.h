@@ -1,0 +1,84 @@
+#pragma once
+// One serving replica: a scheduler, a paged KV cache and a cost model, advanced one engine
+// step at a time. Each step is one event: the scheduler fills the budget, the cost model
+// prices the batch, and at the step's end tokens are emitted and finished requests leave.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "sim/core/simulator.h"
+#include "sim/engine/engine_config.h"
+#include "sim/engine/kv_cache_manager.h"
+#include "sim/engine/request_state.h"
+#include "sim/engine/scheduler.h"
+#include "sim/hardware/cost_model.h"
+#include "sim/metrics/recorder.h"
+
+namespace servesim {
+
+// What the cluster learns from a replica. Called once per request that leaves it.
+class ReplicaListener {
+ public:
+  virtual ~ReplicaListener() = default;
+  // The request completed or was rejected; the replica no longer refers to it.
+  virtual void on_request_done(RequestState& request, Tick now_ns) = 0;
+};
+
+struct ReplicaStats {
+  std::int64_t steps = 0;
+  std::int64_t preemptions = 0;
+  Tick busy_ns = 0;
+};
+
+class Replica {
+ public:
+  Replica(Simulator& sim, int pool_index, int replica_index, const EngineConfig& config,
+          std::int64_t kv_blocks, std::unique_ptr<Scheduler> scheduler,
+          std::shared_ptr<const CostModel> cost_model, MetricsRecorder& metrics,
+          ReplicaListener& listener, std::int64_t max_context_tokens);
+
+  // Takes a request (the caller keeps ownership of the state until on_request_done).
+  void submit(RequestState& request);
+
+  // Load figures for routers.
+  std::int64_t outstanding() const { return static_cast<std::int64_t>(waiting_.size() + running_.size()); }
+  std::int64_t num_waiting() const { return static_cast<std::int64_t>(waiting_.size()); }
+  std::int64_t num_running() const { return static_cast<std::int64_t>(running_.size()); }
+  double kv_usage() const { return kv_.usage(); }
+  const KvCacheManager& kv() const { return kv_; }
+  const ReplicaStats& stats() const { return stats_; }
+  // Called at the start of every step with its plan and cost (traces, timelines, tests).
+  using StepObserver = std::function<void(int replica_index, Tick start_ns, const StepPlan&, const StepCost&)>;
+  void set_step_observer(StepObserver fn) { step_observer_ = std::move(fn); }
+  // Calls fn on every request still inside (for end-of-run accounting).
+  void for_each_request(const std::function<void(RequestState&)>& fn);
+
+ private:
+  void maybe_start_step();
+  void on_step_end();
+  void finish(RequestState& request);
+  void reject(RequestState& request, const char* reason);
+
+  Simulator& sim_;
+  int pool_index_;
+  int replica_index_;
+  const EngineConfig& config_;
+  KvCacheManager kv_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::shared_ptr<const CostModel> cost_model_;
+  MetricsRecorder& metrics_;
+  ReplicaListener& listener_;
+  std::int64_t max_context_tokens_;
+
+  std::deque<RequestState*> waiting_;
+  std::vector<RequestState*> running_;
+  StepPlan plan_;          // the step in flight (one at a time per replica)
+  bool busy_ = false;
+  Tick step_start_ns_ = 0;
+  ReplicaStats stats_;
+  StepObserver step_observer_;
+};
+
+}  // namespace servesim

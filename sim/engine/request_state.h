@@ -1,0 +1,43 @@
+#pragma once
+// A request inside one replica. Following vLLM v1, there are no prefill or decode phases:
+// a request has `num_tokens()` known tokens (prompt plus outputs so far) of which
+// `num_computed_tokens` are in the KV cache; every step computes some more of them.
+// Prefill, chunked prefill, decode and recompute after preemption are the same arithmetic.
+#include <cstdint>
+
+#include "sim/core/time.h"
+#include "sim/workload/request.h"
+
+namespace servesim {
+
+enum class RequestStatus { waiting, running, finished };
+
+struct RequestState {
+  RequestSpec spec;
+  int pool_index = -1;
+  int replica_index = -1;
+  RequestStatus status = RequestStatus::waiting;
+
+  std::int64_t num_computed_tokens = 0;   // tokens whose KV is in the cache
+  std::int64_t num_output_done = 0;       // output tokens emitted so far
+  std::int64_t cached_prompt_tokens = 0;  // prompt tokens served by the prefix cache
+  std::int64_t num_blocks = 0;            // KV blocks this request holds
+  int preemptions = 0;
+
+  Tick first_scheduled_ns = -1;
+  Tick first_token_ns = -1;
+  Tick last_token_ns = -1;
+
+  // Known tokens: the prompt and every output token already sampled. The last output
+  // token is never fed back, so a finished request computed num_tokens() - 1 at most.
+  std::int64_t num_tokens() const { return spec.prompt_tokens + num_output_done; }
+  // Tokens still to compute before the next output token (or, for output 0, the end).
+  std::int64_t remaining() const { return num_tokens() - num_computed_tokens; }
+  bool in_prefill() const { return num_computed_tokens < spec.prompt_tokens; }
+  // Tokens the request holds in KV at its longest: the prompt plus all outputs but the last.
+  std::int64_t max_kv_tokens() const {
+    return spec.prompt_tokens + (spec.output_tokens > 0 ? spec.output_tokens - 1 : 0);
+  }
+};
+
+}  // namespace servesim
