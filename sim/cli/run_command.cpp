@@ -1,0 +1,128 @@
+// `servesim run SCENARIO.yaml [--out DIR] [--seed N] [--set KEY=VALUE]...`
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "sim/cli/commands.h"
+#include "sim/cli/options.h"
+#include "sim/cluster/simulation.h"
+#include "sim/core/errors.h"
+#include "sim/io/console_report.h"
+#include "sim/io/requests_csv_writer.h"
+#include "sim/io/scenario_loader.h"
+#include "sim/io/summary_writer.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace servesim::cli {
+namespace {
+
+// Writes to PATH.partial and renames on commit(), so an interrupted run never leaves a
+// file that looks complete.
+class AtomicFile {
+ public:
+  explicit AtomicFile(fs::path path) : path_(std::move(path)), tmp_(path_.string() + ".partial") {}
+  const fs::path& tmp() const { return tmp_; }
+  void commit() { fs::rename(tmp_, path_); }
+  ~AtomicFile() {
+    std::error_code ec;
+    fs::remove(tmp_, ec);
+  }
+
+ private:
+  fs::path path_, tmp_;
+};
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts("servesim run SCENARIO.yaml [options]");
+  std::string scenario_path, out_dir;
+  std::vector<std::string> sets;
+  std::optional<std::uint64_t> seed;
+  opts.add_options()("help,h", "show this help")
+      ("out,o", po::value(&out_dir), "output folder (default results/NAME)")
+      ("seed", po::value<std::uint64_t>(), "override the scenario's seed")
+      ("set", po::value(&sets)->composing(), "override a scenario key: --set cluster.pools.0.replicas=4")
+      ("quiet,q", "print nothing but errors");
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value(&scenario_path));
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+
+  po::variables_map vm;
+  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
+  if (vm.count("help")) {
+    out << "Simulates a scenario; writes summary.json and requests.csv to --out.\n\n" << opts;
+    return 0;
+  }
+  if (scenario_path.empty()) {
+    err << "servesim run: a scenario file is required\n\n" << opts;
+    return 2;
+  }
+  if (vm.count("seed")) seed = vm["seed"].as<std::uint64_t>();
+
+  Scenario scenario = load_scenario(scenario_path, sets);
+  if (seed) scenario.seed = *seed;
+  if (out_dir.empty()) out_dir = "results/" + scenario.name;
+
+  std::optional<Simulation> simulation;
+  try {
+    simulation.emplace(scenario.seed, scenario.stop, scenario.workload, scenario.cluster);
+  } catch (const ConfigError& e) {
+    if (!e.file().empty()) throw;
+    throw ConfigError(scenario.source_file, e.line(), e.key(), e.message());
+  }
+
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw ConfigError(out_dir, 0, "--out", "cannot create the output folder: " + ec.message());
+
+  std::vector<std::string> class_names, pool_names;
+  for (const auto& c : scenario.workload) class_names.push_back(c.name);
+  for (const auto& p : scenario.cluster.pools) pool_names.push_back(p.name);
+
+  std::optional<AtomicFile> csv_file;
+  std::optional<RequestsCsvWriter> csv;
+  if (scenario.outputs.requests_csv) {
+    csv_file.emplace(fs::path(out_dir) / "requests.csv");
+    csv.emplace(csv_file->tmp().string(), class_names, pool_names);
+    simulation->set_request_sink([&](const RequestRecord& r) { csv->write(r); });
+  }
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  const RunResult result = simulation->run();
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  if (csv) {
+    csv->close();
+    csv_file->commit();
+  }
+  AtomicFile summary_file(fs::path(out_dir) / "summary.json");
+  {
+    std::ofstream f(summary_file.tmp());
+    write_summary_json(result.summary, f);
+    if (!f) throw ConfigError(summary_file.tmp().string(), 0, "--out", "cannot write summary.json");
+  }
+  summary_file.commit();
+
+  if (!vm.count("quiet")) {
+    out << "servesim run: " << scenario.name << " (seed " << scenario.seed << ")\n";
+    print_console_report(result.summary, out);
+    out << "\narrived " << result.arrived << ", completed " << result.completed << ", rejected "
+        << result.rejected << ", unfinished " << result.unfinished << "; " << result.steps << " engine steps, "
+        << result.preemptions << " preemptions; simulated " << seconds_from_ticks(result.end_ns) << " s in "
+        << wall_s << " s wall\n";
+    if (result.stopped_by_time) out << "note: stop.time ended the run with requests still in flight\n";
+    out << "wrote " << (fs::path(out_dir) / "summary.json").string();
+    if (csv) out << ", " << (fs::path(out_dir) / "requests.csv").string();
+    out << "\n";
+  }
+  return 0;
+}
+
+}  // namespace servesim::cli

@@ -1,0 +1,49 @@
+#include "sim/cluster/pool.h"
+
+#include "sim/core/errors.h"
+
+namespace servesim {
+
+Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::string& router_name,
+           std::uint64_t seed, MetricsRecorder& metrics, ReplicaListener& listener)
+    : config_(config), index_(pool_index) {
+  const std::string key = "cluster.pools." + std::to_string(pool_index);
+  memory_plan_ = plan_memory(config_.model, config_.hardware, config_.deployment,
+                             config_.engine.gpu_memory_utilization, config_.engine.max_batched_tokens);
+  std::int64_t kv_tokens = memory_plan_.kv_capacity_tokens;
+  if (config_.engine.kv_cache_tokens) {
+    kv_tokens = *config_.engine.kv_cache_tokens;
+  } else if (!memory_plan_.fits) {
+    throw ConfigError("", 0, key, "the model does not fit: " + memory_plan_.explanation);
+  }
+  kv_blocks_ = kv_tokens / config_.engine.block_size;
+
+  const auto policies = make_policy_registry();
+  const auto* policy = policies.find(config_.engine.policy);
+  if (!policy)
+    throw ConfigError("", 0, key + ".engine.policy",
+                      "unknown policy '" + config_.engine.policy + "'; valid: " + policies.names());
+  const auto routers = make_router_registry();
+  const auto* router = routers.find(router_name);
+  if (!router) throw ConfigError("", 0, "cluster.router", "unknown router '" + router_name + "'; valid: " + routers.names());
+  router_ = router->factory(seed, config_.name);
+
+  cost_model_ = make_cost_model(config_.cost_model, config_.model, config_.hardware, config_.deployment);
+  for (int i = 0; i < config_.replicas; ++i) {
+    replicas_.push_back(std::make_unique<Replica>(sim, pool_index, i, config_.engine, kv_blocks_,
+                                                  policy->factory(), cost_model_, metrics, listener,
+                                                  config_.model.max_context_tokens));
+  }
+  snapshots_.resize(replicas_.size());
+}
+
+void Pool::submit(RequestState& request) {
+  for (std::size_t i = 0; i < replicas_.size(); ++i) {
+    const Replica& r = *replicas_[i];
+    snapshots_[i] = ReplicaSnapshot{static_cast<int>(i), r.outstanding(), r.num_waiting(), r.num_running(), r.kv_usage()};
+  }
+  const RouteDecision d = router_->route(request.spec, snapshots_);
+  replicas_[static_cast<std::size_t>(d.target)]->submit(request);
+}
+
+}  // namespace servesim

@@ -1,0 +1,40 @@
+#pragma once
+// A router picks the replica of a pool that serves a request, from snapshots of the
+// replicas' load. Routers cannot change replicas. A new router is one file plus one line
+// in make_router_registry().
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "sim/core/registry.h"
+#include "sim/workload/request.h"
+
+namespace servesim {
+
+struct ReplicaSnapshot {
+  int index = 0;
+  std::int64_t outstanding = 0;  // waiting + running requests
+  std::int64_t waiting = 0;
+  std::int64_t running = 0;
+  double kv_usage = 0;           // fraction of KV blocks in use
+};
+
+struct RouteDecision {
+  int target = 0;
+  const char* reason = "";
+};
+
+class Router {
+ public:
+  virtual ~Router() = default;
+  // REQUIRES: !replicas.empty(). Returns an index into `replicas`.
+  virtual RouteDecision route(const RequestSpec& request, std::span<const ReplicaSnapshot> replicas) = 0;
+};
+
+// The factory gets the run seed and the pool name, to derive its own random stream.
+using RouterFactory = std::function<std::unique_ptr<Router>(std::uint64_t seed, const std::string& pool)>;
+Registry<RouterFactory> make_router_registry();
+
+}  // namespace servesim

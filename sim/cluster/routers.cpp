@@ -1,0 +1,99 @@
+// The built-in load-based routers.
+#include <algorithm>
+
+#include "sim/cluster/router.h"
+#include "sim/cluster/router_names.h"
+#include "sim/core/rng.h"
+
+namespace servesim {
+namespace {
+
+class RoundRobinRouter final : public Router {
+ public:
+  RouteDecision route(const RequestSpec&, std::span<const ReplicaSnapshot> r) override {
+    const int target = static_cast<int>(next_++ % r.size());
+    return {target, "round-robin"};
+  }
+
+ private:
+  std::uint64_t next_ = 0;
+};
+
+class RandomRouter final : public Router {
+ public:
+  explicit RandomRouter(Rng rng) : rng_(rng) {}
+  RouteDecision route(const RequestSpec&, std::span<const ReplicaSnapshot> r) override {
+    return {static_cast<int>(rng_.uniform_int(0, static_cast<std::int64_t>(r.size()) - 1)), "random"};
+  }
+
+ private:
+  Rng rng_;
+};
+
+// Ties go to the lowest index, so equal loads give a deterministic choice.
+template <typename Key>
+int argmin(std::span<const ReplicaSnapshot> r, Key key) {
+  int best = 0;
+  for (int i = 1; i < static_cast<int>(r.size()); ++i)
+    if (key(r[i]) < key(r[best])) best = i;
+  return best;
+}
+
+class LeastOutstandingRouter final : public Router {
+ public:
+  RouteDecision route(const RequestSpec&, std::span<const ReplicaSnapshot> r) override {
+    return {argmin(r, [](const ReplicaSnapshot& s) { return s.outstanding; }), "fewest outstanding requests"};
+  }
+};
+
+class LeastKvRouter final : public Router {
+ public:
+  RouteDecision route(const RequestSpec&, std::span<const ReplicaSnapshot> r) override {
+    return {argmin(r, [](const ReplicaSnapshot& s) { return std::pair(s.kv_usage, s.outstanding); }),
+            "lowest KV-cache usage"};
+  }
+};
+
+// Mitzenmacher's power of two choices: nearly the balance of least-outstanding while
+// looking at two replicas only.
+class PowerOfTwoRouter final : public Router {
+ public:
+  explicit PowerOfTwoRouter(Rng rng) : rng_(rng) {}
+  RouteDecision route(const RequestSpec&, std::span<const ReplicaSnapshot> r) override {
+    const auto n = static_cast<std::int64_t>(r.size());
+    const int a = static_cast<int>(rng_.uniform_int(0, n - 1));
+    const int b = static_cast<int>(rng_.uniform_int(0, n - 1));
+    return {r[b].outstanding < r[a].outstanding ? b : a, "less loaded of two random replicas"};
+  }
+
+ private:
+  Rng rng_;
+};
+
+}  // namespace
+
+Registry<RouterFactory> make_router_registry() {
+  Registry<RouterFactory> reg("router");
+  reg.add("round-robin", "each replica in turn",
+          [](std::uint64_t, const std::string&) { return std::make_unique<RoundRobinRouter>(); });
+  reg.add("random", "uniformly random replica", [](std::uint64_t seed, const std::string& pool) {
+    return std::make_unique<RandomRouter>(Rng(seed, "router/" + pool));
+  });
+  reg.add("least-outstanding", "fewest waiting + running requests",
+          [](std::uint64_t, const std::string&) { return std::make_unique<LeastOutstandingRouter>(); });
+  reg.add("least-kv", "lowest KV-cache block usage",
+          [](std::uint64_t, const std::string&) { return std::make_unique<LeastKvRouter>(); });
+  reg.add("power-of-two", "less loaded of two random replicas", [](std::uint64_t seed, const std::string& pool) {
+    return std::make_unique<PowerOfTwoRouter>(Rng(seed, "router/" + pool));
+  });
+  return reg;
+}
+
+std::vector<std::string> router_names() {
+  std::vector<std::string> names;
+  const auto registry = make_router_registry();  // named: a temporary would die before the loop
+  for (const auto& e : registry.entries()) names.push_back(e.name);
+  return names;
+}
+
+}  // namespace servesim

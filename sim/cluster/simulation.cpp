@@ -1,0 +1,149 @@
+#include "sim/cluster/simulation.h"
+
+#include <algorithm>
+
+#include "sim/core/assert.h"
+#include "sim/core/errors.h"
+
+namespace servesim {
+
+Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec> workload, ClusterConfig cluster)
+    : seed_(seed), stop_(stop), workload_(std::move(workload)), cluster_(std::move(cluster)) {
+  std::vector<std::string> class_names, pool_names;
+  for (const auto& c : workload_) class_names.push_back(c.name);
+  for (const auto& p : cluster_.pools) pool_names.push_back(p.name);
+  metrics_ = std::make_unique<MetricsRecorder>(class_names, pool_names);
+
+  for (int p = 0; p < static_cast<int>(cluster_.pools.size()); ++p)
+    pools_.push_back(std::make_unique<Pool>(sim_, p, cluster_.pools[static_cast<std::size_t>(p)], cluster_.router,
+                                            seed_, *metrics_, *this));
+
+  // Each class goes to the first pool that names it, else to the first pool that takes
+  // every class.
+  for (std::size_t c = 0; c < workload_.size(); ++c) {
+    int chosen = -1;
+    for (std::size_t p = 0; p < cluster_.pools.size() && chosen < 0; ++p) {
+      const auto& names = cluster_.pools[p].classes;
+      if (std::find(names.begin(), names.end(), workload_[c].name) != names.end()) chosen = static_cast<int>(p);
+    }
+    for (std::size_t p = 0; p < cluster_.pools.size() && chosen < 0; ++p)
+      if (cluster_.pools[p].classes.empty()) chosen = static_cast<int>(p);
+    if (chosen < 0)
+      throw ConfigError("", 0, "workload." + std::to_string(c) + ".class",
+                        "no pool serves class '" + workload_[c].name + "'");
+    pool_of_class_.push_back(chosen);
+    sources_.push_back(make_source(workload_[c], static_cast<int>(c), seed_));
+  }
+  source_events_.resize(sources_.size());
+  source_event_ns_.assign(sources_.size(), kTickMax);
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::set_request_sink(std::function<void(const RequestRecord&)> sink) {
+  metrics_->set_request_sink(std::move(sink));
+}
+
+RequestState* Simulation::new_request_state() {
+  if (free_states_.empty()) {
+    request_slab_.push_back(std::make_unique<RequestState>());
+    return request_slab_.back().get();
+  }
+  RequestState* s = free_states_.back();
+  free_states_.pop_back();
+  *s = RequestState{};
+  return s;
+}
+
+// Keeps exactly one pending arrival event per source, at the source's earliest offer.
+void Simulation::arm_source(int c) {
+  if (!admitting_) return;
+  auto& src = *sources_[static_cast<std::size_t>(c)];
+  const auto next = src.peek_arrival_ns();
+  auto& handle = source_events_[static_cast<std::size_t>(c)];
+  Tick& armed_ns = source_event_ns_[static_cast<std::size_t>(c)];
+  if (!next) return;
+  if (sim_.pending(handle) && armed_ns <= *next) return;
+  sim_.cancel(handle);
+  armed_ns = std::max(*next, sim_.now());
+  handle = sim_.schedule_at(armed_ns, [this, c] { on_arrival(c); });
+}
+
+void Simulation::on_arrival(int c) {
+  source_event_ns_[static_cast<std::size_t>(c)] = kTickMax;
+  if (!admitting_) return;
+  auto& src = *sources_[static_cast<std::size_t>(c)];
+  if (!src.peek_arrival_ns()) return;
+  RequestState* state = new_request_state();
+  state->spec = src.pop();
+  state->spec.id = next_request_id_++;
+  state->spec.arrival_ns = sim_.now();
+  if (first_arrival_ns_ < 0) first_arrival_ns_ = sim_.now();
+  ++arrived_;
+  ++in_flight_;
+  if (stop_.requests && arrived_ >= *stop_.requests) {
+    admitting_ = false;
+    for (auto& h : source_events_) sim_.cancel(h);
+  }
+  pools_[static_cast<std::size_t>(pool_of_class_[static_cast<std::size_t>(c)])]->submit(*state);
+  arm_source(c);
+}
+
+void Simulation::on_request_done(RequestState& request, Tick now_ns) {
+  --in_flight_;
+  last_done_ns_ = std::max(last_done_ns_, now_ns);
+  const int c = request.spec.class_index;
+  sources_[static_cast<std::size_t>(c)]->on_finished(request.spec, now_ns);
+  free_states_.push_back(&request);
+  arm_source(c);
+}
+
+RunResult Simulation::run() {
+  for (int c = 0; c < static_cast<int>(sources_.size()); ++c) arm_source(c);
+  const Tick until = stop_.time_ns.value_or(kTickMax);
+  sim_.run(until);
+
+  RunResult result;
+  result.stopped_by_time = in_flight_ > 0 || sim_.has_pending();
+  SS_ASSERT(stop_.time_ns || in_flight_ == 0, "the event queue ran dry with requests still in flight");
+  // Requests still inside when time ran out are reported as unfinished, never dropped.
+  for (auto& pool : pools_)
+    for (auto& replica : pool->replicas()) {
+      replica->for_each_request([&](RequestState& r) {
+        RequestRecord rec;
+        rec.id = r.spec.id;
+        rec.class_index = r.spec.class_index;
+        rec.pool_index = r.pool_index;
+        rec.replica_index = r.replica_index;
+        rec.outcome = Outcome::unfinished;
+        rec.arrival_ns = r.spec.arrival_ns;
+        rec.first_scheduled_ns = r.first_scheduled_ns;
+        rec.first_token_ns = r.first_token_ns;
+        rec.prompt_tokens = r.spec.prompt_tokens;
+        rec.output_tokens = r.spec.output_tokens;
+        rec.output_tokens_done = r.num_output_done;
+        rec.cached_prompt_tokens = r.cached_prompt_tokens;
+        rec.preemptions = r.preemptions;
+        rec.session_id = r.spec.session_id;
+        rec.turn = r.spec.turn;
+        metrics_->record_request(rec);
+      });
+      result.steps += replica->stats().steps;
+      result.preemptions += replica->stats().preemptions;
+    }
+
+  result.end_ns = result.stopped_by_time ? sim_.now() : last_done_ns_;
+  const Tick start = first_arrival_ns_ < 0 ? 0 : first_arrival_ns_;
+  result.summary = metrics_->summarize(std::max<Tick>(result.end_ns - start, 0));
+  result.arrived = arrived_;
+  result.completed = metrics_->completed();
+  result.rejected = metrics_->rejected();
+  result.unfinished = metrics_->unfinished();
+  result.events = sim_.events_run();
+  // Conservation: every request that arrived left as completed, rejected or unfinished.
+  SS_ASSERT(result.arrived == result.completed + result.rejected + result.unfinished,
+            "request conservation (arrived = completed + rejected + unfinished)");
+  return result;
+}
+
+}  // namespace servesim
