@@ -1,0 +1,222 @@
+// `servesim step`: the predicted duration of one engine iteration, with its per-operator
+// breakdown (docs/INTERFACE.md, docs/cost-model.md).
+#include <charconv>
+#include <cstdint>
+#include <iomanip>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include "sim/cli/commands.h"
+#include "sim/core/errors.h"
+#include "sim/hardware/cost_model_spec.h"
+#include "sim/io/model_loader.h"
+
+namespace servesim::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+
+struct UsageError {
+  std::string message;
+};
+
+// Counts are capped at a billion so that sums of products stay far inside int64.
+constexpr std::int64_t kMaxCount = 1'000'000'000;
+
+std::int64_t parse_count(const std::string& text, const std::string& what, std::int64_t lowest) {
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < lowest ||
+      v > kMaxCount) {
+    throw UsageError{what + " must be a whole number from " + std::to_string(lowest) + " to " +
+                     std::to_string(kMaxCount) + ", got '" + text + "'"};
+  }
+  return v;
+}
+
+// "N" or "N:PAST".
+PrefillChunk parse_prefill(const std::string& text) {
+  const std::size_t colon = text.find(':');
+  PrefillChunk c;
+  c.new_tokens = parse_count(text.substr(0, colon), "--prefill N", 1);
+  if (colon != std::string::npos) {
+    c.past_tokens = parse_count(text.substr(colon + 1), "--prefill PAST", 0);
+  }
+  c.sampled = true;
+  return c;
+}
+
+// "B:CTX" -> B sequences of CTX context tokens each.
+std::pair<std::int64_t, std::int64_t> parse_decode(const std::string& text) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) throw UsageError{"--decode takes B:CTX, got '" + text + "'"};
+  return {parse_count(text.substr(0, colon), "--decode B", 1),
+          parse_count(text.substr(colon + 1), "--decode CTX", 0)};
+}
+
+Dtype parse_format(const std::string& text, const std::string& option) {
+  if (auto d = parse_dtype(text)) return *d;
+  throw UsageError{option + " must be bf16, fp8, int8 or int4, got '" + text + "'"};
+}
+
+po::options_description step_options() {
+  po::options_description o("servesim step options");
+  o.add_options()
+      ("help,h", "print this help")
+      ("model", po::value<std::string>(), "model name (models/NAME.yaml), YAML path or HF config.json")
+      ("hardware", po::value<std::string>(), "hardware name (configs/hardware/NAME.yaml) or YAML path")
+      ("tp", po::value<int>()->default_value(1), "tensor-parallel degree")
+      ("pp", po::value<int>()->default_value(1), "pipeline-parallel stages")
+      ("weights", po::value<std::string>()->default_value("bf16"), "weight format: bf16|fp8|int8|int4")
+      ("kv", po::value<std::string>()->default_value("bf16"), "KV-cache format: bf16|fp8")
+      ("prefill", po::value<std::vector<std::string>>()->composing(),
+       "N[:PAST]: one sequence computing N new prompt tokens over PAST cached ones (repeatable)")
+      ("decode", po::value<std::vector<std::string>>()->composing(),
+       "B:CTX: B sequences with CTX context tokens each, one new token each (repeatable)")
+      ("json", "print one JSON object instead of a table");
+  return o;
+}
+
+std::string describe_batch(const BatchShape& b) {
+  std::ostringstream s;
+  s << b.prefills.size() << " prefill sequence(s) (" << b.prefill_tokens() << " new tokens), "
+    << b.decode_seqs << " decode sequence(s) (" << b.decode_context_sum
+    << " context tokens): " << b.total_tokens() << " tokens computed";
+  return s.str();
+}
+
+void print_table(std::ostream& out, const std::string& header, const BatchShape& batch,
+                 const StepCost& cost, const std::vector<OpTiming>& ops) {
+  out << header << "\n" << describe_batch(batch) << "\n\n";
+  out << std::left << std::setw(20) << "op" << std::right << std::setw(13) << "GFLOP"
+      << std::setw(12) << "MB" << std::setw(12) << "comm MB" << std::setw(11) << "ms"
+      << "  bound\n";
+  out << std::fixed;
+  for (const OpTiming& op : ops) {
+    out << std::left << std::setw(20) << op.name << std::right << std::setprecision(3)
+        << std::setw(13) << op.flops / 1e9 << std::setw(12) << op.bytes / 1e6 << std::setw(12)
+        << op.comm_bytes / 1e6 << std::setw(11) << op.time_s * 1e3 << "  " << op.bound << "\n";
+  }
+  out << "\ntotal " << std::setprecision(3) << ms_from_ticks(cost.total_ns)
+      << " ms = compute " << ms_from_ticks(cost.compute_ns) << " + memory "
+      << ms_from_ticks(cost.memory_ns) << " + communication " << ms_from_ticks(cost.comm_ns)
+      << " + overhead " << ms_from_ticks(cost.overhead_ns) << "\n";
+  out.unsetf(std::ios::fixed);
+}
+
+void print_json(std::ostream& out, const ModelSpec& model, const HardwareSpec& hw,
+                const Deployment& dep, const BatchShape& batch, const StepCost& cost,
+                const std::vector<OpTiming>& ops) {
+  nlohmann::ordered_json j;
+  j["ms"] = ms_from_ticks(cost.total_ns);
+  j["compute_ms"] = ms_from_ticks(cost.compute_ns);
+  j["memory_ms"] = ms_from_ticks(cost.memory_ns);
+  j["comm_ms"] = ms_from_ticks(cost.comm_ns);
+  j["overhead_ms"] = ms_from_ticks(cost.overhead_ns);
+  j["model"] = model.name;
+  j["hardware"] = hw.name;
+  j["tp"] = dep.tp;
+  j["pp"] = dep.pp;
+  j["weights"] = std::string(dtype_name(dep.weights));
+  j["kv"] = std::string(dtype_name(dep.kv));
+  j["prefill_tokens"] = batch.prefill_tokens();
+  j["decode_seqs"] = batch.decode_seqs;
+  j["decode_context_tokens"] = batch.decode_context_sum;
+  j["tokens"] = batch.total_tokens();
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const OpTiming& op : ops) {
+    list.push_back({{"name", op.name},
+                    {"flops", op.flops},
+                    {"bytes", op.bytes},
+                    {"comm_bytes", op.comm_bytes},
+                    {"ms", op.time_s * 1e3},
+                    {"bound", op.bound}});
+  }
+  j["ops"] = std::move(list);
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace
+
+int step_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description options = step_options();
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(options).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    err << "servesim step: " << e.what() << "\n(servesim step --help lists the options)\n";
+    return 2;
+  }
+  if (vm.count("help")) {
+    out << "usage: servesim step --model M --hardware H [--tp N] [--pp N] [--weights DTYPE]\n"
+           "                     [--kv DTYPE] [--prefill N[:PAST]]... [--decode B:CTX]... [--json]\n\n"
+           "Predicts the duration of ONE engine iteration whose batch holds every --prefill\n"
+           "sequence and every --decode group, with the roofline cost model of the hardware\n"
+           "profile, and shows each operator's FLOPs, bytes, time and bound.\n\n"
+        << options << "\n";
+    return 0;
+  }
+
+  try {
+    if (!vm.count("model") || !vm.count("hardware")) {
+      throw UsageError{"--model and --hardware are required"};
+    }
+    Deployment dep;
+    dep.tp = vm["tp"].as<int>();
+    dep.pp = vm["pp"].as<int>();
+    if (dep.tp < 1 || dep.pp < 1) throw UsageError{"--tp and --pp must be at least 1"};
+    dep.weights = parse_format(vm["weights"].as<std::string>(), "--weights");
+    dep.kv = parse_format(vm["kv"].as<std::string>(), "--kv");
+    if (dep.kv == Dtype::int4 || dep.kv == Dtype::int8) {
+      throw UsageError{"--kv must be bf16 or fp8 (no serving engine stores an int KV cache here)"};
+    }
+
+    BatchShape batch;
+    if (vm.count("prefill")) {
+      for (const std::string& p : vm["prefill"].as<std::vector<std::string>>()) {
+        batch.prefills.push_back(parse_prefill(p));
+      }
+    }
+    if (vm.count("decode")) {
+      const auto& groups = vm["decode"].as<std::vector<std::string>>();
+      if (groups.size() > 1000) throw UsageError{"at most 1000 --decode groups"};
+      for (const std::string& d : groups) {
+        const auto [seqs, context] = parse_decode(d);
+        batch.decode_seqs += seqs;
+        batch.decode_context_sum += seqs * context;
+      }
+    }
+    if (batch.empty()) throw UsageError{"give at least one --prefill N[:PAST] or --decode B:CTX"};
+
+    const ModelSpec model = load_model(vm["model"].as<std::string>());
+    const HardwareSpec hw = load_hardware(vm["hardware"].as<std::string>());
+    const auto cost_model = make_cost_model(CostModelSpec{}, model, hw, dep);
+    const StepCost cost = cost_model->step_cost(batch);
+    const std::vector<OpTiming> ops = cost_model->breakdown(batch);
+
+    if (vm.count("json")) {
+      print_json(out, model, hw, dep, batch, cost, ops);
+    } else {
+      std::ostringstream header;
+      header << model.name << " on " << hw.name << " (tp=" << dep.tp << ", pp=" << dep.pp
+             << ", weights " << dtype_name(dep.weights) << ", kv " << dtype_name(dep.kv) << ")";
+      print_table(out, header.str(), batch, cost, ops);
+    }
+    return 0;
+  } catch (const UsageError& e) {
+    err << "servesim step: " << e.message << "\n(servesim step --help lists the options)\n";
+  } catch (const ConfigError& e) {
+    err << "servesim step: error: " << e.what() << "\n";
+  }
+  return 2;
+}
+
+}  // namespace servesim::cli

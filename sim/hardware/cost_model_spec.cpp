@@ -1,0 +1,76 @@
+#include "sim/hardware/cost_model_spec.h"
+
+#include <functional>
+
+#include "sim/core/errors.h"
+#include "sim/core/registry.h"
+#include "sim/hardware/roofline.h"
+#include "sim/hardware/simple_cost_models.h"
+#include "sim/model/shard.h"
+
+namespace servesim {
+
+namespace {
+
+using CostModelFactory = std::function<std::unique_ptr<CostModel>(
+    const CostModelSpec&, const ModelSpec&, const HardwareSpec&, const Deployment&)>;
+
+// Errors here come from values the scenario loader has already placed; the file and line
+// are unknown at this depth, so they name the key.
+[[noreturn]] void fail(const std::string& key, const std::string& message) {
+  throw ConfigError("", 0, key, message);
+}
+
+std::unique_ptr<CostModel> make_roofline(const CostModelSpec&, const ModelSpec& model,
+                                         const HardwareSpec& hw, const Deployment& dep) {
+  const std::string problem = deployment_problem(model, dep);
+  if (!problem.empty()) fail("tp", problem);
+  if ((dep.tp > 1 || dep.pp > 1) && !(hw.interconnect_bandwidth_bytes_per_s > 0)) {
+    fail("tp", hw.name + " has no interconnect bandwidth, so it cannot run tp/pp > 1");
+  }
+  if (!(hw.peak_flops_bf16 > 0) || !(hw.memory_bandwidth_bytes_per_s > 0)) {
+    fail("hardware", hw.name + " needs a bf16 peak and a memory bandwidth for the roofline");
+  }
+  return std::make_unique<RooflineCostModel>(model, hw, dep);
+}
+
+std::unique_ptr<CostModel> make_constant(const CostModelSpec& spec, const ModelSpec&,
+                                         const HardwareSpec&, const Deployment&) {
+  if (spec.constant_step_ns < 1) fail("cost_model.constant.step", "must be > 0");
+  return std::make_unique<ConstantCostModel>(spec.constant_step_ns);
+}
+
+std::unique_ptr<CostModel> make_linear(const CostModelSpec& spec, const ModelSpec&,
+                                       const HardwareSpec&, const Deployment&) {
+  if (spec.linear_base_ns < 0) fail("cost_model.linear.base", "must be >= 0");
+  if (!(spec.linear_per_token_ns >= 0)) fail("cost_model.linear.per_token", "must be >= 0");
+  return std::make_unique<LinearCostModel>(spec.linear_base_ns, spec.linear_per_token_ns);
+}
+
+std::unique_ptr<CostModel> make_table(const CostModelSpec&, const ModelSpec&,
+                                      const HardwareSpec&, const Deployment&) {
+  fail("cost_model.table", "the measured-table cost model is not supported yet");
+}
+
+Registry<CostModelFactory> builtin_cost_models() {
+  Registry<CostModelFactory> r("cost model");
+  r.add("roofline", "per-operator max(FLOPs/peak, bytes/bandwidth) plus overheads", make_roofline);
+  r.add("constant", "every step takes the same time", make_constant);
+  r.add("linear", "base + per_token x tokens computed in the step", make_linear);
+  r.add("table", "interpolated per-operator measurements (not supported yet)", make_table);
+  return r;
+}
+
+}  // namespace
+
+std::unique_ptr<CostModel> make_cost_model(const CostModelSpec& spec, const ModelSpec& model,
+                                           const HardwareSpec& hw, const Deployment& dep) {
+  const Registry<CostModelFactory> registry = builtin_cost_models();
+  const auto* entry = registry.find(spec.kind);
+  if (entry == nullptr) {
+    fail("cost_model", "unknown cost model '" + spec.kind + "'; valid: " + registry.names());
+  }
+  return entry->factory(spec, model, hw, dep);
+}
+
+}  // namespace servesim

@@ -1,0 +1,122 @@
+#include "sim/hardware/roofline.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "sim/core/assert.h"
+#include "sim/model/shard.h"
+
+namespace servesim {
+
+namespace {
+
+// The format the GEMMs multiply in: fp8 checkpoints run fp8 x fp8 tensor-core GEMMs;
+// int8 weights do so only with int8 activations (W8A8); int4/int8 weight-only
+// quantisation dequantises to the activation format.
+Dtype gemm_math(const Deployment& dep) {
+  if (dep.weights == Dtype::fp8) return Dtype::fp8;
+  if (dep.weights == Dtype::int8 && dep.activations == Dtype::int8) return Dtype::int8;
+  return dep.activations == Dtype::fp8 ? Dtype::fp8 : Dtype::bf16;
+}
+
+}  // namespace
+
+RooflineCostModel::RooflineCostModel(ModelSpec model, HardwareSpec hw, Deployment dep)
+    : model_(std::move(model)), hw_(std::move(hw)), dep_(dep) {
+  SS_ASSERT(hw_.peak_flops_bf16 > 0 && hw_.memory_bandwidth_bytes_per_s > 0,
+            "hardware peaks must be checked by the loader");
+  SS_ASSERT(hw_.gemm_efficiency > 0 && hw_.attention_efficiency > 0 &&
+                hw_.memory_efficiency > 0 && hw_.comm_efficiency > 0,
+            "efficiencies must be checked by the loader");
+  gemm_flops_per_s_ = hw_.peak_flops(gemm_math(dep_)) * hw_.gemm_efficiency;
+  attention_flops_per_s_ = hw_.peak_flops(Dtype::bf16) * hw_.attention_efficiency;
+  memory_bytes_per_s_ = hw_.memory_bandwidth_bytes_per_s * hw_.memory_efficiency;
+  link_bytes_per_s_ = hw_.interconnect_bandwidth_bytes_per_s * hw_.comm_efficiency;
+  stage_layers_ = shard_shape(model_, dep_).layers;
+}
+
+RooflineCostModel::OpSeconds RooflineCostModel::op_seconds(const OpCost& op) const {
+  OpSeconds t;
+  if (op.kind == OpKind::communication) {
+    // make_cost_model refuses tp/pp > 1 over a zero-bandwidth link; this only guards
+    // the arithmetic.
+    t.comm_s = link_bytes_per_s_ > 0 ? op.comm_bytes / link_bytes_per_s_ : 0.0;
+    t.comm_s += hw_.interconnect_latency_s * op.count;
+    return t;
+  }
+  // Elementwise ops run on the vector units at ~1 FLOP per byte: always memory-bound, so
+  // only their bytes are timed.
+  if (op.kind == OpKind::gemm) t.compute_s = op.flops / gemm_flops_per_s_;
+  if (op.kind == OpKind::attention) t.compute_s = op.flops / attention_flops_per_s_;
+  t.memory_s = (op.bytes_read + op.bytes_written) / memory_bytes_per_s_;
+  return t;
+}
+
+OpTiming RooflineCostModel::time_op(const OpCost& op) const {
+  const OpSeconds s = op_seconds(op);
+  OpTiming t;
+  t.name = op.name;
+  t.flops = op.flops;
+  t.bytes = op.bytes_read + op.bytes_written;
+  t.comm_bytes = op.comm_bytes;
+  t.compute_s = s.compute_s;
+  t.memory_s = s.memory_s;
+  t.comm_s = s.comm_s;
+  if (op.kind == OpKind::communication) {
+    t.time_s = s.comm_s;
+    t.bound = "communication";
+  } else {
+    t.time_s = std::max(s.compute_s, s.memory_s);
+    t.bound = s.compute_s > s.memory_s ? "compute" : "memory";
+  }
+  return t;
+}
+
+double RooflineCostModel::overhead_s() const {
+  return hw_.step_overhead_s + hw_.layer_overhead_s * stage_layers_;
+}
+
+StepCost RooflineCostModel::step_cost(const BatchShape& batch) const {
+  SS_ASSERT(!batch.empty(), "a step computes at least one token");
+  double compute_s = 0, memory_s = 0, comm_s = 0;
+  for (const OpCost& op : step_ops(model_, dep_, batch)) {
+    const OpSeconds t = op_seconds(op);
+    if (op.kind == OpKind::communication) {
+      comm_s += t.comm_s;
+    } else if (t.compute_s > t.memory_s) {
+      compute_s += t.compute_s;
+    } else {
+      memory_s += t.memory_s;
+    }
+  }
+  StepCost cost;
+  cost.compute_ns = ticks_from_seconds(compute_s);
+  cost.memory_ns = ticks_from_seconds(memory_s);
+  cost.comm_ns = ticks_from_seconds(comm_s);
+  cost.overhead_ns = ticks_from_seconds(overhead_s());
+  cost.total_ns = std::max<Tick>(
+      1, cost.compute_ns + cost.memory_ns + cost.comm_ns + cost.overhead_ns);
+  return cost;
+}
+
+std::vector<OpTiming> RooflineCostModel::breakdown(const BatchShape& batch) const {
+  std::vector<OpTiming> out;
+  if (batch.empty()) return out;
+  for (const OpCost& op : step_ops(model_, dep_, batch)) out.push_back(time_op(op));
+  OpTiming fixed;
+  fixed.name = "overhead";
+  fixed.time_s = overhead_s();
+  fixed.bound = "overhead";
+  out.push_back(fixed);
+  return out;
+}
+
+std::string RooflineCostModel::describe() const {
+  std::ostringstream s;
+  s << "roofline(" << model_.name << " on " << hw_.name << ", tp=" << dep_.tp
+    << " pp=" << dep_.pp << ", weights " << dtype_name(dep_.weights) << ", kv "
+    << dtype_name(dep_.kv) << ")";
+  return s.str();
+}
+
+}  // namespace servesim

@@ -1,0 +1,75 @@
+// load_hardware (declared in model_loader.h): configs/hardware/NAME.yaml. Every key states
+// its unit; the loader converts to the SI units of HardwareSpec.
+#include "sim/core/errors.h"
+#include "sim/io/model_loader.h"
+#include "sim/io/spec_yaml.h"
+
+namespace servesim {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+const std::vector<std::string> kHardwareKeys = {
+    "name", "source", "memory_gib", "memory_gb", "memory_bandwidth_tb_s", "peak_tflops_bf16",
+    "peak_tflops_fp8", "peak_tops_int8", "interconnect_bandwidth_gb_s",
+    "interconnect_latency_us", "host_link_bandwidth_gb_s", "price_per_gpu_hour",
+    "gemm_efficiency", "attention_efficiency", "memory_efficiency", "comm_efficiency",
+    "step_overhead_us", "layer_overhead_us"};
+
+// A fraction of a datasheet peak: in (0, 1].
+double efficiency(const Field& root, const std::string& key, double fallback) {
+  const auto f = root.get(key);
+  if (!f) return fallback;
+  const double v = f->as_double();
+  if (!(v > 0 && v <= 1)) f->fail("must be a fraction in (0, 1], got " + f->node().Scalar());
+  return v;
+}
+
+double non_negative_or(const Field& root, const std::string& key, double fallback) {
+  const auto f = root.get(key);
+  return f ? f->non_negative_double() : fallback;
+}
+
+}  // namespace
+
+HardwareSpec load_hardware(const std::string& name_or_path) {
+  const std::string path = resolve_spec_path("configs/hardware", "hardware", name_or_path);
+  const YAML::Node doc = load_spec_yaml(path);
+  const LoadContext ctx{path, {}};
+  const Field root = root_field(ctx, doc);
+  root.expect_map(kHardwareKeys);
+
+  HardwareSpec hw;
+  hw.name = root.has("name") ? root.require("name").as_string() : spec_stem(path);
+  if (auto f = root.get("source")) hw.source = f->as_string();
+
+  // HBM is sold in binary units ("80 GB" is 80 GiB); memory_gb is decimal, for cards
+  // quoted that way.
+  const auto gib = root.get("memory_gib");
+  const auto gb = root.get("memory_gb");
+  if (gib && gb) gb->fail_at_key("give memory_gib or memory_gb, not both");
+  if (!gib && !gb) root.fail_at_key("missing required key 'memory_gib' (or 'memory_gb')");
+  hw.memory_bytes = gib ? gib->positive_double() * kGiB : gb->positive_double() * 1e9;
+
+  hw.memory_bandwidth_bytes_per_s = root.require("memory_bandwidth_tb_s").positive_double() * 1e12;
+  hw.peak_flops_bf16 = root.require("peak_tflops_bf16").positive_double() * 1e12;
+  hw.peak_flops_fp8 = non_negative_or(root, "peak_tflops_fp8", 0) * 1e12;
+  hw.peak_flops_int8 = non_negative_or(root, "peak_tops_int8", 0) * 1e12;
+  hw.interconnect_bandwidth_bytes_per_s =
+      root.require("interconnect_bandwidth_gb_s").non_negative_double() * 1e9;
+  hw.interconnect_latency_s = non_negative_or(root, "interconnect_latency_us", 0) * 1e-6;
+  hw.host_link_bandwidth_bytes_per_s = non_negative_or(root, "host_link_bandwidth_gb_s", 0) * 1e9;
+  hw.price_per_gpu_hour = non_negative_or(root, "price_per_gpu_hour", 0);
+
+  const HardwareSpec defaults;
+  hw.gemm_efficiency = efficiency(root, "gemm_efficiency", defaults.gemm_efficiency);
+  hw.attention_efficiency = efficiency(root, "attention_efficiency", defaults.attention_efficiency);
+  hw.memory_efficiency = efficiency(root, "memory_efficiency", defaults.memory_efficiency);
+  hw.comm_efficiency = efficiency(root, "comm_efficiency", defaults.comm_efficiency);
+  hw.step_overhead_s = non_negative_or(root, "step_overhead_us", 0) * 1e-6;
+  hw.layer_overhead_s = non_negative_or(root, "layer_overhead_us", 0) * 1e-6;
+  return hw;
+}
+
+}  // namespace servesim

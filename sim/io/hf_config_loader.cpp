@@ -1,0 +1,146 @@
+#include "sim/io/hf_config_loader.h"
+
+#include <climits>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/errors.h"
+
+namespace servesim {
+
+namespace {
+
+using nlohmann::json;
+
+// nlohmann::json keeps no positions, so an error's line is found by looking for the
+// quoted key in the text (the first occurrence; 0 if absent).
+int line_of_key(const std::string& text, const std::string& key) {
+  const std::size_t at = text.find("\"" + key + "\"");
+  if (at == std::string::npos) return 0;
+  int line = 1;
+  for (std::size_t i = 0; i < at; ++i) line += text[i] == '\n' ? 1 : 0;
+  return line;
+}
+
+class ConfigJson {
+ public:
+  ConfigJson(std::string path, std::string text, const json& root)
+      : path_(std::move(path)), text_(std::move(text)), root_(root) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+    throw ConfigError(path_, line_of_key(text_, key), key, message);
+  }
+
+  // A JSON null counts as absent: some configs write "head_dim": null.
+  const json* find(const std::string& key) const {
+    const auto it = root_.find(key);
+    return it == root_.end() || it->is_null() ? nullptr : &*it;
+  }
+
+  int count(const std::string& key) const {
+    const json* v = find(key);
+    if (v == nullptr) {
+      fail(key, "missing required field '" + key + "' (a dense Llama-style config.json has it)");
+    }
+    return count_value(key, *v);
+  }
+
+  int count_or(const std::string& key, int fallback) const {
+    const json* v = find(key);
+    return v == nullptr ? fallback : count_value(key, *v);
+  }
+
+  bool flag_or(const std::string& key, bool fallback) const {
+    const json* v = find(key);
+    if (v == nullptr) return fallback;
+    if (!v->is_boolean()) fail(key, "expected true or false, got " + v->dump());
+    return v->get<bool>();
+  }
+
+ private:
+  int count_value(const std::string& key, const json& v) const {
+    if (!v.is_number()) fail(key, "expected a whole number, got " + v.dump());
+    const double d = v.get<double>();
+    if (std::floor(d) != d || d < 1 || d > INT_MAX) {
+      fail(key, "expected a positive whole number, got " + v.dump());
+    }
+    return static_cast<int>(d);
+  }
+
+  std::string path_;
+  std::string text_;
+  const json& root_;
+};
+
+std::string model_name(const json& root, const std::string& path) {
+  const auto it = root.find("_name_or_path");
+  if (it != root.end() && it->is_string() && !it->get<std::string>().empty()) {
+    return std::filesystem::path(it->get<std::string>()).filename().string();
+  }
+  // A downloaded model is a folder holding config.json; the folder names the model.
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path().filename();
+  return folder.empty() ? std::filesystem::path(path).stem().string() : folder.string();
+}
+
+}  // namespace
+
+ModelSpec load_hf_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, 0, "", "cannot read the file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ConfigError(path, 0, "", std::string("not valid JSON: ") + e.what());
+  }
+  if (!doc.is_object()) throw ConfigError(path, 0, "", "expected a JSON object at the top");
+  // Multimodal configs nest the language model under text_config.
+  const json& root = !doc.contains("hidden_size") && doc.contains("text_config") &&
+                             doc["text_config"].is_object()
+                         ? doc["text_config"]
+                         : doc;
+  const ConfigJson cfg(path, text, root);
+
+  for (const char* moe : {"num_local_experts", "num_experts", "n_routed_experts"}) {
+    if (cfg.find(moe) != nullptr) {
+      cfg.fail(moe, "mixture-of-experts models are not supported (dense decoders only)");
+    }
+  }
+
+  ModelSpec m;
+  m.name = model_name(doc, path);
+  m.source = "Hugging Face config.json: " + path;
+  m.hidden_size = cfg.count("hidden_size");
+  m.num_layers = cfg.count("num_hidden_layers");
+  m.num_attention_heads = cfg.count("num_attention_heads");
+  // Configs written before GQA leave it out: every head has its own K and V.
+  m.num_kv_heads = cfg.count_or("num_key_value_heads", m.num_attention_heads);
+  m.intermediate_size = cfg.count("intermediate_size");
+  m.vocab_size = cfg.count("vocab_size");
+  m.max_context_tokens = cfg.count("max_position_embeddings");
+  m.tied_embeddings = cfg.flag_or("tie_word_embeddings", false);
+  m.gated_mlp = true;  // Llama, Mistral, Qwen2, Yi: SwiGLU with gate_proj and up_proj
+  if (cfg.find("head_dim") != nullptr) {
+    m.head_dim = cfg.count("head_dim");
+  } else if (m.hidden_size % m.num_attention_heads != 0) {
+    cfg.fail("num_attention_heads", "does not divide hidden_size " + std::to_string(m.hidden_size) +
+                                        " and no head_dim is given");
+  } else {
+    m.head_dim = m.hidden_size / m.num_attention_heads;
+  }
+  if (m.num_attention_heads % m.num_kv_heads != 0) {
+    cfg.fail("num_key_value_heads", "must divide num_attention_heads " +
+                                        std::to_string(m.num_attention_heads));
+  }
+  return m;
+}
+
+}  // namespace servesim

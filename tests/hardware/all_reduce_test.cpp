@@ -1,0 +1,55 @@
+// The roofline's all-reduce time (ring bytes over derated NVLink plus a latency) with the
+// H100 profile against NCCL all-reduce measured on a DGX-H100 by Vidur
+// (data/profiling/vidur_h100_dgx_all_reduce.csv: 2, 4 and 8 GPUs, 2 KiB to 64 MiB).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/hardware/roofline.h"
+#include "sim/io/model_loader.h"
+
+using namespace servesim;
+
+TEST_CASE("roofline: H100 all-reduce times match DGX-H100 NCCL measurements at every TP degree", "[hardware]") {
+  std::ifstream in(std::string(SERVESIM_SOURCE_DIR) + "/data/profiling/vidur_h100_dgx_all_reduce.csv");
+  REQUIRE(in);
+  std::string line;
+  std::getline(in, line);  // ,min,max,mean,median,std,rank,num_workers,size,collective,...
+  std::map<int, std::vector<std::pair<double, double>>> by_tp;  // tp -> (bytes, measured s)
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    REQUIRE(f.size() == 12);
+    by_tp[std::stoi(f[7])].push_back({std::stod(f[8]), std::stod(f[4]) * 1e-3});
+  }
+  REQUIRE(by_tp.size() == 3);
+
+  const ModelSpec model = load_model("llama-2-70b");
+  const HardwareSpec hw = load_hardware("h100-sxm");
+  for (const auto& [tp, points] : by_tp) {
+    Deployment dep;
+    dep.tp = tp;
+    const RooflineCostModel rf(model, hw, dep);
+    std::vector<double> errors;
+    for (const auto& [bytes, measured_s] : points) {
+      OpCost op{"all_reduce", OpKind::communication};
+      op.comm_bytes = 2.0 * (tp - 1) / tp * bytes;  // ring: what each GPU sends
+      errors.push_back(std::fabs(rf.time_op(op).time_s - measured_s) / measured_s);
+    }
+    std::sort(errors.begin(), errors.end());
+    const double median = errors[errors.size() / 2];
+    std::printf("H100 all-reduce tp=%d: %zu sizes, median |error| %.1f%%, p90 %.1f%%\n", tp,
+                errors.size(), 100 * median, 100 * errors[errors.size() * 9 / 10]);
+    INFO("tp=" << tp);
+    CHECK(points.size() == 994);
+    CHECK(median <= 0.12);
+  }
+}
