@@ -1,0 +1,114 @@
+#include "sim/io/scenario_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "sim/core/errors.h"
+#include "sim/io/cluster_parse.h"
+#include "sim/io/set_overrides.h"
+#include "sim/io/workload_parse.h"
+#include "sim/io/yaml_helpers.h"
+
+namespace servesim {
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {"name",     "seed",    "stop",
+                                           "workload", "cluster", "outputs"};
+
+YAML::Node read_yaml(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw ConfigError(path, 0, "", "scenario file not found");
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ConfigError(path, 0, "", "is a folder; expected a scenario YAML file");
+  }
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError(path, 0, "", "cannot read the scenario file");
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp counts lines and columns from 0.
+    const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
+    const int column = e.mark.is_null() ? 0 : e.mark.column + 1;
+    throw ConfigError(path, line, "", "YAML syntax error: " + e.msg, column);
+  }
+}
+
+StopSpec parse_stop(const Field& f) {
+  f.expect_map({"requests", "time"});
+  StopSpec stop;
+  if (auto requests = f.get("requests")) stop.requests = requests->int_at_least(1);
+  if (auto time = f.get("time")) {
+    stop.time_ns = time->as_duration_ns();
+    if (*stop.time_ns <= 0) time->fail("the stop time must be > 0, got " + time->node().Scalar());
+  }
+  return stop;
+}
+
+OutputsSpec parse_outputs(const Field& f) {
+  f.expect_map({"requests_csv", "chrome_trace"});
+  OutputsSpec out;
+  if (auto v = f.get("requests_csv")) out.requests_csv = v->as_bool();
+  if (auto v = f.get("chrome_trace")) out.chrome_trace = v->as_bool();
+  return out;
+}
+
+// The name becomes the default results folder (results/NAME), so it must be one plain
+// path component.
+std::string parse_name(const Field& f) {
+  const std::string name = f.as_string();
+  if (name.empty()) f.fail("the name is empty");
+  if (name.find('/') != std::string::npos || name.find('\\') != std::string::npos || name == "." ||
+      name == "..") {
+    f.fail("the name becomes a folder name, so it cannot contain '/' or '\\' or be '.' or '..'");
+  }
+  return name;
+}
+
+Scenario parse_scenario(const Field& root, const std::string& path) {
+  if (root.is_null()) {
+    root.fail("the scenario is empty; it needs at least 'workload' and 'cluster'");
+  }
+  root.expect_map(kTopKeys);
+  Scenario s;
+  s.source_file = path;
+  s.name = std::filesystem::path(path).stem().string();
+  if (auto v = root.get("name")) s.name = parse_name(*v);
+  if (auto v = root.get("seed")) s.seed = v->as_uint64();
+  if (auto v = root.get("stop")) s.stop = parse_stop(*v);
+  s.workload = parse_workload(root.require("workload"));
+  s.cluster = parse_cluster(root.require("cluster"), s.workload);
+  if (auto v = root.get("outputs")) s.outputs = parse_outputs(*v);
+  // A synthetic or closed-loop class never runs dry, so without a stop the run would never end.
+  if (!s.stop.requests && !s.stop.time_ns) {
+    for (std::size_t i = 0; i < s.workload.size(); ++i) {
+      if (s.workload[i].trace) continue;
+      const Field stop_or_root = root.get("stop") ? *root.get("stop") : root;
+      stop_or_root.fail("class '" + s.workload[i].name +
+                        "' generates requests without end; set stop.requests or stop.time");
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  YAML::Node root = read_yaml(path);
+  LoadContext ctx{path, {}};
+  for (const std::string& text : overrides) {
+    ctx.overridden.push_back(apply_override(root, parse_override(text)));
+  }
+  try {
+    return parse_scenario(root_field(ctx, root), path);
+  } catch (const YAML::Exception& e) {
+    // The parsers read the tree without conversions that throw; this is a safety net so a
+    // yaml-cpp surprise still reaches the user as bad input, never as a crash.
+    const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
+    throw ConfigError(path, line, "", std::string("cannot read the scenario: ") + e.msg);
+  }
+}
+
+}  // namespace servesim

@@ -1,0 +1,126 @@
+#include "sim/io/scenario_summary.h"
+
+#include <sstream>
+
+#include "sim/io/distribution_parse.h"
+#include "sim/io/workload_parse.h"
+#include "sim/io/yaml_helpers.h"
+
+namespace servesim {
+
+namespace {
+
+std::string describe_arrival(const ArrivalSpec& a) {
+  const std::string process = arrival_process_name(a.process);
+  if (a.process == ArrivalSpec::Process::closed) {
+    std::string out = "closed loop of " + std::to_string(a.concurrency) + " users";
+    if (a.think_time_s) {
+      out += ", think " + describe_distribution(*a.think_time_s, DistUnit::seconds);
+    }
+    return out;
+  }
+  std::string out = process + " " + format_number(a.rate_per_s) + " req/s";
+  if (a.process == ArrivalSpec::Process::gamma) out += " (cv " + format_number(a.cv) + ")";
+  return out;
+}
+
+std::string describe_slo(const SloSpec& slo) {
+  std::string out;
+  auto add = [&out](const char* name, const std::optional<Tick>& v) {
+    if (!v) return;
+    out += (out.empty() ? "" : ", ") + std::string(name) + " " + format_duration(*v);
+  };
+  add("ttft", slo.ttft_ns);
+  add("itl", slo.itl_ns);
+  add("tpot", slo.tpot_ns);
+  add("e2el", slo.e2el_ns);
+  return out;
+}
+
+std::string describe_class(const ClassSpec& c) {
+  std::string out = c.name + ": ";
+  if (c.trace) {
+    out += c.trace->format + " trace " + c.trace->path;
+    if (c.trace->format != "lengths") out += " (speedup " + format_number(c.trace->speedup) + ")";
+    if (c.arrival) out += "; arrival " + describe_arrival(*c.arrival);
+  } else {
+    out += describe_arrival(*c.arrival);
+  }
+  if (c.input) out += "; input " + describe_distribution(*c.input, DistUnit::tokens);
+  if (c.output) out += "; output " + describe_distribution(*c.output, DistUnit::tokens);
+  if (c.priority != 0) out += "; priority " + std::to_string(c.priority);
+  const std::string slo = describe_slo(c.slo);
+  if (!slo.empty()) out += "; slo " + slo;
+  return out;
+}
+
+std::string describe_cost_model(const CostModelSpec& m) {
+  if (m.kind == "constant") return "constant " + format_duration(m.constant_step_ns) + " per step";
+  if (m.kind == "linear") {
+    return "linear " + format_duration(m.linear_base_ns) + " + " +
+           format_number(m.linear_per_token_ns) + "ns per token";
+  }
+  if (m.kind == "table") return "table " + m.table_path;
+  return m.kind;
+}
+
+std::string describe_pool(const PoolConfig& p) {
+  std::ostringstream out;
+  const EngineConfig& e = p.engine;
+  out << p.name << ": " << p.replicas << " x " << p.model.name << " on " << p.hardware.name
+      << " (tp " << p.deployment.tp << ", pp " << p.deployment.pp << ", weights "
+      << dtype_name(p.deployment.weights) << ", kv " << dtype_name(p.deployment.kv) << ")\n"
+      << "      engine " << e.policy << ", max_num_seqs " << e.max_num_seqs
+      << ", max_batched_tokens " << e.max_batched_tokens << ", block_size " << e.block_size
+      << ", prefix_cache " << (e.prefix_cache ? "on" : "off");
+  if (e.kv_cache_tokens) out << ", kv_cache_tokens " << *e.kv_cache_tokens;
+  out << ", gpu_memory_utilization " << format_number(e.gpu_memory_utilization) << "\n"
+      << "      cost model " << describe_cost_model(p.cost_model) << "; serves ";
+  if (p.classes.empty()) {
+    out << "every class";
+  } else {
+    for (std::size_t i = 0; i < p.classes.size(); ++i) out << (i ? ", " : "") << p.classes[i];
+  }
+  return out.str();
+}
+
+}  // namespace
+
+std::string format_duration(Tick ns) {
+  struct Unit {
+    Tick ns;
+    const char* name;
+  };
+  static const Unit kUnits[] = {{3600 * kNsPerSec, "h"}, {60 * kNsPerSec, "m"}, {kNsPerSec, "s"},
+                                {kNsPerMs, "ms"},        {kNsPerUs, "us"},      {1, "ns"}};
+  for (const Unit& u : kUnits) {
+    if (ns >= u.ns) {
+      return format_number(static_cast<double>(ns) / static_cast<double>(u.ns)) + u.name;
+    }
+  }
+  return "0s";
+}
+
+std::string describe_scenario(const Scenario& s) {
+  std::ostringstream out;
+  out << "scenario " << s.name << " (" << s.source_file << ")\n"
+      << "  seed " << s.seed << "; stop ";
+  if (!s.stop.requests && !s.stop.time_ns) out << "when every source is exhausted";
+  if (s.stop.requests) out << "after " << *s.stop.requests << " requests";
+  if (s.stop.requests && s.stop.time_ns) out << " or ";
+  if (s.stop.time_ns) out << "at " << format_duration(*s.stop.time_ns) << " simulated";
+  out << "\n  workload: " << s.workload.size()
+      << (s.workload.size() == 1 ? " class\n" : " classes\n");
+  for (const ClassSpec& c : s.workload) out << "    " << describe_class(c) << "\n";
+  int replicas = 0;
+  for (const PoolConfig& p : s.cluster.pools) replicas += p.replicas;
+  out << "  cluster: " << s.cluster.pools.size()
+      << (s.cluster.pools.size() == 1 ? " pool" : " pools") << ", " << replicas
+      << (replicas == 1 ? " replica" : " replicas") << ", router " << s.cluster.router << "\n";
+  for (const PoolConfig& p : s.cluster.pools) out << "    " << describe_pool(p) << "\n";
+  out << "  outputs: requests_csv " << (s.outputs.requests_csv ? "on" : "off") << ", chrome_trace "
+      << (s.outputs.chrome_trace ? "on" : "off") << "\n";
+  return out.str();
+}
+
+}  // namespace servesim

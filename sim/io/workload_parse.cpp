@@ -1,0 +1,206 @@
+#include "sim/io/workload_parse.h"
+
+#include <algorithm>
+#include <set>
+
+#include "sim/io/data_paths.h"
+#include "sim/io/did_you_mean.h"
+#include "sim/io/distribution_parse.h"
+
+namespace servesim {
+
+namespace {
+
+const std::vector<std::string> kClassKeys = {"class",    "arrival", "input",  "output", "slo",
+                                             "priority", "trace",   "prompt", "session"};
+const std::vector<std::string> kArrivalKeys = {"process", "rate", "cv", "concurrency",
+                                               "think_time"};
+const std::vector<std::string> kProcesses = {"poisson", "gamma", "constant", "closed"};
+const std::vector<std::string> kTraceKeys = {"format", "path", "speedup"};
+// Every format of the interface, so a known-but-unbuilt one gets "not supported yet"
+// instead of "unknown".
+const std::vector<std::string> kTraceFormats = {"azure", "vidur", "lengths", "mooncake", "csv"};
+const std::vector<std::string> kSupportedTraceFormats = {"azure", "vidur", "lengths"};
+const std::vector<std::string> kSloKeys = {"ttft", "itl", "tpot", "e2el"};
+
+bool contains(const std::vector<std::string>& list, const std::string& s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+// The keys each process reads; any other arrival key is a mistake worth reporting, since
+// it would otherwise be silently ignored (e.g. `cv` on a poisson process).
+std::vector<std::string> keys_of_process(ArrivalSpec::Process p) {
+  switch (p) {
+    case ArrivalSpec::Process::poisson:
+      return {"process", "rate"};
+    case ArrivalSpec::Process::gamma:
+      return {"process", "rate", "cv"};
+    case ArrivalSpec::Process::constant:
+      return {"process", "rate"};
+    case ArrivalSpec::Process::closed:
+      return {"process", "concurrency", "think_time"};
+  }
+  return {};
+}
+
+ArrivalSpec parse_arrival(const Field& f) {
+  f.expect_map(kArrivalKeys);
+  ArrivalSpec spec;
+  std::string process = "poisson";
+  if (auto p = f.get("process")) {
+    process = p->as_string();
+    if (!contains(kProcesses, process)) {
+      p->fail(unknown_choice_message("arrival process", "processes", process, kProcesses));
+    }
+  }
+  spec.process = static_cast<ArrivalSpec::Process>(
+      std::find(kProcesses.begin(), kProcesses.end(), process) - kProcesses.begin());
+  const std::vector<std::string> used = keys_of_process(spec.process);
+  for (const std::string& k : f.keys()) {
+    if (!contains(used, k)) {
+      f.get(k)->fail_at_key("'" + k + "' does not apply to process '" + process +
+                            "' (it takes: " + join_choices(used) + ")");
+    }
+  }
+  if (spec.process == ArrivalSpec::Process::closed) {
+    const Field concurrency = f.require("concurrency");
+    const std::int64_t users = concurrency.int_at_least(1);
+    if (users > 1'000'000'000) {
+      concurrency.fail("must be at most 1000000000, got " + std::to_string(users));
+    }
+    spec.concurrency = static_cast<int>(users);
+    if (auto think = f.get("think_time")) {
+      spec.think_time_s = parse_distribution(*think, DistUnit::seconds);
+    }
+  } else {
+    spec.rate_per_s = f.require("rate").positive_double();
+    if (auto cv = f.get("cv")) spec.cv = cv->positive_double();
+  }
+  return spec;
+}
+
+TraceSpec parse_trace(const Field& f) {
+  f.expect_map(kTraceKeys);
+  TraceSpec spec;
+  const Field format = f.require("format");
+  spec.format = format.as_string();
+  if (!contains(kTraceFormats, spec.format)) {
+    format.fail(unknown_choice_message("trace format", "formats", spec.format, kTraceFormats));
+  }
+  if (!contains(kSupportedTraceFormats, spec.format)) {
+    format.fail("trace format '" + spec.format + "' is not supported yet in this version (use " +
+                join_choices(kSupportedTraceFormats) + ")");
+  }
+  spec.path = existing_data_path(f.require("path"), "trace file");
+  if (auto speedup = f.get("speedup")) {
+    if (spec.format == "lengths") {
+      speedup->fail_at_key(
+          "'speedup' has no effect with format 'lengths': arrival times come "
+          "from the class's `arrival`");
+    }
+    spec.speedup = speedup->positive_double();
+  }
+  return spec;
+}
+
+SloSpec parse_slo(const Field& f) {
+  f.expect_map(kSloKeys);
+  SloSpec slo;
+  auto read = [&f](const char* name, std::optional<Tick>& out) {
+    if (auto v = f.get(name)) {
+      out = v->as_duration_ns();
+      if (*out <= 0) v->fail("an SLO must be > 0, got " + v->node().Scalar());
+    }
+  };
+  read("ttft", slo.ttft_ns);
+  read("itl", slo.itl_ns);
+  read("tpot", slo.tpot_ns);
+  read("e2el", slo.e2el_ns);
+  return slo;
+}
+
+// Which of arrival/input/output a class must or must not have, given its trace.
+void check_sources(const Field& f, const ClassSpec& c) {
+  const bool timed_trace = c.trace && c.trace->format != "lengths";
+  const bool length_trace = c.trace && c.trace->format == "lengths";
+  for (const char* key : {"arrival", "input", "output"}) {
+    const std::optional<Field> present = f.get(key);
+    const bool forbidden = timed_trace || (length_trace && std::string(key) != "arrival");
+    if (present && forbidden) {
+      present->fail_at_key("'" + std::string(key) +
+                           "' cannot be combined with a trace of format '" + c.trace->format +
+                           "': the trace already gives " +
+                           (timed_trace ? "arrival times and lengths" : "the lengths"));
+    }
+    const bool needed = !c.trace || (length_trace && std::string(key) == "arrival");
+    if (!present && needed) {
+      f.fail_at_key(c.trace ? "a trace of format 'lengths' needs an 'arrival' process"
+                            : "missing required key '" + std::string(key) +
+                                  "': a class needs 'arrival', 'input' and 'output', or a 'trace'");
+    }
+  }
+}
+
+ClassSpec parse_class(const Field& f) {
+  f.expect_map(kClassKeys);
+  for (const char* later : {"prompt", "session"}) {
+    if (auto k = f.get(later)) {
+      k->fail_at_key("'" + std::string(later) + "' is not supported yet in this version");
+    }
+  }
+  ClassSpec c;
+  if (auto name = f.get("class")) {
+    c.name = name->as_string();
+    if (c.name.empty()) name->fail("the class name is empty");
+  }
+  if (auto trace = f.get("trace")) c.trace = parse_trace(*trace);
+  check_sources(f, c);
+  if (auto arrival = f.get("arrival")) c.arrival = parse_arrival(*arrival);
+  if (auto input = f.get("input")) {
+    c.input = parse_distribution(*input, DistUnit::tokens);
+    // Every request needs at least one prompt token; output 0 is legal (embeddings).
+    if (c.input->kind == DistSpec::Kind::fixed && c.input->a < 1) {
+      input->fail("a request needs at least 1 input token, got " + format_number(c.input->a));
+    }
+  }
+  if (auto output = f.get("output")) c.output = parse_distribution(*output, DistUnit::tokens);
+  if (auto slo = f.get("slo")) c.slo = parse_slo(*slo);
+  if (auto priority = f.get("priority")) {
+    const std::int64_t p = priority->as_int();
+    if (p < -1'000'000 || p > 1'000'000) priority->fail("must be between -1000000 and 1000000");
+    c.priority = static_cast<int>(p);
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string arrival_process_name(ArrivalSpec::Process process) {
+  return kProcesses[static_cast<std::size_t>(process)];
+}
+
+std::vector<ClassSpec> parse_workload(const Field& workload) {
+  if (!workload.is_list()) {
+    workload.fail("expected a list of classes (each item starts with '- '), got " +
+                  workload.describe());
+  }
+  const std::vector<Field> items = workload.items();
+  if (items.empty()) workload.fail("the workload has no classes");
+  std::vector<ClassSpec> classes;
+  std::set<std::string> names;
+  for (const Field& item : items) {
+    ClassSpec c = parse_class(item);
+    if (!names.insert(c.name).second) {
+      const std::optional<Field> name = item.get("class");
+      const std::string message =
+          "duplicate class name '" + c.name + "'" +
+          (name ? "" : " (a class without 'class:' is named 'default'; give each class a name)");
+      if (name) name->fail(message);
+      item.fail_at_key(message);
+    }
+    classes.push_back(std::move(c));
+  }
+  return classes;
+}
+
+}  // namespace servesim

@@ -1,0 +1,20 @@
+#pragma once
+// Reads the scenario's `workload:` list into validated ClassSpecs (docs/scenario.md,
+// "workload"). Each class is either synthetic (`arrival` + `input` + `output`), a timed
+// trace (`trace` with format azure or vidur), or a length-only trace plus a synthetic
+// `arrival` (format lengths).
+#include <string>
+#include <vector>
+
+#include "sim/io/yaml_helpers.h"
+#include "sim/workload/workload_config.h"
+
+namespace servesim {
+
+// Throws ConfigError at the offending key; class names must be unique.
+std::vector<ClassSpec> parse_workload(const Field& workload);
+
+// The names of the arrival processes, in the order of ArrivalSpec::Process.
+std::string arrival_process_name(ArrivalSpec::Process process);
+
+}  // namespace servesim
