@@ -30,14 +30,14 @@ ConfigError error_with(const std::vector<std::string>& sets) {
   throw;  // unreachable: FAIL throws
 }
 
-TEST_CASE("--set: a scalar inside a list item replaces the file's value", "[scenario]") {
+TEST_CASE("set overrides: a scalar inside a list item replaces the file's value", "[scenario]") {
   const Scenario s = load_with({"cluster.pools.0.replicas=4", "workload.0.arrival.rate=8"});
   CHECK(s.cluster.pools[0].replicas == 4);
   CHECK(s.workload[0].arrival->rate_per_s == 8.0);
   CHECK(s.workload[0].input->a == 100.0);  // untouched neighbours stay
 }
 
-TEST_CASE("--set: a value is YAML, so a whole distribution can be swapped in", "[scenario]") {
+TEST_CASE("set overrides: a value is YAML, so a whole distribution can be swapped in", "[scenario]") {
   const Scenario s = load_with({"workload.0.input={lognormal: {median: 500, sigma: 1.5}}"});
   REQUIRE(s.workload[0].input);
   CHECK(s.workload[0].input->kind == DistSpec::Kind::lognormal);
@@ -45,7 +45,7 @@ TEST_CASE("--set: a value is YAML, so a whole distribution can be swapped in", "
   CHECK(s.workload[0].input->b == 1.5);
 }
 
-TEST_CASE("--set: a missing key is created, mappings along the path too", "[scenario]") {
+TEST_CASE("set overrides: a missing key is created, mappings along the path too", "[scenario]") {
   const Scenario s = load_with({"stop.requests=100", "cluster.pools.0.engine.prefix_cache=true",
                                 "seed=42", "cluster.pools.0.classes=[chat]"});
   REQUIRE(s.stop.requests);
@@ -56,12 +56,12 @@ TEST_CASE("--set: a missing key is created, mappings along the path too", "[scen
   CHECK(s.cluster.pools[0].classes == std::vector<std::string>{"chat"});
 }
 
-TEST_CASE("--set: the last override of a key wins", "[scenario]") {
+TEST_CASE("set overrides: the last override of a key wins", "[scenario]") {
   const Scenario s = load_with({"cluster.pools.0.replicas=4", "cluster.pools.0.replicas=6"});
   CHECK(s.cluster.pools[0].replicas == 6);
 }
 
-TEST_CASE("--set: a list index out of range names --set and the key", "[scenario]") {
+TEST_CASE("set overrides: a list index out of range names --set and the key", "[scenario]") {
   const ConfigError e = error_with({"cluster.pools.3.replicas=2"});
   CHECK(e.file() == "--set");
   CHECK(e.line() == 0);
@@ -69,7 +69,7 @@ TEST_CASE("--set: a list index out of range names --set and the key", "[scenario
   CHECK_THAT(e.message(), Catch::Contains("index 3 is out of range: the list has 1 item(s)"));
 }
 
-TEST_CASE("--set: a bad overridden value is reported at --set with its key", "[scenario]") {
+TEST_CASE("set overrides: a bad overridden value is reported at --set with its key", "[scenario]") {
   const ConfigError e = error_with({"workload.0.arrival.rate=fast"});
   CHECK(e.file() == "--set");
   CHECK(e.line() == 0);
@@ -77,20 +77,20 @@ TEST_CASE("--set: a bad overridden value is reported at --set with its key", "[s
   CHECK_THAT(e.message(), Catch::Contains("expected a number, got 'fast'"));
 }
 
-TEST_CASE("--set: an error inside an overridden mapping keeps the full key", "[scenario]") {
+TEST_CASE("set overrides: an error inside an overridden mapping keeps the full key", "[scenario]") {
   const ConfigError e = error_with({"workload.0.input={lognormal: {median: 5, sigma: -1}}"});
   CHECK(e.file() == "--set");
   CHECK(e.key() == "workload.0.input.lognormal.sigma");
 }
 
-TEST_CASE("--set: a created key that is misspelt gets a suggestion", "[scenario]") {
+TEST_CASE("set overrides: a created key that is misspelt gets a suggestion", "[scenario]") {
   const ConfigError e = error_with({"cluster.pools.0.replica=4"});
   CHECK(e.file() == "--set");
   CHECK(e.key() == "cluster.pools.0.replica");
   CHECK_THAT(e.message(), Catch::Contains("did you mean 'replicas'?"));
 }
 
-TEST_CASE("--set: an unknown key created with its parents is blamed on --set", "[scenario]") {
+TEST_CASE("set overrides: an unknown key created with its parents is blamed on --set", "[scenario]") {
   const ConfigError e = error_with({"clustr.router=round-robin"});
   CHECK(e.file() == "--set");
   CHECK(e.key() == "clustr");
@@ -103,7 +103,7 @@ TEST_CASE("--set: an unknown key created with its parents is blamed on --set", "
                  "index 0 is out of range: 'clustr.pools' has no list; did you mean 'cluster'?"));
 }
 
-TEST_CASE("--set: errors elsewhere still point into the file", "[scenario]") {
+TEST_CASE("set overrides: errors elsewhere still point into the file", "[scenario]") {
   ScenarioDir dir;
   const std::string path = dir.write("s.yaml", edit_line(kMinimalScenario, 10, "      tp: 5"));
   try {
@@ -116,7 +116,7 @@ TEST_CASE("--set: errors elsewhere still point into the file", "[scenario]") {
   }
 }
 
-TEST_CASE("--set: malformed overrides are usage errors naming the text", "[scenario]") {
+TEST_CASE("set overrides: malformed overrides are usage errors naming the text", "[scenario]") {
   CHECK_THROWS_WITH(parse_override("cluster.pools.0.replicas"),
                     Catch::Contains("expected KEY=VALUE"));
   CHECK_THROWS_WITH(parse_override("=4"), Catch::Contains("the key before '=' is empty"));
@@ -135,7 +135,7 @@ TEST_CASE("--set: malformed overrides are usage errors naming the text", "[scena
   CHECK_THAT(under_scalar.message(), Catch::Contains("is a single value"));
 }
 
-TEST_CASE("--set: apply_override edits a bare YAML tree in place", "[scenario]") {
+TEST_CASE("set overrides: apply_override edits a bare YAML tree in place", "[scenario]") {
   YAML::Node root = YAML::Load("a: {list: [1, 2, 3]}\n");
   CHECK(apply_override(root, parse_override("a.list.02=9")) == "a.list.2");  // canonical index
   CHECK(root["a"]["list"][2].as<int>() == 9);
