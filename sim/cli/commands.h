@@ -10,5 +10,9 @@ namespace servesim::cli {
 int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int step_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int capacity_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace servesim::cli

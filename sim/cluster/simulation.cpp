@@ -34,8 +34,19 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
     pool_of_class_.push_back(chosen);
     sources_.push_back(make_source(workload_[c], static_cast<int>(c), seed_));
   }
+  // A synthetic source never runs out, so without a stop the event loop would never end.
+  if (!stop_.requests && !stop_.time_ns) {
+    for (const auto& c : workload_)
+      if (!c.trace)
+        throw ConfigError("", 0, "stop",
+                          "class '" + c.name + "' has synthetic arrivals that never run out; "
+                          "give stop.requests or stop.time");
+  }
   source_events_.resize(sources_.size());
   source_event_ns_.assign(sources_.size(), kTickMax);
+  std::int64_t slots = 0;  // requests the cluster runs at once
+  for (const auto& p : cluster_.pools) slots += std::int64_t{p.replicas} * p.engine.max_num_seqs;
+  saturation_ = SaturationWatch(slots);
 }
 
 Simulation::~Simulation() = default;
@@ -43,6 +54,8 @@ Simulation::~Simulation() = default;
 void Simulation::set_request_sink(std::function<void(const RequestRecord&)> sink) {
   metrics_->set_request_sink(std::move(sink));
 }
+
+void Simulation::set_arrival_observer(ArrivalObserver observer) { arrival_observer_ = std::move(observer); }
 
 RequestState* Simulation::new_request_state() {
   if (free_states_.empty()) {
@@ -86,6 +99,17 @@ void Simulation::on_arrival(int c) {
     for (auto& h : source_events_) sim_.cancel(h);
   }
   pools_[static_cast<std::size_t>(pool_of_class_[static_cast<std::size_t>(c)])]->submit(*state);
+  // After submit, so a request rejected on arrival does not count as inside.
+  peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
+  in_flight_at_last_arrival_ = in_flight_;
+  saturation_.observe(arrived_, in_flight_);
+  if (arrival_observer_ && arrival_observer_(arrived_, in_flight_)) {
+    aborted_ = true;
+    admitting_ = false;
+    for (auto& h : source_events_) sim_.cancel(h);
+    sim_.stop();
+    return;
+  }
   arm_source(c);
 }
 
@@ -98,14 +122,27 @@ void Simulation::on_request_done(RequestState& request, Tick now_ns) {
   arm_source(c);
 }
 
+// Saturation uses the same rule as `servesim capacity` (SaturationWatch, docs/sweeps.md):
+// the queue beyond full batches was still growing in proportion to arrivals at the last one.
+void Simulation::note_saturation(RunResult& result) const {
+  result.peak_in_flight = peak_in_flight_;
+  result.backlog = in_flight_at_last_arrival_;
+  result.saturated = saturation_.saturated();
+  SummaryBlock& s = result.summary.overall;
+  s.set_count("peak_in_flight", result.peak_in_flight);
+  s.set_count("backlog", result.backlog);
+  s.set_count("saturated", result.saturated ? 1 : 0);
+}
+
 RunResult Simulation::run() {
   for (int c = 0; c < static_cast<int>(sources_.size()); ++c) arm_source(c);
   const Tick until = stop_.time_ns.value_or(kTickMax);
   sim_.run(until);
 
   RunResult result;
-  result.stopped_by_time = in_flight_ > 0 || sim_.has_pending();
-  SS_ASSERT(stop_.time_ns || in_flight_ == 0, "the event queue ran dry with requests still in flight");
+  result.aborted = aborted_;
+  result.stopped_by_time = !aborted_ && (in_flight_ > 0 || sim_.has_pending());
+  SS_ASSERT(stop_.time_ns || aborted_ || in_flight_ == 0, "the event queue ran dry with requests still in flight");
   // Requests still inside when time ran out are reported as unfinished, never dropped.
   for (auto& pool : pools_)
     for (auto& replica : pool->replicas()) {
@@ -140,6 +177,7 @@ RunResult Simulation::run() {
   result.rejected = metrics_->rejected();
   result.unfinished = metrics_->unfinished();
   result.events = sim_.events_run();
+  note_saturation(result);
   // Conservation: every request that arrived left as completed, rejected or unfinished.
   SS_ASSERT(result.arrived == result.completed + result.rejected + result.unfinished,
             "request conservation (arrived = completed + rejected + unfinished)");

@@ -8,6 +8,7 @@
 
 #include "sim/cluster/cluster_config.h"
 #include "sim/cluster/pool.h"
+#include "sim/cluster/saturation_watch.h"
 #include "sim/core/simulator.h"
 #include "sim/metrics/recorder.h"
 #include "sim/workload/source.h"
@@ -25,16 +26,32 @@ struct RunResult {
   std::uint64_t events = 0;
   Tick end_ns = 0;
   bool stopped_by_time = false;
+  // Overload figures (docs/sweeps.md, saturation). `backlog`: requests inside the cluster (waiting
+  // or running) just after the last arrival.
+  std::int64_t peak_in_flight = 0;
+  std::int64_t backlog = 0;
+  // The backlog was still growing at the last arrival (SaturationWatch): arrivals outpaced
+  // the cluster, so the latencies describe a queue that had not reached a steady state.
+  bool saturated = false;
+  // An arrival observer ended the run early (Simulation::set_arrival_observer).
+  bool aborted = false;
 };
 
 class Simulation final : public ReplicaListener {
  public:
-  // Throws ConfigError when a pool cannot be built (weights do not fit, unknown policy).
+  // Throws ConfigError when a pool cannot be built (weights do not fit, unknown policy), and
+  // when the run could never end (synthetic arrivals with neither stop.requests nor stop.time).
   Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec> workload, ClusterConfig cluster);
   ~Simulation() override;
 
   // Every request record is also passed here as the run goes (for requests.csv).
   void set_request_sink(std::function<void(const RequestRecord&)> sink);
+  // Called after every arrival with the arrivals so far and the requests inside (waiting or
+  // running). Returning true ends the run there: admission and the clock stop, requests
+  // inside are reported as unfinished, and RunResult::aborted is set. `servesim capacity`
+  // uses it to stop a run whose queue plainly grows without bound.
+  using ArrivalObserver = std::function<bool(std::int64_t arrived, std::int64_t in_flight)>;
+  void set_arrival_observer(ArrivalObserver observer);
   RunResult run();
 
   const std::vector<std::unique_ptr<Pool>>& pools() const { return pools_; }
@@ -45,6 +62,7 @@ class Simulation final : public ReplicaListener {
   void arm_source(int class_index);
   void on_arrival(int class_index);
   RequestState* new_request_state();
+  void note_saturation(RunResult& result) const;
 
   std::uint64_t seed_;
   StopSpec stop_;
@@ -66,6 +84,11 @@ class Simulation final : public ReplicaListener {
   bool admitting_ = true;
   Tick first_arrival_ns_ = -1;
   Tick last_done_ns_ = 0;
+  std::int64_t peak_in_flight_ = 0;
+  std::int64_t in_flight_at_last_arrival_ = 0;
+  SaturationWatch saturation_{0};  // sized in the constructor, once the pools are known
+  ArrivalObserver arrival_observer_;
+  bool aborted_ = false;
 };
 
 }  // namespace servesim

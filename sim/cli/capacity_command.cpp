@@ -1,0 +1,315 @@
+// `servesim capacity SCENARIO.yaml --slo ttft_p99=2s,itl_p99=100ms [--class NAME]
+//  [--rate-key KEY] [--max-rate R] [--tolerance 1%]`: the highest arrival rate (or
+// concurrency) whose SLO percentiles hold (docs/sweeps.md). Exit 0 with the rate and the
+// figures at it; exit 1 if no rate is feasible.
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "sim/cli/capacity_search.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/options.h"
+#include "sim/cluster/saturation_watch.h"
+#include "sim/cluster/simulation.h"
+#include "sim/core/errors.h"
+#include "sim/io/atomic_write.h"
+#include "sim/io/percent.h"
+#include "sim/io/scenario_loader.h"
+#include "sim/io/slo_targets.h"
+#include "sim/io/summary_writer.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+namespace servesim::cli {
+namespace {
+
+// What the search turns: one scenario key set to x, or (scale) every class's rate key set to
+// its own value times x.
+struct Knob {
+  std::vector<std::pair<std::string, double>> keys;  // key, the scenario's value
+  bool scale = false;
+  bool integer = false;
+  std::string unit;  // for reports: "req/s", "users", "x"
+  double start = 1;
+
+  std::vector<std::string> overrides(double x) const {
+    std::vector<std::string> out;
+    // nlohmann prints the shortest text that reads back as the same double.
+    for (const auto& [key, base] : keys) out.push_back(key + "=" + ojson(scale ? base * x : x).dump());
+    return out;
+  }
+};
+
+// Where the objectives are checked: "" is the overall block, else a class.
+struct SloScope {
+  std::string class_name;
+  std::vector<SloTarget> targets;
+};
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os << std::setprecision(6) << v;
+  return os.str();
+}
+
+// The rate key of one class: its arrival rate, its concurrency (closed loop) or its
+// trace's speedup. `scalable`: whether "scale every class" touches it (closed loops keep
+// their users: they are not a rate).
+struct ClassKnob {
+  std::string key;
+  double value = 0;
+  bool integer = false;
+  std::string unit;
+  bool scalable = true;
+};
+
+ClassKnob class_knob(const Scenario& s, std::size_t i) {
+  const ClassSpec& c = s.workload[i];
+  const std::string prefix = "workload." + std::to_string(i) + ".";
+  if (c.arrival && c.arrival->process == ArrivalSpec::Process::closed)
+    return {prefix + "arrival.concurrency", static_cast<double>(c.arrival->concurrency), true, "users", false};
+  if (c.arrival) return {prefix + "arrival.rate", c.arrival->rate_per_s, false, "req/s", true};
+  if (c.trace) return {prefix + "trace.speedup", c.trace->speedup, false, "x trace speed", true};
+  throw ConfigError(s.source_file, 0, prefix + "arrival", "the class has neither an arrival process nor a trace");
+}
+
+std::optional<double> known_value(const Scenario& s, const std::string& key) {
+  for (std::size_t i = 0; i < s.workload.size(); ++i) {
+    const ClassKnob k = class_knob(s, i);
+    if (k.key == key) return k.value;
+  }
+  return std::nullopt;
+}
+
+std::int64_t slots_of(const Scenario& s) {
+  std::int64_t slots = 0;
+  for (const auto& p : s.cluster.pools) slots += std::int64_t{p.replicas} * p.engine.max_num_seqs;
+  return slots;
+}
+
+const SummaryBlock* block_of(const RunSummary& summary, const std::string& class_name) {
+  if (class_name.empty()) return &summary.overall;
+  for (const auto& [name, block] : summary.classes)
+    if (name == class_name) return &block;
+  return nullptr;
+}
+
+}  // namespace
+
+int capacity_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts("servesim capacity SCENARIO.yaml --slo ttft_p99=2s,... [options]");
+  std::string scenario_path, slo_text, class_name, rate_key, tolerance = "1%", max_rejected = "0%", out_dir;
+  std::vector<std::string> sets;
+  double max_rate = 0, start = 0;
+  opts.add_options()("help,h", "show this help")
+      ("slo", po::value(&slo_text), "objectives: METRIC_STAT=DURATION,... (ttft|itl|tpot|e2el|queue, "
+                                    "mean|p50|p90|p95|p99|p999); default: each class's slo: as p99")
+      ("class", po::value(&class_name), "search this class's rate and check the SLO on it (default: scale "
+                                        "every class's rate together, check the SLO overall)")
+      ("rate-key", po::value(&rate_key), "the scenario key to search instead (e.g. workload.0.arrival.concurrency)")
+      ("start", po::value(&start), "first value tried (default: the scenario's own value)")
+      ("max-rate", po::value(&max_rate), "never try above this value")
+      ("tolerance", po::value(&tolerance), "stop when the bracket is this narrow, relative (default 1%)")
+      ("integer", "the searched value is a whole number (implied for *.concurrency)")
+      ("max-rejected", po::value(&max_rejected), "share of requests that may be rejected (default 0%)")
+      ("no-early-stop", "run every trial to its end, even when its queue plainly grows without bound")
+      ("set", po::value(&sets)->composing(), "override a scenario key: --set stop.requests=20000")
+      ("seed", po::value<std::uint64_t>(), "override the scenario's seed")
+      ("out,o", po::value(&out_dir), "also write capacity.json and the run at capacity's summary.json here")
+      ("json", "print the result as JSON")
+      ("quiet,q", "print only the result line");
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value(&scenario_path));
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+
+  po::variables_map vm;
+  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
+  if (vm.count("help")) {
+    out << "Finds the highest arrival rate (or concurrency) whose SLOs hold: doubling until a run\n"
+           "fails, then bisection. A run whose queue grows without bound fails as saturated,\n"
+           "stopped as soon as that is plain. Exit 0 with the rate; 1 if no rate is feasible.\n\n"
+        << opts;
+    return 0;
+  }
+  if (scenario_path.empty()) {
+    err << "servesim capacity: a scenario file is required\n\n" << opts;
+    return 2;
+  }
+  const double tol = parse_percent_or_throw(tolerance, "--tolerance");
+  if (!(tol > 0)) throw ConfigError("--tolerance", 0, tolerance, "must be > 0%");
+  const double reject_share = parse_percent_or_throw(max_rejected, "--max-rejected");
+  if (vm.count("max-rate") && !(max_rate > 0)) throw ConfigError("--max-rate", 0, fmt(max_rate), "must be > 0");
+  if (vm.count("start") && !(start > 0)) throw ConfigError("--start", 0, fmt(start), "must be > 0");
+
+  const Scenario base = load_scenario(scenario_path, sets);
+  int class_index = -1;
+  if (!class_name.empty()) {
+    for (std::size_t i = 0; i < base.workload.size(); ++i)
+      if (base.workload[i].name == class_name) class_index = static_cast<int>(i);
+    if (class_index < 0) throw ConfigError(scenario_path, 0, "--class", "no workload class is named '" + class_name + "'");
+  } else if (base.workload.size() == 1) {
+    class_index = 0;  // one class: its own rate, in its own unit
+  }
+
+  // The knob.
+  Knob knob;
+  if (!rate_key.empty()) {
+    const auto value = known_value(base, rate_key);
+    knob.keys.push_back({rate_key, value.value_or(0)});
+    knob.integer = rate_key.size() >= 11 && rate_key.compare(rate_key.size() - 11, 11, "concurrency") == 0;
+    knob.unit = knob.integer ? "users" : rate_key.find("rate") != std::string::npos ? "req/s" : "";
+    if (!value && !vm.count("start"))
+      throw ConfigError(scenario_path, 0, rate_key, "its value is not known to capacity; give --start VALUE");
+    knob.start = value.value_or(1);
+  } else if (class_index >= 0) {
+    const ClassKnob k = class_knob(base, static_cast<std::size_t>(class_index));
+    knob.keys.push_back({k.key, k.value});
+    knob.integer = k.integer;
+    knob.unit = k.unit;
+    knob.start = k.value;
+  } else {
+    knob.scale = true;
+    knob.unit = "x the scenario's rates";
+    for (std::size_t i = 0; i < base.workload.size(); ++i) {
+      const ClassKnob k = class_knob(base, i);
+      if (k.scalable) knob.keys.push_back({k.key, k.value});
+    }
+    if (knob.keys.empty())
+      throw ConfigError(scenario_path, 0, "workload", "no class has a rate to scale (closed loops only): use --rate-key");
+  }
+  if (vm.count("integer")) knob.integer = true;
+  if (vm.count("start")) knob.start = start;
+  if (!(knob.start > 0)) throw ConfigError(scenario_path, 0, knob.keys.front().first, "is not > 0; give --start VALUE");
+
+  // The objectives.
+  std::vector<SloScope> scopes;
+  if (!slo_text.empty()) {
+    scopes.push_back({class_name, parse_slo_targets(slo_text)});
+  } else {
+    for (const auto& c : base.workload)
+      if (!class_name.empty() ? c.name == class_name : true) {
+        auto targets = slo_targets_from_spec(c.slo);
+        if (!targets.empty()) scopes.push_back({c.name, std::move(targets)});
+      }
+    if (scopes.empty()) throw ConfigError(scenario_path, 0, "--slo", "give --slo ttft_p99=2s,... or an slo: in the class");
+  }
+
+  const bool quiet = vm.count("quiet") > 0, json = vm.count("json") > 0;
+  std::string slo_line;
+  for (const auto& sc : scopes)
+    for (const auto& t : sc.targets)
+      slo_line += (slo_line.empty() ? "" : ", ") + t.text() + (sc.class_name.empty() ? "" : " (" + sc.class_name + ")");
+  if (!quiet && !json)
+    out << "servesim capacity: " << base.name << ", searching "
+        << (knob.scale ? "a multiplier of every class's rate" : knob.keys.front().first) << " for " << slo_line << "\n";
+
+  std::vector<RunSummary> summaries;  // one per trial, in trial order
+  auto evaluate = [&](double x) {
+    std::vector<std::string> overrides = sets;
+    for (auto& o : knob.overrides(x)) overrides.push_back(std::move(o));
+    Scenario s = load_scenario(scenario_path, overrides);
+    if (vm.count("seed")) s.seed = vm["seed"].as<std::uint64_t>();
+    Simulation sim(s.seed, s.stop, s.workload, s.cluster);
+    SaturationWatch watch(slots_of(s));
+    const bool early_stop = vm.count("no-early-stop") == 0;
+    sim.set_arrival_observer([&](std::int64_t arrived, std::int64_t in_flight) {
+      return watch.observe(arrived, in_flight) && early_stop;
+    });
+    const RunResult r = sim.run();
+    summaries.push_back(r.summary);
+
+    CapacityTrial t;
+    std::vector<std::string> why;
+    if (watch.saturated())
+      why.push_back(std::string("saturated: ") + std::to_string(watch.excess()) + " requests queued beyond full batches " +
+                    (r.aborted ? "after " + std::to_string(r.arrived) + " arrivals, run stopped early"
+                               : "at the last arrival, and growing"));
+    if (r.completed == 0) why.push_back("no request completed");
+    if (r.arrived > 0 && static_cast<double>(r.rejected) > reject_share * static_cast<double>(r.arrived))
+      why.push_back(std::to_string(r.rejected) + " of " + std::to_string(r.arrived) + " requests rejected");
+    if (!r.aborted)
+      for (const auto& sc : scopes) {
+        const SummaryBlock* b = block_of(r.summary, sc.class_name);
+        if (!b) throw ConfigError(scenario_path, 0, "--class", "class '" + sc.class_name + "' is not in the run");
+        for (auto& v : slo_violations(sc.targets, *b)) why.push_back(v);
+      }
+    t.feasible = why.empty();
+    for (const auto& w : why) t.reason += (t.reason.empty() ? "" : "; ") + w;
+    if (!quiet && !json) {
+      out << "  " << std::setw(12) << fmt(x) << " " << knob.unit << "  " << (t.feasible ? "ok  " : "FAIL") << "  ";
+      if (t.feasible)
+        for (const auto& sc : scopes)
+          for (const auto& tg : sc.targets) out << tg.field() << " " << fmt(block_of(r.summary, sc.class_name)->get(tg.field())) << "  ";
+      out << t.reason << "\n";
+    }
+    return t;
+  };
+
+  CapacitySearchParams params;
+  params.start = knob.start;
+  if (vm.count("max-rate")) params.max_x = max_rate;
+  params.tolerance = tol;
+  params.integer = knob.integer;
+  const CapacitySearchResult result = search_capacity(params, evaluate);
+
+  ojson report = ojson::object();
+  report["scenario"] = base.name;
+  report["keys"] = ojson::object();
+  report["slo"] = ojson::array();
+  for (const auto& sc : scopes)
+    for (const auto& t : sc.targets)
+      report["slo"].push_back({{"class", sc.class_name.empty() ? ojson(nullptr) : ojson(sc.class_name)},
+                               {"field", t.field()}, {"max", t.bound_ms}});
+  report["unit"] = knob.unit;
+  report["feasible"] = result.best.has_value();
+  report["capacity"] = result.best ? ojson(result.trials[*result.best].x) : ojson(nullptr);
+  report["capped"] = result.capped;
+  report["lowest_infeasible"] = result.lowest_infeasible ? ojson(*result.lowest_infeasible) : ojson(nullptr);
+  if (result.best)
+    for (const auto& [key, b] : knob.keys) report["keys"][key] = knob.scale ? b * result.trials[*result.best].x : result.trials[*result.best].x;
+  report["figures"] = result.best ? summary_to_json(summaries[*result.best]) : ojson(nullptr);
+  report["trials"] = ojson::array();
+  for (const auto& t : result.trials) report["trials"].push_back({{"value", t.x}, {"feasible", t.feasible}, {"reason", t.reason}});
+
+  if (!out_dir.empty()) {
+    write_file_atomically((fs::path(out_dir) / "capacity.json").string(), "--out",
+                          [&](std::ostream& f) { f << report.dump(2) << "\n"; });
+    if (result.best)
+      write_file_atomically((fs::path(out_dir) / "summary.json").string(), "--out",
+                            [&](std::ostream& f) { write_summary_json(summaries[*result.best], f); });
+  }
+  if (json) {
+    out << report.dump(2) << "\n";
+    return result.best ? 0 : 1;
+  }
+  if (!result.best) {
+    out << "no feasible value: even " << fmt(result.lowest_infeasible.value_or(0)) << " " << knob.unit << " fails ("
+        << result.trials.back().reason << ")\n";
+    return 1;
+  }
+  const double x = result.trials[*result.best].x;
+  out << "capacity: " << fmt(x) << " " << knob.unit;
+  if (result.capped) out << " (the highest value tried, at --max-rate or after 40 doublings: the limit may be higher)";
+  else out << " (" << fmt(*result.lowest_infeasible) << " fails)";
+  out << "\n";
+  if (knob.scale)
+    for (const auto& [key, b] : knob.keys) out << "  " << key << " = " << fmt(b * x) << "\n";
+  const SummaryBlock& at = summaries[*result.best].overall;
+  out << "at capacity: completed " << fmt(at.get("completed")) << ", request_throughput "
+      << fmt(at.get("request_throughput")) << " req/s, output_throughput " << fmt(at.get("output_throughput"))
+      << " tok/s";
+  for (const auto& sc : scopes)
+    for (const auto& t : sc.targets)
+      out << ", " << (sc.class_name.empty() ? "" : sc.class_name + ".") << t.field() << " "
+          << fmt(block_of(summaries[*result.best], sc.class_name)->get(t.field()));
+  out << "\n";
+  return 0;
+}
+
+}  // namespace servesim::cli

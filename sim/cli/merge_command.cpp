@@ -1,0 +1,72 @@
+// `servesim merge A.json B.json ... -o OUT [--allow-missing]`: joins the tables of the
+// shards of one sweep (`sweep --shard I/N`) into the table the unsharded sweep writes.
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <ostream>
+
+#include "sim/cli/commands.h"
+#include "sim/cli/options.h"
+#include "sim/io/atomic_write.h"
+#include "sim/io/sweep_table.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace servesim::cli {
+
+int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts("servesim merge SHARD.json... -o OUT [options]");
+  std::vector<std::string> inputs;
+  std::string out_path;
+  opts.add_options()("help,h", "show this help")
+      ("out,o", po::value(&out_path), "OUT.json (and OUT.csv beside it), or a folder for sweep.json and sweep.csv")
+      ("allow-missing", "write the table even if some points are in no shard")
+      ("quiet,q", "print nothing but errors");
+  po::options_description hidden;
+  hidden.add_options()("input", po::value(&inputs)->composing());
+  po::positional_options_description pos;
+  pos.add("input", -1);
+
+  po::variables_map vm;
+  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
+  if (vm.count("help")) {
+    out << "Joins the sweep.json tables of the shards of one sweep into one table, with the Pareto\n"
+           "front recomputed over every point; the result equals the unsharded sweep's byte for\n"
+           "byte. Inputs may be sweep.json files or the folders holding them.\n\n"
+        << opts;
+    return 0;
+  }
+  if (inputs.empty() || out_path.empty()) {
+    err << "servesim merge: give the shard tables and -o OUT\n\n" << opts;
+    return 2;
+  }
+  std::vector<SweepTable> tables;
+  std::vector<std::string> paths;
+  for (const auto& in : inputs) {
+    tables.push_back(read_sweep_table(in));
+    std::error_code ec;
+    paths.push_back(fs::is_directory(in, ec) ? (fs::path(in) / "sweep.json").string() : in);
+  }
+  const SweepTable merged = merge_sweep_tables(tables, paths, vm.count("allow-missing") > 0);
+
+  fs::path json_path = out_path, csv_path;
+  if (json_path.extension() == ".json") {
+    csv_path = json_path;
+    csv_path.replace_extension(".csv");
+  } else {
+    json_path = fs::path(out_path) / "sweep.json";
+    csv_path = fs::path(out_path) / "sweep.csv";
+  }
+  write_file_atomically(json_path.string(), "--out", [&](std::ostream& f) { write_sweep_json(merged, f); });
+  write_file_atomically(csv_path.string(), "--out", [&](std::ostream& f) { write_sweep_csv(merged, f); });
+  if (!vm.count("quiet")) {
+    std::size_t front = 0;
+    for (const auto& row : merged.rows) front += row["pareto"].get<bool>() ? 1 : 0;
+    out << "servesim merge: " << tables.size() << " tables, " << merged.rows.size() << " of " << merged.points
+        << " points, " << front << " on the Pareto front\nwrote " << json_path.string() << ", " << csv_path.string()
+        << "\n";
+  }
+  return 0;
+}
+
+}  // namespace servesim::cli

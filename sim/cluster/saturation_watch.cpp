@@ -1,0 +1,39 @@
+#include "sim/cluster/saturation_watch.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/assert.h"
+
+namespace servesim {
+
+SaturationWatch::SaturationWatch(std::int64_t slots) : slots_(slots) {
+  SS_ASSERT(slots >= 0, "a cluster runs a non-negative number of requests at once");
+}
+
+bool SaturationWatch::observe(std::int64_t arrived, std::int64_t in_flight) {
+  SS_ASSERT(arrived == arrived_ + 1, "observe() once per arrival, in order");
+  arrived_ = arrived;
+  last_excess_ = std::max<std::int64_t>(in_flight - slots_, 0);
+  if ((arrived & (arrived - 1)) != 0) return false;  // not a power of two
+  excess_at_pow2_.push_back(last_excess_);
+  if (arrived < kEarliestCheck || early_) return early_;
+  const std::size_t k = excess_at_pow2_.size() - 1;  // arrived == 2^k, k >= 10
+  const std::int64_t half = excess_at_pow2_[k - 1], quarter = excess_at_pow2_[k - 2];
+  const double n = static_cast<double>(arrived), e = static_cast<double>(last_excess_);
+  early_ = e >= std::max(n / 16.0, 8.0 * std::sqrt(n)) && 2 * last_excess_ >= 3 * half && 2 * half >= 3 * quarter;
+  return early_;
+}
+
+bool SaturationWatch::saturated() const {
+  if (early_) return true;
+  if (arrived_ < 64) return false;
+  std::size_t k = 0;  // 2^k is the largest power of two <= A / 2, so it lies in (A/4, A/2]
+  while ((std::int64_t{2} << k) <= arrived_ / 2) ++k;
+  const std::int64_t earlier = excess_at_pow2_[k];
+  const double a = static_cast<double>(arrived_);
+  const double floor = std::max({a / 100.0, 3.0 * std::sqrt(a), 8.0});
+  return static_cast<double>(last_excess_) >= floor && 2 * last_excess_ >= 3 * earlier;
+}
+
+}  // namespace servesim

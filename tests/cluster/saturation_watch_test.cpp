@@ -1,0 +1,112 @@
+// Saturation: a queue that grows in proportion to arrivals is told from one that is merely
+// long, early when the growth is plain, and a Simulation stops there when asked.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "sim/cluster/saturation_watch.h"
+#include "sim/cluster/simulation.h"
+#include "sim/io/model_loader.h"
+
+using namespace servesim;
+
+namespace {
+
+DistSpec dist(DistSpec::Kind kind, double a, double b = 0) {
+  DistSpec d;
+  d.kind = kind;
+  d.a = a;
+  d.b = b;
+  return d;
+}
+
+}  // namespace
+
+namespace {
+
+// Feeds `arrivals` observations with in_flight = slots + f(n); returns the arrival at which
+// observe() first said stop (0 if never).
+template <typename F>
+std::int64_t feed(SaturationWatch& w, std::int64_t slots, std::int64_t arrivals, F excess) {
+  std::int64_t stopped_at = 0;
+  for (std::int64_t n = 1; n <= arrivals; ++n)
+    if (w.observe(n, slots + excess(n)) && !stopped_at) stopped_at = n;
+  return stopped_at;
+}
+
+}  // namespace
+
+TEST_CASE("saturation: a backlog growing by half of all arrivals stops at the 1024th", "[sweep]") {
+  SaturationWatch w(8);
+  // Twice the capacity: half the arrivals stay queued.
+  const auto at = feed(w, 8, 5000, [](std::int64_t n) { return n / 2; });
+  CHECK(at == SaturationWatch::kEarliestCheck);
+  CHECK(w.tripped_early());
+  CHECK(w.saturated());
+}
+
+TEST_CASE("saturation: 2% overload is caught at the end, not early", "[sweep]") {
+  SaturationWatch w(1);
+  // Excess 0.02 n after 100000 arrivals is 2000, above max(1000, 3 sqrt(1e5) = 949).
+  const auto at = feed(w, 1, 100000, [](std::int64_t n) { return n / 50; });
+  CHECK(at == 0);
+  CHECK_FALSE(w.tripped_early());
+  CHECK(w.saturated());
+}
+
+TEST_CASE("saturation: a long but stable queue, or a short run, is not saturated", "[sweep]") {
+  SaturationWatch stable(64);
+  // Up to 500 waiting beyond full batches, oscillating, never trending.
+  const auto at = feed(stable, 64, 200000, [](std::int64_t n) {
+    return static_cast<std::int64_t>(250 + 250 * std::sin(static_cast<double>(n) / 300.0));
+  });
+  CHECK(at == 0);
+  CHECK_FALSE(stable.saturated());
+
+  // Backlog within the batch slots is work in service, not a queue.
+  SaturationWatch busy(1000);
+  feed(busy, 1000, 5000, [](std::int64_t n) { return -1000 + std::min<std::int64_t>(n / 5, 999); });
+  CHECK_FALSE(busy.saturated());
+
+  SaturationWatch tiny(1);
+  feed(tiny, 1, 40, [](std::int64_t n) { return n; });
+  CHECK_FALSE(tiny.saturated());  // fewer than 64 arrivals: too few to say
+}
+
+TEST_CASE("saturation: an overloaded M/D/1 simulation stops early and still conserves requests", "[sweep]") {
+  PoolConfig pool;
+  pool.model = load_model("llama-3-8b");
+  pool.hardware = load_hardware("h100-sxm");
+  pool.engine.policy = "continuous";
+  pool.engine.max_num_seqs = 1;
+  pool.engine.max_batched_tokens = 1'000'000;
+  pool.engine.kv_cache_tokens = 10'000'000;
+  pool.cost_model.kind = "constant";
+  pool.cost_model.constant_step_ns = 10 * kNsPerMs;  // 100 req/s
+  ClusterConfig cluster;
+  cluster.pools.push_back(pool);
+  ClassSpec c;
+  c.arrival = ArrivalSpec{};
+  c.arrival->rate_per_s = 300;  // rho = 3: two thirds of arrivals stay queued
+  c.input = dist(DistSpec::Kind::fixed, 100);
+  c.output = dist(DistSpec::Kind::fixed, 1);
+  StopSpec stop;
+  stop.requests = 100000;
+
+  Simulation sim(3, stop, {c}, cluster);
+  SaturationWatch watch(1);
+  sim.set_arrival_observer([&](std::int64_t a, std::int64_t f) { return watch.observe(a, f); });
+  const RunResult r = sim.run();
+  CHECK(r.aborted);
+  CHECK_FALSE(r.stopped_by_time);
+  CHECK(r.arrived == SaturationWatch::kEarliestCheck);
+  CHECK(r.arrived == r.completed + r.rejected + r.unfinished);
+  // In the time of 1024 arrivals at 300/s (~3.4 s) the server finishes ~341 (100/s), so about
+  // 683 are still inside.
+  CHECK(r.unfinished == Approx(1024.0 * 2 / 3).epsilon(0.1));
+
+  // The same run without the observer simulates all 100000 requests.
+  Simulation full(3, stop, {c}, cluster);
+  const RunResult rf = full.run();
+  CHECK_FALSE(rf.aborted);
+  CHECK(rf.completed == 100000);
+}
