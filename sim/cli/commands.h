@@ -10,6 +10,8 @@ namespace servesim::cli {
 int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int validate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int step_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cache_curve_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int calibrate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int capacity_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -19,6 +19,8 @@ const Subcommand kSubcommands[] = {
     {"run", "simulate a scenario and write summary.json / requests.csv", servesim::cli::run_command},
     {"validate", "check a scenario without running it", servesim::cli::validate_command},
     {"step", "predict the duration of one engine step", servesim::cli::step_command},
+    {"cache-curve", "prefix-cache hit ratio of a trace per cache size (LRU, no timing)", servesim::cli::cache_curve_command},
+    {"calibrate", "fit a hardware profile's roofline parameters to measured times", servesim::cli::calibrate_command},
     {"sweep", "run a scenario over axes of values; one table, Pareto front marked", servesim::cli::sweep_command},
     {"capacity", "find the highest arrival rate that meets the SLOs", servesim::cli::capacity_command},
     {"compare", "compare two summaries or sweep tables; exit 1 on a regression", servesim::cli::compare_command},

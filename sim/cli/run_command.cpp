@@ -8,6 +8,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
+#include "sim/cluster/invariant_checker.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/io/console_report.h"
@@ -48,7 +49,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       ("out,o", po::value(&out_dir), "output folder (default results/NAME)")
       ("seed", po::value<std::uint64_t>(), "override the scenario's seed")
       ("set", po::value(&sets)->composing(), "override a scenario key: --set cluster.pools.0.replicas=4")
-      ("quiet,q", "print nothing but errors");
+      ("quiet,q", "print nothing but errors")
+      ("check-invariants", "check docs/INVARIANTS.md at every step and request (slower); on a violation "
+                           "print it, write no results and exit 1");
   po::options_description hidden;
   hidden.add_options()("scenario", po::value(&scenario_path));
   po::positional_options_description pos;
@@ -94,9 +97,25 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     simulation->set_request_sink([&](const RequestRecord& r) { csv->write(r); });
   }
 
+  // The checker takes over the request sink and passes each record on to requests.csv.
+  std::optional<InvariantChecker> checker;
+  if (vm.count("check-invariants")) {
+    InvariantChecker::RecordSink forward;
+    if (csv) forward = [&](const RequestRecord& r) { csv->write(r); };
+    checker.emplace(*simulation, std::move(forward));
+  }
+
   const auto wall_start = std::chrono::steady_clock::now();
   const RunResult result = simulation->run();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  if (checker) {
+    checker->check_end(result);
+    if (!checker->ok()) {  // a simulator bug: no result file may look trustworthy
+      err << "servesim run: " << checker->report() << "\n";
+      return 1;
+    }
+  }
 
   if (csv) {
     csv->close();
@@ -121,6 +140,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     out << "wrote " << (fs::path(out_dir) / "summary.json").string();
     if (csv) out << ", " << (fs::path(out_dir) / "requests.csv").string();
     out << "\n";
+    if (checker) out << "invariants (docs/INVARIANTS.md): all held over " << checker->figures().steps << " steps\n";
   }
   return 0;
 }

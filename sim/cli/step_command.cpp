@@ -80,6 +80,9 @@ po::options_description step_options() {
        "N[:PAST]: one sequence computing N new prompt tokens over PAST cached ones (repeatable)")
       ("decode", po::value<std::vector<std::string>>()->composing(),
        "B:CTX: B sequences with CTX context tokens each, one new token each (repeatable)")
+      ("table", po::value<std::string>(),
+       "time operators from a Vidur per-operator profile (mlp.csv) instead of the roofline "
+       "where it has them (the `table` cost model)")
       ("json", "print one JSON object instead of a table");
   return o;
 }
@@ -102,12 +105,17 @@ void print_table(std::ostream& out, const std::string& header, const BatchShape&
   for (const OpTiming& op : ops) {
     out << std::left << std::setw(20) << op.name << std::right << std::setprecision(3)
         << std::setw(13) << op.flops / 1e9 << std::setw(12) << op.bytes / 1e6 << std::setw(12)
-        << op.comm_bytes / 1e6 << std::setw(11) << op.time_s * 1e3 << "  " << op.bound << "\n";
+        << op.comm_bytes / 1e6 << std::setw(11) << op.time_s * 1e3 << "  " << op.bound
+        << (op.source == "roofline" || op.bound == "overhead" ? "" : "  [" + op.source + "]") << "\n";
   }
   out << "\ntotal " << std::setprecision(3) << ms_from_ticks(cost.total_ns)
       << " ms = compute " << ms_from_ticks(cost.compute_ns) << " + memory "
       << ms_from_ticks(cost.memory_ns) << " + communication " << ms_from_ticks(cost.comm_ns)
       << " + overhead " << ms_from_ticks(cost.overhead_ns) << "\n";
+  if (cost.table_fallback_ops > 0) {
+    out << cost.table_fallback_ops
+        << " table operator(s) outside the measured range were timed by the roofline\n";
+  }
   out.unsetf(std::ios::fixed);
 }
 
@@ -137,9 +145,11 @@ void print_json(std::ostream& out, const ModelSpec& model, const HardwareSpec& h
                     {"bytes", op.bytes},
                     {"comm_bytes", op.comm_bytes},
                     {"ms", op.time_s * 1e3},
-                    {"bound", op.bound}});
+                    {"bound", op.bound},
+                    {"source", op.source}});
   }
   j["ops"] = std::move(list);
+  j["table_fallback_ops"] = cost.table_fallback_ops;
   out << j.dump(2) << "\n";
 }
 
@@ -198,7 +208,12 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
 
     const ModelSpec model = load_model(vm["model"].as<std::string>());
     const HardwareSpec hw = load_hardware(vm["hardware"].as<std::string>());
-    const auto cost_model = make_cost_model(CostModelSpec{}, model, hw, dep);
+    CostModelSpec spec;
+    if (vm.count("table")) {
+      spec.kind = "table";
+      spec.table_path = vm["table"].as<std::string>();
+    }
+    const auto cost_model = make_cost_model(spec, model, hw, dep);
     const StepCost cost = cost_model->step_cost(batch);
     const std::vector<OpTiming> ops = cost_model->breakdown(batch);
 

@@ -1,5 +1,6 @@
 #include "sim/cluster/pool.h"
 
+#include "sim/cluster/engine_setup.h"
 #include "sim/core/errors.h"
 
 namespace servesim {
@@ -16,6 +17,7 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
   } else if (!memory_plan_.fits) {
     throw ConfigError("", 0, key, "the model does not fit: " + memory_plan_.explanation);
   }
+  if (!config_.engine.kv_cache_tokens) kv_tokens = kv_tokens_beside_draft(config_, memory_plan_, kv_tokens, key);
   kv_blocks_ = kv_tokens / config_.engine.block_size;
 
   const auto policies = make_policy_registry();
@@ -29,10 +31,12 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
   router_ = router->factory(seed, config_.name);
 
   cost_model_ = make_cost_model(config_.cost_model, config_.model, config_.hardware, config_.deployment);
+  const auto draft_cost_model = make_draft_cost_model(config_);
   for (int i = 0; i < config_.replicas; ++i) {
     replicas_.push_back(std::make_unique<Replica>(sim, pool_index, i, config_.engine, kv_blocks_,
                                                   policy->factory(), cost_model_, metrics, listener,
                                                   config_.model.max_context_tokens));
+    set_up_replica(*replicas_.back(), config_, memory_plan_, draft_cost_model);
   }
   snapshots_.resize(replicas_.size());
 }
@@ -41,6 +45,7 @@ void Pool::submit(RequestState& request) {
   for (std::size_t i = 0; i < replicas_.size(); ++i) {
     const Replica& r = *replicas_[i];
     snapshots_[i] = ReplicaSnapshot{static_cast<int>(i), r.outstanding(), r.num_waiting(), r.num_running(), r.kv_usage()};
+    if (router_->wants_cached_prefix()) snapshots_[i].cached_prefix_tokens = r.kv().cached_prefix_tokens(request.spec);
   }
   const RouteDecision d = router_->route(request.spec, snapshots_);
   replicas_[static_cast<std::size_t>(d.target)]->submit(request);

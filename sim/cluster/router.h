@@ -19,6 +19,9 @@ struct ReplicaSnapshot {
   std::int64_t waiting = 0;
   std::int64_t running = 0;
   double kv_usage = 0;           // fraction of KV blocks in use
+  // Prompt tokens of the request being routed that this replica's prefix cache holds now;
+  // filled only for routers whose wants_cached_prefix() is true (0 otherwise).
+  std::int64_t cached_prefix_tokens = 0;
 };
 
 struct RouteDecision {
@@ -31,6 +34,9 @@ class Router {
   virtual ~Router() = default;
   // REQUIRES: !replicas.empty(). Returns an index into `replicas`.
   virtual RouteDecision route(const RequestSpec& request, std::span<const ReplicaSnapshot> replicas) = 0;
+  // Whether route() reads ReplicaSnapshot::cached_prefix_tokens (a prefix lookup per
+  // replica per request, so only cache-aware routers ask for it).
+  virtual bool wants_cached_prefix() const { return false; }
 };
 
 // The factory gets the run seed and the pool name, to derive its own random stream.

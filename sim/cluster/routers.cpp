@@ -6,6 +6,9 @@
 #include "sim/core/rng.h"
 
 namespace servesim {
+
+std::unique_ptr<Router> make_prefix_affinity_router();  // prefix_affinity_router.cpp
+
 namespace {
 
 class RoundRobinRouter final : public Router {
@@ -86,6 +89,8 @@ Registry<RouterFactory> make_router_registry() {
   reg.add("power-of-two", "less loaded of two random replicas", [](std::uint64_t seed, const std::string& pool) {
     return std::make_unique<PowerOfTwoRouter>(Rng(seed, "router/" + pool));
   });
+  reg.add("prefix-affinity", "longest cached prompt prefix, balanced against load (SGLang / llm-d style)",
+          [](std::uint64_t, const std::string&) { return make_prefix_affinity_router(); });
   return reg;
 }
 

@@ -32,6 +32,8 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
       throw ConfigError("", 0, "workload." + std::to_string(c) + ".class",
                         "no pool serves class '" + workload_[c].name + "'");
     pool_of_class_.push_back(chosen);
+    // Prefix hashes are computed per KV block of the pool that serves the class.
+    workload_[c].block_tokens = cluster_.pools[static_cast<std::size_t>(chosen)].engine.block_size;
     sources_.push_back(make_source(workload_[c], static_cast<int>(c), seed_));
   }
   // A synthetic source never runs out, so without a stop the event loop would never end.
@@ -89,6 +91,7 @@ void Simulation::on_arrival(int c) {
   if (!src.peek_arrival_ns()) return;
   RequestState* state = new_request_state();
   state->spec = src.pop();
+  state->spec.priority = workload_[static_cast<std::size_t>(c)].priority;  // policies see the class's
   state->spec.id = next_request_id_++;
   state->spec.arrival_ns = sim_.now();
   if (first_arrival_ns_ < 0) first_arrival_ns_ = sim_.now();
@@ -122,7 +125,7 @@ void Simulation::on_request_done(RequestState& request, Tick now_ns) {
   arm_source(c);
 }
 
-// Saturation uses the same rule as `servesim capacity` (SaturationWatch, docs/sweeps.md):
+// Saturation uses the same rule as `servesim capacity` (SaturationWatch, docs/reliability.md):
 // the queue beyond full batches was still growing in proportion to arrivals at the last one.
 void Simulation::note_saturation(RunResult& result) const {
   result.peak_in_flight = peak_in_flight_;
@@ -161,6 +164,8 @@ RunResult Simulation::run() {
         rec.output_tokens_done = r.num_output_done;
         rec.cached_prompt_tokens = r.cached_prompt_tokens;
         rec.preemptions = r.preemptions;
+        rec.preempted_ns = r.preempted_ns + (r.preempted_at_ns >= 0 ? sim_.now() - r.preempted_at_ns : 0);
+        rec.truncated_tokens = r.truncated_tokens;
         rec.session_id = r.spec.session_id;
         rec.turn = r.spec.turn;
         metrics_->record_request(rec);

@@ -26,7 +26,7 @@ struct RunResult {
   std::uint64_t events = 0;
   Tick end_ns = 0;
   bool stopped_by_time = false;
-  // Overload figures (docs/sweeps.md, saturation). `backlog`: requests inside the cluster (waiting
+  // Overload figures (docs/reliability.md). `backlog`: requests inside the cluster (waiting
   // or running) just after the last arrival.
   std::int64_t peak_in_flight = 0;
   std::int64_t backlog = 0;

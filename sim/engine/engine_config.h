@@ -1,12 +1,53 @@
 #pragma once
-// The knobs of one replica's serving engine (the scenario's `engine:` block).
+// The knobs of one replica's serving engine (the scenario's `engine:` block, possibly on top
+// of a preset from configs/engines/). docs/engine.md gives each knob's exact rule and the
+// engine default it copies.
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "sim/core/time.h"
+#include "sim/model/model_spec.h"
 
 namespace servesim {
 
+// What happens to a preempted request's KV cache (vLLM's preemption_mode).
+enum class PreemptionMode { recompute, swap };
+// A request whose prompt + output exceeds the model's maximum context.
+enum class ContextOverflow { reject, truncate };
+// How much KV a waiting request must find free to be admitted.
+enum class KvAdmission {
+  greedy,       // its next chunk's blocks (vLLM, SGLang): later growth may preempt someone
+  reserve_full  // blocks for its whole sequence, counting what running requests will still
+                // grow into (TensorRT-LLM's GUARANTEED_NO_EVICT): never preempts
+};
+
+// CPU-side time the engine spends outside the model's kernels, added to each step by the
+// replica (kept apart from the cost model so attribution can tell them apart).
+struct EngineOverheads {
+  Tick per_step_ns = 0;     // scheduling, input preparation, launch of one step
+  Tick per_request_ns = 0;  // once, in the step a request is first scheduled (API, tokenise)
+  Tick per_token_ns = 0;    // each output token sampled (sampling, detokenise, stream)
+  bool any() const { return per_step_ns > 0 || per_request_ns > 0 || per_token_ns > 0; }
+};
+
+// Speculative decoding: k proposed tokens per decode, verified by one target pass.
+struct SpeculativeConfig {
+  bool enabled = false;
+  std::string method = "draft";            // draft (a draft model) | ngram (prompt lookup)
+  std::optional<ModelSpec> draft_model;    // method draft: priced by the pool's cost model
+  int k = 4;                               // proposed tokens per step
+  double acceptance = 0.7;                 // per-token acceptance rate alpha, every class
+  std::vector<double> acceptance_by_class; // by workload class index; empty: `acceptance`
+  double acceptance_for(int class_index) const {
+    const auto i = static_cast<std::size_t>(class_index);
+    return class_index >= 0 && i < acceptance_by_class.size() ? acceptance_by_class[i] : acceptance;
+  }
+};
+
 struct EngineConfig {
+  std::string preset;                      // configs/engines/NAME.yaml it started from, if any
   std::string policy = "chunked-prefill";  // continuous | chunked-prefill | ... (registry)
   int max_num_seqs = 256;                  // running sequences per step
   std::int64_t max_batched_tokens = 8192;  // token budget per step
@@ -14,6 +55,29 @@ struct EngineConfig {
   bool prefix_cache = false;
   std::optional<std::int64_t> kv_cache_tokens;  // overrides the memory-derived capacity
   double gpu_memory_utilization = 0.9;     // vLLM's default
+
+  // Largest prompt chunk one request computes in one step; 0: only the token budget limits
+  // it (vLLM's long_prefill_token_threshold, SGLang's chunked_prefill_size).
+  std::int64_t prefill_chunk_tokens = 0;
+  // decode-priority: new requests are admitted only in steps that start with fewer than
+  // this many running decodes; 0 means max_num_seqs / 2 (rounded up).
+  int decode_target_batch = 0;
+  // priority: a waiting request may preempt running requests of strictly lower priority.
+  bool preempt_lower_priority = false;
+
+  // KV admission: a waiting request is admitted only if this fraction of all blocks stays
+  // free afterwards (vLLM v0's watermark, default 0.01 there; 0 here as in vLLM v1).
+  double watermark = 0.0;
+  KvAdmission kv_admission = KvAdmission::greedy;
+  PreemptionMode preemption_mode = PreemptionMode::recompute;
+  double swap_space_bytes = 4.0 * 1024 * 1024 * 1024;  // host memory per GPU (vLLM: 4 GiB)
+
+  EngineOverheads overheads;
+  SpeculativeConfig speculative;
+  ContextOverflow on_context_overflow = ContextOverflow::reject;
+
+  // decode_target_batch with its default resolved.
+  int decode_target() const { return decode_target_batch > 0 ? decode_target_batch : (max_num_seqs + 1) / 2; }
 };
 
 }  // namespace servesim

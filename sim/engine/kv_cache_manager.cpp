@@ -1,12 +1,34 @@
 #include "sim/engine/kv_cache_manager.h"
 
+#include <algorithm>
+
 #include "sim/core/assert.h"
 
 namespace servesim {
+namespace {
 
-KvCacheManager::KvCacheManager(std::int64_t num_blocks, int block_size)
+// splitmix64's finaliser: a bijective mix, so distinct inputs give distinct outputs.
+std::uint64_t mix64(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+}  // namespace
+
+KvCacheManager::KvCacheManager(std::int64_t num_blocks, int block_size, bool prefix_cache)
     : total_blocks_(num_blocks), free_blocks_(num_blocks), block_size_(block_size) {
   SS_ASSERT(num_blocks >= 0 && block_size >= 1, "KV cache geometry");
+  if (prefix_cache) pool_ = std::make_unique<BlockPool>(num_blocks);
+}
+
+std::uint64_t KvCacheManager::block_hash(const RequestSpec& spec, std::int64_t index) {
+  if (index < static_cast<std::int64_t>(spec.block_hashes.size())) return spec.block_hashes[static_cast<std::size_t>(index)];
+  // Salted so that a private hash never equals a source's hash except by a 2^-64 accident.
+  return mix64(mix64(spec.id ^ 0x5eed0fca11ab1e5ULL) + static_cast<std::uint64_t>(index));
 }
 
 bool KvCacheManager::allocate(RequestState& request, std::int64_t new_tokens) {
@@ -14,15 +36,78 @@ bool KvCacheManager::allocate(RequestState& request, std::int64_t new_tokens) {
   const std::int64_t extra = needed - request.num_blocks;
   if (extra <= 0) return true;
   if (extra > free_blocks_) return false;
-  free_blocks_ -= extra;
+  if (pool_) {
+    for (std::int64_t i = 0; i < extra; ++i) request.block_ids.push_back(pool_->allocate());
+    free_blocks_ = pool_->num_free();
+  } else {
+    free_blocks_ -= extra;
+  }
+  block_refs_ += extra;
   request.num_blocks = needed;
   return true;
 }
 
 void KvCacheManager::free(RequestState& request) {
-  free_blocks_ += request.num_blocks;
+  if (pool_) {
+    SS_ASSERT(static_cast<std::int64_t>(request.block_ids.size()) == request.num_blocks, "block table out of step");
+    for (auto it = request.block_ids.rbegin(); it != request.block_ids.rend(); ++it) pool_->release(*it);
+    request.block_ids.clear();
+    free_blocks_ = pool_->num_free();
+  } else {
+    free_blocks_ += request.num_blocks;
+  }
+  block_refs_ -= request.num_blocks;
   request.num_blocks = 0;
   SS_ASSERT(free_blocks_ <= total_blocks_, "more KV blocks freed than exist");
+}
+
+std::int64_t KvCacheManager::match_prefix(RequestState& request) {
+  SS_ASSERT(request.num_blocks == 0 && request.num_computed_tokens == 0, "prefix match of a request holding KV");
+  if (!pool_) return 0;
+  const std::int64_t max_blocks = (request.num_tokens() - 1) / block_size_;
+  for (std::int64_t j = 0; j < max_blocks; ++j) {
+    const std::int32_t b = pool_->find_cached(block_hash(request.spec, j));
+    if (b < 0) break;
+    pool_->touch(b);
+    request.block_ids.push_back(b);
+  }
+  const auto hit_blocks = static_cast<std::int64_t>(request.block_ids.size());
+  const std::int64_t hit_tokens = hit_blocks * block_size_;
+  request.num_blocks = hit_blocks;
+  request.num_computed_tokens = hit_tokens;
+  block_refs_ += hit_blocks;
+  free_blocks_ = pool_->num_free();
+  if (request.first_scheduled_ns < 0) request.cached_prompt_tokens = std::min(hit_tokens, request.spec.prompt_tokens);
+  if (hit_blocks > 0) matched_.push_back(&request);
+  return hit_tokens;
+}
+
+void KvCacheManager::drop_unadmitted_matches() {
+  for (RequestState* r : matched_) {
+    if (r->status != RequestStatus::waiting || r->num_blocks == 0) continue;  // admitted, or already reset
+    free(*r);
+    r->num_computed_tokens = 0;
+    if (r->first_scheduled_ns < 0) r->cached_prompt_tokens = 0;
+  }
+  matched_.clear();
+}
+
+void KvCacheManager::cache_computed_blocks(const RequestState& request, std::int64_t computed_before) {
+  if (!pool_) return;
+  const std::int64_t first = computed_before / block_size_;
+  const std::int64_t last =
+      std::min(request.num_computed_tokens / block_size_, static_cast<std::int64_t>(request.block_ids.size()));
+  for (std::int64_t j = first; j < last; ++j)
+    pool_->cache(request.block_ids[static_cast<std::size_t>(j)], block_hash(request.spec, j));
+}
+
+std::int64_t KvCacheManager::cached_prefix_tokens(const RequestSpec& spec) const {
+  if (!pool_ || spec.prompt_tokens < 1) return 0;
+  const std::int64_t max_blocks =
+      std::min((spec.prompt_tokens - 1) / block_size_, static_cast<std::int64_t>(spec.block_hashes.size()));
+  std::int64_t j = 0;
+  while (j < max_blocks && pool_->find_cached(spec.block_hashes[static_cast<std::size_t>(j)]) >= 0) ++j;
+  return j * block_size_;
 }
 
 }  // namespace servesim

@@ -2,8 +2,18 @@
 // The paged KV cache of one replica: a fixed number of blocks of `block_size` tokens.
 // Allocation is check-then-act: a request that cannot get its blocks leaves the state
 // untouched, and the scheduler decides whether to preempt someone (vLLM's allocate_slots).
+//
+// With prefix caching (vLLM's automatic prefix caching, docs/prefix-caching.md) blocks have
+// identities: a full, computed block is registered under the hash of its content, chained
+// over the prefix (RequestSpec::block_hashes), and stays reusable after its request leaves
+// until it is evicted, least recently freed first. A request admitted from the waiting
+// queue first takes the longest run of cached blocks that starts its token sequence, and
+// computes only the rest. Without prefix caching, blocks are only counted.
 #include <cstdint>
+#include <memory>
+#include <vector>
 
+#include "sim/engine/block_pool.h"
 #include "sim/engine/request_state.h"
 
 namespace servesim {
@@ -11,27 +21,63 @@ namespace servesim {
 class KvCacheManager {
  public:
   // REQUIRES: num_blocks >= 0, block_size >= 1.
-  KvCacheManager(std::int64_t num_blocks, int block_size);
+  KvCacheManager(std::int64_t num_blocks, int block_size, bool prefix_cache = false);
 
   // Blocks needed to hold `tokens` tokens.
   std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
   // Gives `request` enough blocks for its computed tokens plus `new_tokens`. Returns false
   // (and changes nothing) when too few blocks are free.
   bool allocate(RequestState& request, std::int64_t new_tokens);
-  // Returns every block of the request to the free pool.
+  // Returns every block of the request to the free pool. Cached blocks go to the tail of
+  // the eviction order, the request's last block first, so a chain's tail is evicted
+  // before its head.
   void free(RequestState& request);
 
   std::int64_t total_blocks() const { return total_blocks_; }
+  // Blocks no request holds, cached ones included (they are evicted on demand).
   std::int64_t free_blocks() const { return free_blocks_; }
   std::int64_t used_blocks() const { return total_blocks_ - free_blocks_; }
   int block_size() const { return block_size_; }
   // Fraction of blocks in use, 0..1.
   double usage() const { return total_blocks_ ? double(used_blocks()) / double(total_blocks_) : 0.0; }
 
+  // --- prefix caching (every call below is a no-op or 0 without it) ---
+  bool prefix_caching() const { return pool_ != nullptr; }
+  // Start of an admission from the waiting queue: takes the request's cached prefix, at
+  // most num_tokens() - 1 tokens so that at least one token is computed (vLLM's rule),
+  // and sets num_computed_tokens to it. The first admission also records it as
+  // cached_prompt_tokens. Returns the tokens hit.
+  // REQUIRES: the request holds no blocks and has computed nothing.
+  std::int64_t match_prefix(RequestState& request);
+  // End of a scheduling pass: a request whose prefix was matched but which was not
+  // admitted (it is still waiting) gives its blocks back and its progress returns to 0,
+  // so waiting requests never hold blocks between steps.
+  void drop_unadmitted_matches();
+  // Registers every full block of `request` completed since it had `computed_before`
+  // computed tokens. Call at the end of the step that computed them (blocks being
+  // computed are not hits yet).
+  void cache_computed_blocks(const RequestState& request, std::int64_t computed_before);
+  // Tokens of `spec`'s prompt this replica could serve from its cache now (a router's
+  // question; changes nothing). Capped at prompt_tokens - 1 like a real admission.
+  std::int64_t cached_prefix_tokens(const RequestSpec& spec) const;
+  // Blocks held summed over requests: used_blocks() counts a shared block once, this
+  // counts it once per holder. Equal to used_blocks() without prefix caching.
+  std::int64_t block_refs() const { return block_refs_; }
+  std::int64_t cached_blocks() const { return pool_ ? pool_->num_cached() : 0; }
+  std::int64_t evictions() const { return pool_ ? pool_->evictions() : 0; }
+
+  // The content hash of block `index` of a request: the source's hash where it gave one,
+  // else a hash private to the request (its own recompute after preemption may hit it,
+  // nothing else can).
+  static std::uint64_t block_hash(const RequestSpec& spec, std::int64_t index);
+
  private:
   std::int64_t total_blocks_;
   std::int64_t free_blocks_;
   int block_size_;
+  std::int64_t block_refs_ = 0;
+  std::unique_ptr<BlockPool> pool_;       // null without prefix caching
+  std::vector<RequestState*> matched_;    // match_prefix calls of the current pass
 };
 
 }  // namespace servesim

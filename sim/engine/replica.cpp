@@ -23,6 +23,8 @@ RequestRecord make_record(const RequestState& r, Outcome outcome, Tick now_ns) {
   rec.output_tokens_done = r.num_output_done;
   rec.cached_prompt_tokens = r.cached_prompt_tokens;
   rec.preemptions = r.preemptions;
+  rec.preempted_ns = r.preempted_ns + (r.preempted_at_ns >= 0 ? now_ns - r.preempted_at_ns : 0);
+  rec.truncated_tokens = r.truncated_tokens;
   rec.session_id = r.spec.session_id;
   rec.turn = r.spec.turn;
   return rec;
@@ -38,7 +40,7 @@ Replica::Replica(Simulator& sim, int pool_index, int replica_index, const Engine
       pool_index_(pool_index),
       replica_index_(replica_index),
       config_(config),
-      kv_(kv_blocks, config.block_size),
+      kv_(kv_blocks, config.block_size, config.prefix_cache),
       scheduler_(std::move(scheduler)),
       cost_model_(std::move(cost_model)),
       metrics_(metrics),
@@ -50,8 +52,7 @@ void Replica::submit(RequestState& r) {
   r.replica_index = replica_index_;
   // Requests that could never finish here are turned away at once, with a reason, rather
   // than left to wait forever.
-  if (max_context_tokens_ > 0 && r.spec.prompt_tokens + r.spec.output_tokens > max_context_tokens_)
-    return reject(r, "exceeds_max_context");
+  if (const char* why = apply_context_limit(r)) return reject(r, why);  // or truncates it
   if (kv_.blocks_for(r.max_kv_tokens()) > kv_.total_blocks()) return reject(r, "exceeds_kv_capacity");
   if (const char* why = scheduler_->cannot_ever_schedule(r, config_)) return reject(r, why);
   r.status = RequestStatus::waiting;
@@ -62,18 +63,21 @@ void Replica::submit(RequestState& r) {
 void Replica::maybe_start_step() {
   if (busy_) return;
   plan_.clear();
-  SchedulerState state{waiting_, running_, kv_, config_};
+  SchedulerState state{waiting_, running_, kv_, scheduling_config(), &swap_};
   scheduler_->schedule(state, plan_);
+  kv_.drop_unadmitted_matches();  // prefix hits of requests the policy did not admit
   stats_.preemptions += static_cast<std::int64_t>(plan_.preempted.size());
   if (plan_.empty()) {
     SS_ASSERT(waiting_.empty() || !running_.empty(), "replica idle with waiting work it can never start");
     return;
   }
   const Tick now = sim_.now();
+  const Tick extra_ns = prepare_step(now);  // CPU overheads, swap, speculation (plan_ parts)
   for (const auto& c : plan_.chunks)
     if (c.request->first_scheduled_ns < 0) c.request->first_scheduled_ns = now;
-  const StepCost cost = cost_model_->step_cost(plan_.shape);
+  StepCost cost = cost_model_->step_cost(plan_.shape);
   SS_ASSERT(cost.total_ns >= 1, "a step must take time");
+  cost.total_ns += extra_ns;
   busy_ = true;
   step_start_ns_ = now;
   if (step_observer_) step_observer_(replica_index_, now, plan_, cost);
@@ -88,7 +92,10 @@ void Replica::on_step_end() {
   bool any_finished = false;
   for (const auto& c : plan_.chunks) {
     RequestState& r = *c.request;
+    const std::int64_t computed_before = r.num_computed_tokens;
     r.num_computed_tokens += c.num_tokens;
+    note_recovery(r, now);
+    kv_.cache_computed_blocks(r, computed_before);  // now they are hits for others
     if (r.remaining() > 0) continue;  // a prompt chunk that does not end the prompt
     if (r.spec.output_tokens == 0) {  // prefill-only (embedding) request
       r.status = RequestStatus::finished;
@@ -102,6 +109,7 @@ void Replica::on_step_end() {
       metrics_.record_itl(r.spec.class_index, pool_index_, now - r.last_token_ns);
     }
     r.last_token_ns = now;
+    if (c.spec_accepted > 0) emit_accepted(r, c.spec_accepted);
     if (r.num_output_done == r.spec.output_tokens) {
       r.status = RequestStatus::finished;
       any_finished = true;

@@ -6,6 +6,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "sim/core/simulator.h"
@@ -13,6 +14,7 @@
 #include "sim/engine/kv_cache_manager.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/scheduler.h"
+#include "sim/engine/swap_space.h"
 #include "sim/hardware/cost_model.h"
 #include "sim/metrics/recorder.h"
 
@@ -30,6 +32,11 @@ struct ReplicaStats {
   std::int64_t steps = 0;
   std::int64_t preemptions = 0;
   Tick busy_ns = 0;
+  // Parts of busy_ns spent outside the target model's kernels (docs/engine.md).
+  Tick overhead_ns = 0;   // engine CPU overheads
+  Tick swap_ns = 0;       // KV swapped over the host link
+  Tick draft_ns = 0;      // speculative decoding's draft passes
+  std::int64_t spec_accepted_tokens = 0;  // extra tokens emitted by speculation
 };
 
 class Replica {
@@ -55,11 +62,34 @@ class Replica {
   // Calls fn on every request still inside (for end-of-run accounting).
   void for_each_request(const std::function<void(RequestState&)>& fn);
 
+  // preemption_mode swap: host memory of `capacity_blocks` KV blocks, and what one KV token
+  // costs to move (bytes per GPU, over a host link of bytes/s per GPU). Without this call
+  // swap has no room and every preemption recomputes.
+  void set_swap_space(std::int64_t capacity_blocks, double kv_bytes_per_token, double host_link_bytes_per_s);
+  // Speculative decoding with a draft model: what its proposal passes cost. Without one the
+  // proposals are free (n-gram lookup).
+  void set_draft_cost_model(std::shared_ptr<const CostModel> draft) { draft_cost_model_ = std::move(draft); }
+  const SwapSpace& swap_space() const { return swap_; }
+
  private:
   void maybe_start_step();
   void on_step_end();
   void finish(RequestState& request);
   void reject(RequestState& request, const char* reason);
+  // The rest is in replica_extras.cpp (docs/engine.md).
+  // Applies on_context_overflow; returns a reject reason, or nullptr if the request stays.
+  const char* apply_context_limit(RequestState& request);
+  // The config the scheduler sees: with speculation the budget leaves room for the
+  // verify tokens of the running decodes.
+  const EngineConfig& scheduling_config();
+  // After scheduling: preemption clocks, swap-in, speculation, CPU overheads. Returns the
+  // time added to the model's step (also split out in plan_).
+  Tick prepare_step(Tick now);
+  void speculate();
+  // The step's end for a chunk: `accepted` extra speculative tokens, and whether the
+  // request has regained what a preemption took.
+  void emit_accepted(RequestState& request, std::int64_t accepted);
+  void note_recovery(RequestState& request, Tick now);
 
   Simulator& sim_;
   int pool_index_;
@@ -79,6 +109,11 @@ class Replica {
   Tick step_start_ns_ = 0;
   ReplicaStats stats_;
   StepObserver step_observer_;
+  SwapSpace swap_;
+  double swap_bytes_per_token_ = 0;
+  double host_link_bytes_per_s_ = 0;
+  std::shared_ptr<const CostModel> draft_cost_model_;
+  std::optional<EngineConfig> step_config_;  // only with speculation
 };
 
 }  // namespace servesim

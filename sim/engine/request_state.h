@@ -4,6 +4,7 @@
 // `num_computed_tokens` are in the KV cache; every step computes some more of them.
 // Prefill, chunked prefill, decode and recompute after preemption are the same arithmetic.
 #include <cstdint>
+#include <vector>
 
 #include "sim/core/time.h"
 #include "sim/workload/request.h"
@@ -22,7 +23,18 @@ struct RequestState {
   std::int64_t num_output_done = 0;       // output tokens emitted so far
   std::int64_t cached_prompt_tokens = 0;  // prompt tokens served by the prefix cache
   std::int64_t num_blocks = 0;            // KV blocks this request holds
+  // Its block table, in token order, when the replica caches prefixes (block_pool.h);
+  // without prefix caching blocks are only counted and this stays empty.
+  std::vector<std::int32_t> block_ids;
   int preemptions = 0;
+  // Preemption bookkeeping (docs/engine.md). A swapped-out request keeps its computed
+  // tokens; their KV lies in host memory until it is scheduled again.
+  std::int64_t swapped_blocks = 0;      // KV blocks held in host swap space
+  std::int64_t recover_tokens = 0;      // computed tokens it had when last preempted
+  Tick preempted_at_ns = -1;            // start of a preemption not yet recovered; -1: none
+  Tick preempted_ns = 0;                // time lost: preemption until progress regained
+  std::int64_t truncated_tokens = 0;    // tokens cut by on_context_overflow: truncate
+  double spec_credit = 0;               // speculative decoding: expected tokens owed, < 1
 
   Tick first_scheduled_ns = -1;
   Tick first_token_ns = -1;

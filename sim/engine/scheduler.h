@@ -15,6 +15,7 @@
 #include "sim/engine/engine_config.h"
 #include "sim/engine/kv_cache_manager.h"
 #include "sim/engine/request_state.h"
+#include "sim/engine/swap_space.h"
 #include "sim/model/batch_shape.h"
 
 namespace servesim {
@@ -22,27 +23,43 @@ namespace servesim {
 struct ScheduledChunk {
   RequestState* request;
   std::int64_t num_tokens;  // tokens computed for it this step (1 for a decode)
+  // Speculative decoding: draft tokens the verify pass accepted, emitted at the step's end
+  // on top of the decode's own token (set by the replica after scheduling).
+  std::int64_t spec_accepted = 0;
 };
 
 struct StepPlan {
   std::vector<ScheduledChunk> chunks;
   BatchShape shape;                        // what the cost model prices
   std::vector<RequestState*> preempted;    // sent back to waiting during scheduling
+  // Set by the replica after scheduling: time it adds to the model's step (the step takes
+  // cost_model(shape) + overhead_ns + swap_ns + draft_ns; docs/engine.md).
+  Tick overhead_ns = 0;                 // engine CPU overheads (per step, request, token)
+  Tick swap_ns = 0;                     // KV moved over the host link
+  Tick draft_ns = 0;                    // speculative decoding: the draft model's passes
+  std::int64_t swap_out_tokens = 0;     // KV tokens swapped out / in this step
+  std::int64_t swap_in_tokens = 0;
+  int spec_k = 0;                       // tokens proposed per speculating decode (0: none)
   bool empty() const { return chunks.empty(); }
   void clear() {
     chunks.clear();
     shape = BatchShape{};
     preempted.clear();
+    overhead_ns = swap_ns = draft_ns = 0;
+    swap_out_tokens = swap_in_tokens = 0;
+    spec_k = 0;
   }
 };
 
 // The replica state a policy may read and change. Requests in `running` hold KV blocks;
-// requests in `waiting` hold none (recompute preemption frees everything).
+// requests in `waiting` hold none (preemption frees every GPU block; a swapped-out request
+// keeps its progress in `swap`).
 struct SchedulerState {
   std::deque<RequestState*>& waiting;
   std::vector<RequestState*>& running;
   KvCacheManager& kv;
   const EngineConfig& config;
+  SwapSpace* swap = nullptr;  // host memory for preemption_mode swap; null: recompute only
 };
 
 class Scheduler {
@@ -70,9 +87,25 @@ void add_chunk(StepPlan& plan, RequestState& request, std::int64_t n);
 // Frees the newest running request's blocks and returns it to the front of the waiting
 // queue for recompute (vLLM's victim order). Returns the victim.
 RequestState* preempt_newest(SchedulerState& state, StepPlan& plan);
+// Preempts running request `victim`: its planned chunk (if any) is taken back, its blocks
+// freed, and it goes to the front of the waiting queue. With preemption_mode swap and room
+// in host memory its computed tokens move there (plan.swap_out_tokens); otherwise they are
+// dropped for recompute.
+void preempt(SchedulerState& state, StepPlan& plan, RequestState& victim);
+// Tokens `request` computes this step: what it has left, capped by the budget left and by
+// prefill_chunk_tokens.
+std::int64_t chunk_tokens(const SchedulerState& state, const RequestState& request, std::int64_t budget);
+// Whether a waiting request may take blocks for `n` more tokens under the admission rules
+// (watermark, kv_admission). Always true while nothing runs, so an idle replica can start.
+bool admission_allows(const SchedulerState& state, const RequestState& request, std::int64_t n);
 // Allocates KV for `n` more tokens of running request `request`, preempting the newest
 // running requests as needed. Returns false if `request` itself had to be preempted.
 bool allocate_or_preempt(SchedulerState& state, StepPlan& plan, RequestState& request, std::int64_t n);
+// Call on a waiting request before computing its first chunk: with prefix caching, a request
+// that has computed nothing takes its longest cached prefix (num_computed_tokens jumps to
+// it, so remaining() shrinks). If the policy then does not admit it, the replica undoes
+// this after the pass (KvCacheManager::drop_unadmitted_matches). A no-op without caching.
+void begin_admission(SchedulerState& state, RequestState& request);
 }  // namespace sched
 
 }  // namespace servesim

@@ -8,6 +8,11 @@ namespace servesim {
 
 std::unique_ptr<Scheduler> make_continuous_scheduler();
 std::unique_ptr<Scheduler> make_chunked_prefill_scheduler();
+std::unique_ptr<Scheduler> make_static_scheduler();
+std::unique_ptr<Scheduler> make_decode_priority_scheduler();
+std::unique_ptr<Scheduler> make_priority_scheduler();
+std::unique_ptr<Scheduler> make_inflight_scheduler();
+std::unique_ptr<Scheduler> make_prefill_first_scheduler();
 
 Registry<SchedulerFactory> make_policy_registry() {
   Registry<SchedulerFactory> r("scheduling policy");
@@ -15,6 +20,16 @@ Registry<SchedulerFactory> make_policy_registry() {
         make_continuous_scheduler);
   r.add("chunked-prefill", "Sarathi-Serve/vLLM v1: running decodes first, prompt chunks fill the token budget",
         make_chunked_prefill_scheduler);
+  r.add("static", "FasterTransformer: a batch of whole prompts runs to completion before the next starts",
+        make_static_scheduler);
+  r.add("decode-priority", "decodes never wait; new requests join only while decodes are below decode_target_batch",
+        make_decode_priority_scheduler);
+  r.add("priority", "chunked-prefill with the waiting queue by class priority, then arrival (vLLM's priority policy)",
+        make_priority_scheduler);
+  r.add("inflight", "TensorRT-LLM in-flight batching: decodes first, then whole prompts that fit the budget, same step",
+        make_inflight_scheduler);
+  r.add("prefill-first", "SGLang: prompt chunks run in prefill-only steps whenever any are waiting, else every decode",
+        make_prefill_first_scheduler);
   return r;
 }
 
@@ -43,25 +58,43 @@ void add_chunk(StepPlan& plan, RequestState& request, std::int64_t n) {
 RequestState* preempt_newest(SchedulerState& state, StepPlan& plan) {
   SS_ASSERT(!state.running.empty(), "preemption with nothing running");
   RequestState* victim = state.running.back();
-  state.running.pop_back();
+  preempt(state, plan, *victim);
+  return victim;
+}
+
+void preempt(SchedulerState& state, StepPlan& plan, RequestState& victim_ref) {
+  RequestState* victim = &victim_ref;
+  const auto at = std::find(state.running.begin(), state.running.end(), victim);
+  SS_ASSERT(at != state.running.end(), "preempting a request that is not running");
+  state.running.erase(at);  // keeps the others' order, which is the victim order
   // If the victim was already planned this step, take its chunk back out.
   for (std::size_t i = 0; i < plan.chunks.size(); ++i) {
     if (plan.chunks[i].request != victim) continue;
     plan.chunks.erase(plan.chunks.begin() + static_cast<std::ptrdiff_t>(i));
     // Rebuild the shape: rare path, correctness over speed.
-    BatchShape rebuilt;
     StepPlan tmp;
     for (const auto& c : plan.chunks) add_chunk(tmp, *c.request, c.num_tokens);
     plan.shape = tmp.shape;
     break;
   }
   state.kv.free(*victim);
-  victim->num_computed_tokens = 0;
+  victim->recover_tokens = std::max(victim->recover_tokens, victim->num_computed_tokens);
+  // Swap keeps the progress if host memory has room; a request that is still swapped out
+  // (swapped in for this step's plan, then preempted again) simply stays there.
+  const std::int64_t host_blocks = state.kv.blocks_for(victim->num_computed_tokens);
+  const bool swap = state.config.preemption_mode == PreemptionMode::swap && state.swap != nullptr;
+  if (victim->swapped_blocks > 0) {
+    // still in host memory: nothing moves
+  } else if (swap && victim->num_computed_tokens > 0 && state.swap->take(host_blocks)) {
+    victim->swapped_blocks = host_blocks;
+    plan.swap_out_tokens += victim->num_computed_tokens;
+  } else {
+    victim->num_computed_tokens = 0;
+  }
   victim->status = RequestStatus::waiting;
   victim->preemptions += 1;
   state.waiting.push_front(victim);
   plan.preempted.push_back(victim);
-  return victim;
 }
 
 bool allocate_or_preempt(SchedulerState& state, StepPlan& plan, RequestState& request, std::int64_t n) {
@@ -70,6 +103,12 @@ bool allocate_or_preempt(SchedulerState& state, StepPlan& plan, RequestState& re
     if (victim == &request) return false;
   }
   return true;
+}
+
+void begin_admission(SchedulerState& state, RequestState& request) {
+  // Only a request with no KV anywhere matches: a swapped-out one brings its own back.
+  if (!state.kv.prefix_caching() || request.num_blocks > 0 || request.num_computed_tokens > 0) return;
+  state.kv.match_prefix(request);
 }
 
 }  // namespace sched

@@ -15,7 +15,10 @@ struct StepCost {
   Tick compute_ns = 0;   // time of operators bound by FLOPs
   Tick memory_ns = 0;    // time of operators bound by memory traffic
   Tick comm_ns = 0;      // collective communication (TP all-reduce, PP sends)
-  Tick overhead_ns = 0;  // fixed per-step and per-layer overheads
+  Tick overhead_ns = 0;  // fixed per-step, per-layer and per-kernel overheads
+  // `table` cost model: operators of this step the table's measured range did not cover,
+  // so the roofline timed them.
+  int table_fallback_ops = 0;
 };
 
 // One operator's share of a step, for `servesim step --json` and attribution.
@@ -27,8 +30,12 @@ struct OpTiming {
   double compute_s = 0;
   double memory_s = 0;
   double comm_s = 0;
+  double overhead_s = 0;  // fixed per-launch part of time_s (kernel_overhead x launches)
   double time_s = 0;      // what the op contributes to the step
   std::string bound;      // "compute" | "memory" | "communication" | "overhead"
+  // Where time_s comes from: "roofline", "table", or "roofline (outside table)" when a
+  // table operator was asked for a size it was not measured at.
+  std::string source = "roofline";
 };
 
 class CostModel {

@@ -1,6 +1,7 @@
 #pragma once
 // One accelerator type: datasheet figures (with their source) plus the efficiency and
 // overhead parameters the roofline uses, which `servesim calibrate` fits to measurements.
+// docs/cost-model.md section 2 has the formula each parameter enters.
 #include <string>
 
 #include "sim/core/time.h"
@@ -22,16 +23,35 @@ struct HardwareSpec {
   double price_per_gpu_hour = 0;                  // USD
 
   // Roofline parameters (fraction of peak that real kernels reach, fixed overheads).
-  double gemm_efficiency = 0.7;
-  double attention_efficiency = 0.5;
-  double memory_efficiency = 0.8;
+  double gemm_efficiency = 0.7;       // large GEMMs: fraction of the tensor-core peak
+  double attention_efficiency = 0.5;  // prefill attention: fraction of the bf16 peak
+  double memory_efficiency = 0.8;     // GEMM weight streaming and other bulk traffic
   double comm_efficiency = 0.7;
   double step_overhead_s = 0;     // per engine step (launch gaps, sampling, scheduling)
-  double layer_overhead_s = 0;    // per layer per step (kernel launches not hidden)
+  double layer_overhead_s = 0;    // per layer per step (kernels the op graph does not list)
+  double kernel_overhead_s = 0;   // per GEMM or attention launch (prologue, ramp, tail)
+  // Prefill attention: every query row costs as much as this many more keys (loading Q,
+  // the softmax epilogue, writing the output, the diagonal tiles of causal masking).
+  double attention_row_overhead_keys = 0;
+  // Decode attention streams the KV cache at `decode_attention_efficiency` of the
+  // bandwidth with few sequences and `decode_attention_efficiency_many` with many,
+  // halfway at `decode_attention_half_seqs` sequences (0 = no switch). 0 efficiencies
+  // mean "as memory_efficiency" (and "as the few-sequence value" for the many one).
+  double decode_attention_efficiency = 0;
+  double decode_attention_efficiency_many = 0;
+  double decode_attention_half_seqs = 0;
+  // Norms, activations, residual adds, embedding: fraction of the bandwidth they stream
+  // at (0 = as memory_efficiency). Below memory_efficiency when the software runs them
+  // unfused or in fp32, which moves more bytes than the op graph counts.
+  double elementwise_efficiency = 0;
 
   // Peak FLOP/s for math in the given format (int4/int8 weight-only math runs in bf16
   // unless the hardware has int8 tensor cores and activations are int8).
   double peak_flops(Dtype math) const;
+  // Fraction of the bandwidth decode attention reads the KV cache at, for `seqs`
+  // sequences in the step: many + (few - many) / (1 + (seqs / half)^4).
+  double decode_kv_efficiency(double seqs) const;
+  double elementwise_bandwidth_efficiency() const;
 };
 
 }  // namespace servesim

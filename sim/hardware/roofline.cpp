@@ -1,7 +1,9 @@
 #include "sim/hardware/roofline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
+#include <string_view>
 
 #include "sim/core/assert.h"
 #include "sim/model/shard.h"
@@ -31,6 +33,8 @@ RooflineCostModel::RooflineCostModel(ModelSpec model, HardwareSpec hw, Deploymen
   gemm_flops_per_s_ = hw_.peak_flops(gemm_math(dep_)) * hw_.gemm_efficiency;
   attention_flops_per_s_ = hw_.peak_flops(Dtype::bf16) * hw_.attention_efficiency;
   memory_bytes_per_s_ = hw_.memory_bandwidth_bytes_per_s * hw_.memory_efficiency;
+  elementwise_bytes_per_s_ =
+      hw_.memory_bandwidth_bytes_per_s * hw_.elementwise_bandwidth_efficiency();
   link_bytes_per_s_ = hw_.interconnect_bandwidth_bytes_per_s * hw_.comm_efficiency;
   stage_layers_ = shard_shape(model_, dep_).layers;
 }
@@ -42,13 +46,49 @@ RooflineCostModel::OpSeconds RooflineCostModel::op_seconds(const OpCost& op) con
     // the arithmetic.
     t.comm_s = link_bytes_per_s_ > 0 ? op.comm_bytes / link_bytes_per_s_ : 0.0;
     t.comm_s += hw_.interconnect_latency_s * op.count;
+    t.body_s = t.comm_s;
     return t;
   }
-  // Elementwise ops run on the vector units at ~1 FLOP per byte: always memory-bound, so
-  // only their bytes are timed.
-  if (op.kind == OpKind::gemm) t.compute_s = op.flops / gemm_flops_per_s_;
-  if (op.kind == OpKind::attention) t.compute_s = op.flops / attention_flops_per_s_;
-  t.memory_s = (op.bytes_read + op.bytes_written) / memory_bytes_per_s_;
+  const double bytes = op.bytes_read + op.bytes_written;
+  // GEMM and attention kernels show a fixed cost per launch (prologue, pipeline fill,
+  // epilogue, tail wave) in isolated timings; elementwise kernels' small fixed costs are
+  // part of layer_overhead, with the kernels the op graph does not list.
+  if (op.kind == OpKind::gemm || op.kind == OpKind::attention) {
+    t.launch_s = hw_.kernel_overhead_s * op.count;
+  }
+  switch (op.kind) {
+    case OpKind::gemm:
+      // A tiled GEMM overlaps loading its operands with multiplying them, but not
+      // perfectly: near the ridge (where the two take as long) it takes longer than
+      // either. The quadrature sum is max() far from the ridge and sqrt(2) x max at it.
+      t.compute_s = op.flops / gemm_flops_per_s_;
+      t.memory_s = bytes / memory_bytes_per_s_;
+      t.body_s = std::hypot(t.compute_s, t.memory_s);
+      break;
+    case OpKind::attention: {
+      if (op.name == std::string_view("attn_decode")) {
+        // One new token per sequence: the KV cache is streamed, at a bandwidth that
+        // depends on how many sequences the kernel spreads over the GPU.
+        t.compute_s = op.flops / attention_flops_per_s_;
+        t.memory_s =
+            bytes / (hw_.memory_bandwidth_bytes_per_s * hw_.decode_kv_efficiency(op.rows));
+      } else {
+        // Prefill: every query row also pays a fixed cost worth `row_overhead_keys` keys.
+        t.compute_s = (op.flops + hw_.attention_row_overhead_keys * op.per_key_flops) /
+                      attention_flops_per_s_;
+        t.memory_s = bytes / memory_bytes_per_s_;
+      }
+      t.body_s = std::max(t.compute_s, t.memory_s);
+      break;
+    }
+    case OpKind::elementwise:
+      // Vector units at ~1 FLOP per byte: always memory-bound, only the bytes are timed.
+      t.memory_s = bytes / elementwise_bytes_per_s_;
+      t.body_s = t.memory_s;
+      break;
+    case OpKind::communication:
+      break;
+  }
   return t;
 }
 
@@ -62,11 +102,11 @@ OpTiming RooflineCostModel::time_op(const OpCost& op) const {
   t.compute_s = s.compute_s;
   t.memory_s = s.memory_s;
   t.comm_s = s.comm_s;
+  t.overhead_s = s.launch_s;
+  t.time_s = s.body_s + s.launch_s;
   if (op.kind == OpKind::communication) {
-    t.time_s = s.comm_s;
     t.bound = "communication";
   } else {
-    t.time_s = std::max(s.compute_s, s.memory_s);
     t.bound = s.compute_s > s.memory_s ? "compute" : "memory";
   }
   return t;
@@ -78,22 +118,27 @@ double RooflineCostModel::overhead_s() const {
 
 StepCost RooflineCostModel::step_cost(const BatchShape& batch) const {
   SS_ASSERT(!batch.empty(), "a step computes at least one token");
-  double compute_s = 0, memory_s = 0, comm_s = 0;
-  for (const OpCost& op : step_ops(model_, dep_, batch)) {
+  return cost_of(step_ops(model_, dep_, batch));
+}
+
+StepCost RooflineCostModel::cost_of(const std::vector<OpCost>& ops) const {
+  double compute_s = 0, memory_s = 0, comm_s = 0, launch_s = 0;
+  for (const OpCost& op : ops) {
     const OpSeconds t = op_seconds(op);
+    launch_s += t.launch_s;
     if (op.kind == OpKind::communication) {
-      comm_s += t.comm_s;
+      comm_s += t.body_s;
     } else if (t.compute_s > t.memory_s) {
-      compute_s += t.compute_s;
+      compute_s += t.body_s;
     } else {
-      memory_s += t.memory_s;
+      memory_s += t.body_s;
     }
   }
   StepCost cost;
   cost.compute_ns = ticks_from_seconds(compute_s);
   cost.memory_ns = ticks_from_seconds(memory_s);
   cost.comm_ns = ticks_from_seconds(comm_s);
-  cost.overhead_ns = ticks_from_seconds(overhead_s());
+  cost.overhead_ns = ticks_from_seconds(overhead_s() + launch_s);
   cost.total_ns = std::max<Tick>(
       1, cost.compute_ns + cost.memory_ns + cost.comm_ns + cost.overhead_ns);
   return cost;
@@ -106,6 +151,7 @@ std::vector<OpTiming> RooflineCostModel::breakdown(const BatchShape& batch) cons
   OpTiming fixed;
   fixed.name = "overhead";
   fixed.time_s = overhead_s();
+  fixed.overhead_s = fixed.time_s;
   fixed.bound = "overhead";
   out.push_back(fixed);
   return out;

@@ -1,8 +1,11 @@
 #pragma once
-// The roofline cost model: every operator of the step (sim/model/op_graph.h) takes the
-// longer of its compute time and its memory time at derated peaks; collectives take
-// bytes over derated link bandwidth plus a latency per launch; fixed per-step and
-// per-layer overheads are added on top. docs/cost-model.md has the formulas and the fit.
+// The roofline cost model: every operator of the step (sim/model/op_graph.h) is timed from
+// its FLOPs and bytes at derated peaks, with shape-dependent terms where real kernels
+// depart from max(compute, memory): GEMMs near the ridge, a per-query-row cost in prefill
+// attention, a decode-attention bandwidth that depends on the number of sequences, and a
+// fixed cost per kernel launch. Collectives take bytes over derated link bandwidth plus a
+// latency per launch; fixed per-step and per-layer overheads are added on top.
+// docs/cost-model.md section 2 has the formulas and the fit.
 #include <string>
 #include <vector>
 
@@ -24,16 +27,26 @@ class RooflineCostModel : public CostModel {
   std::vector<OpTiming> breakdown(const BatchShape& batch) const override;
   std::string describe() const override;
 
-  // Seconds of one operator, with the side that bounds it.
+  // Seconds of one operator, with the side that bounds it. Works for any OpCost, also
+  // one built by hand (calibration times single kernels this way).
   OpTiming time_op(const OpCost& op) const;
+  // The step made of these operators (as listed by step_ops for this model and
+  // deployment), plus the fixed overheads. step_cost(batch) == cost_of(step_ops(...)).
+  StepCost cost_of(const std::vector<OpCost>& ops) const;
   // Fixed seconds per step: step_overhead_s + layer_overhead_s x layers of the stage.
   double overhead_s() const;
 
+  const HardwareSpec& hardware() const { return hw_; }
+  const ModelSpec& model() const { return model_; }
+  const Deployment& deployment() const { return dep_; }
+
  private:
   struct OpSeconds {
-    double compute_s = 0;
-    double memory_s = 0;
+    double compute_s = 0;  // FLOPs at the derated peak
+    double memory_s = 0;   // bytes at the derated bandwidth
     double comm_s = 0;
+    double body_s = 0;     // the op's time without launch overhead
+    double launch_s = 0;   // kernel_overhead x launches
   };
   // The arithmetic of time_op without building strings: step_cost runs once per step.
   OpSeconds op_seconds(const OpCost& op) const;
@@ -44,6 +57,7 @@ class RooflineCostModel : public CostModel {
   double gemm_flops_per_s_;       // derated peak in the GEMMs' math format
   double attention_flops_per_s_;  // derated bf16 peak
   double memory_bytes_per_s_;     // derated HBM bandwidth
+  double elementwise_bytes_per_s_;
   double link_bytes_per_s_;       // derated interconnect bandwidth
   int stage_layers_;
 };

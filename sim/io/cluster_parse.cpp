@@ -131,7 +131,12 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
   if (auto v = f.get("kv_dtype")) {
     pool.deployment.kv = parse_format(*v, kKvFormats, "KV-cache format");
   }
-  if (auto v = f.get("engine")) pool.engine = parse_engine(*v);
+  if (auto v = f.get("engine")) {
+    std::vector<std::string> class_names;
+    for (const ClassSpec& c : classes) class_names.push_back(c.name);
+    pool.engine = parse_engine(*v, class_names);
+    check_engine_for_pool(*v, pool);
+  }
   if (auto v = f.get("cost_model")) pool.cost_model = parse_cost_model(*v);
   check_buildable(f, pool);
   if (auto v = f.get("classes")) {

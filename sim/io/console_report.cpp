@@ -100,6 +100,13 @@ void print_console_report(const RunSummary& summary, std::ostream& out) {
   if (std::isfinite(unfinished) && unfinished > 0) {
     out << "\nunfinished when the run stopped: " << std::llround(unfinished) << '\n';
   }
+  // Simulation::note_saturation sets these (docs/reliability.md).
+  if (summary.overall.get("saturated") == 1.0) {
+    out << "saturated: arrivals outpaced the cluster; " << std::llround(summary.overall.get("backlog"))
+        << " requests were waiting or running at the last arrival (peak "
+        << std::llround(summary.overall.get("peak_in_flight"))
+        << "), so the latencies describe a queue that was still growing\n";
+  }
   if (!summary.overall.rejected_reasons.empty()) {
     out << "rejected by reason:";
     for (const auto& [reason, count] : summary.overall.rejected_reasons) {

@@ -1,21 +1,34 @@
 #include "sim/io/engine_parse.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "sim/engine/policy_names.h"
 #include "sim/io/data_paths.h"
 #include "sim/io/did_you_mean.h"
+#include "sim/io/model_refs.h"
+#include "sim/io/resource_paths.h"
+#include "sim/io/spec_yaml.h"
+#include "sim/model/shard.h"
 
 namespace servesim {
 
 namespace {
 
 const std::vector<std::string> kEngineKeys = {
-    "policy",       "max_num_seqs",    "max_batched_tokens",     "block_size",
-    "prefix_cache", "kv_cache_tokens", "gpu_memory_utilization", "speculative"};
+    "preset",       "policy",          "max_num_seqs",           "max_batched_tokens",
+    "block_size",   "prefix_cache",    "kv_cache_tokens",        "gpu_memory_utilization",
+    "speculative",  "prefill_chunk_tokens", "decode_target_batch", "preempt_lower_priority",
+    "watermark",    "kv_admission",    "preemption_mode",        "swap_space_gb",
+    "overheads",    "on_context_overflow"};
 const std::vector<std::string> kCostModels = {"roofline", "constant", "linear", "table"};
+const std::vector<std::string> kOverheadKeys = {"per_step", "per_request", "per_token"};
+const std::vector<std::string> kSpeculativeKeys = {"method", "draft", "k", "acceptance"};
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -27,20 +40,74 @@ int int_in_range(const Field& f, std::int64_t lowest, std::int64_t highest) {
   return static_cast<int>(v);
 }
 
-}  // namespace
-
-EngineConfig parse_engine(const Field& f) {
-  f.expect_map(kEngineKeys);
-  if (auto spec = f.get("speculative")) {
-    spec->fail_at_key("'speculative' is not supported yet in this version");
+// One of `choices`, with a did-you-mean on a typo.
+std::string choice(const Field& f, const char* what, const char* plural,
+                   const std::vector<std::string>& choices) {
+  const std::string v = f.as_string();
+  if (std::find(choices.begin(), choices.end(), v) == choices.end()) {
+    f.fail(unknown_choice_message(what, plural, v, choices));
   }
-  EngineConfig e;
-  if (auto policy = f.get("policy")) {
-    e.policy = policy->as_string();
-    const std::vector<std::string> names = scheduling_policy_names();
-    if (std::find(names.begin(), names.end(), e.policy) == names.end()) {
-      policy->fail(unknown_choice_message("scheduling policy", "policies", e.policy, names));
+  return v;
+}
+
+double fraction(const Field& f) {
+  const double v = f.as_double();
+  if (!(v >= 0 && v <= 1)) f.fail("must be a fraction in [0, 1], got " + f.node().Scalar());
+  return v;
+}
+
+Tick non_negative_duration(const Field& f) {
+  const Tick v = f.as_duration_ns();
+  if (v < 0) f.fail("must not be negative, got " + f.node().Scalar());
+  return v;
+}
+
+// `acceptance: 0.7`, or per class: `{chat: 0.8, code: 0.6, default: 0.7}`.
+void parse_acceptance(const Field& f, SpeculativeConfig& spec, const std::vector<std::string>& classes) {
+  if (!f.is_map()) {
+    spec.acceptance = fraction(f);
+    spec.acceptance_by_class.clear();
+    return;
+  }
+  std::vector<std::string> keys = classes;
+  keys.push_back("default");
+  f.expect_map(keys);
+  const std::optional<Field> fallback = f.get("default");
+  if (fallback) spec.acceptance = fraction(*fallback);
+  spec.acceptance_by_class.assign(classes.size(), spec.acceptance);
+  for (std::size_t c = 0; c < classes.size(); ++c) {
+    if (auto v = f.get(classes[c])) {
+      spec.acceptance_by_class[c] = fraction(*v);
+    } else if (!fallback) {
+      f.fail_at_key("no acceptance rate for class '" + classes[c] + "'; give one or a 'default'");
     }
+  }
+}
+
+// `{draft: MODEL, k: 4, acceptance: 0.7}` or `{method: ngram, k: 4, acceptance: 0.5}`.
+SpeculativeConfig parse_speculative(const Field& f, const std::vector<std::string>& classes) {
+  f.expect_map(kSpeculativeKeys);
+  SpeculativeConfig spec;
+  spec.enabled = true;
+  const std::optional<Field> draft = f.get("draft");
+  if (auto m = f.get("method")) {
+    spec.method = choice(*m, "speculative method", "methods", {"draft", "ngram"});
+  }
+  if (spec.method == "draft") {
+    if (!draft) f.fail_at_key("method 'draft' needs 'draft: MODEL' (or use method: ngram)");
+    spec.draft_model = load_model_for(*draft);
+  } else if (draft) {
+    draft->fail_at_key("'draft' does not apply to method 'ngram' (it proposes from the prompt)");
+  }
+  if (auto k = f.get("k")) spec.k = int_in_range(*k, 1, 64);
+  if (auto a = f.get("acceptance")) parse_acceptance(*a, spec, classes);
+  return spec;
+}
+
+// Reads every key of one engine mapping (a preset file's, or the scenario's) onto `e`.
+void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::string>& classes) {
+  if (auto policy = f.get("policy")) {
+    e.policy = choice(*policy, "scheduling policy", "policies", scheduling_policy_names());
   }
   if (auto v = f.get("max_num_seqs")) e.max_num_seqs = int_in_range(*v, 1, 1'000'000);
   if (auto v = f.get("max_batched_tokens")) e.max_batched_tokens = v->int_at_least(1);
@@ -52,20 +119,125 @@ EngineConfig parse_engine(const Field& f) {
     }
   }
   if (auto v = f.get("prefix_cache")) e.prefix_cache = v->as_bool();
-  if (auto v = f.get("kv_cache_tokens")) {
-    e.kv_cache_tokens = v->int_at_least(1);
-    if (*e.kv_cache_tokens < e.block_size) {
-      v->fail("must hold at least one block of " + std::to_string(e.block_size) + " tokens, got " +
-              std::to_string(*e.kv_cache_tokens));
-    }
-  }
+  if (auto v = f.get("kv_cache_tokens")) e.kv_cache_tokens = v->int_at_least(1);
   if (auto v = f.get("gpu_memory_utilization")) {
     e.gpu_memory_utilization = v->as_double();
     if (!(e.gpu_memory_utilization > 0 && e.gpu_memory_utilization <= 1)) {
       v->fail("must be in (0, 1], got " + v->node().Scalar());
     }
   }
+  if (auto v = f.get("prefill_chunk_tokens")) e.prefill_chunk_tokens = v->int_at_least(0);
+  if (auto v = f.get("decode_target_batch")) e.decode_target_batch = int_in_range(*v, 1, 1'000'000);
+  if (auto v = f.get("preempt_lower_priority")) e.preempt_lower_priority = v->as_bool();
+  if (auto v = f.get("watermark")) {
+    e.watermark = v->as_double();
+    if (!(e.watermark >= 0 && e.watermark < 1)) v->fail("must be in [0, 1), got " + v->node().Scalar());
+  }
+  if (auto v = f.get("kv_admission")) {
+    e.kv_admission = choice(*v, "KV admission rule", "rules", {"greedy", "reserve-full"}) == "greedy"
+                         ? KvAdmission::greedy
+                         : KvAdmission::reserve_full;
+  }
+  if (auto v = f.get("preemption_mode")) {
+    e.preemption_mode = choice(*v, "preemption mode", "modes", {"recompute", "swap"}) == "swap"
+                            ? PreemptionMode::swap
+                            : PreemptionMode::recompute;
+  }
+  if (auto v = f.get("swap_space_gb")) e.swap_space_bytes = v->non_negative_double() * kGiB;
+  if (auto v = f.get("overheads")) {
+    v->expect_map(kOverheadKeys);
+    if (auto d = v->get("per_step")) e.overheads.per_step_ns = non_negative_duration(*d);
+    if (auto d = v->get("per_request")) e.overheads.per_request_ns = non_negative_duration(*d);
+    if (auto d = v->get("per_token")) e.overheads.per_token_ns = non_negative_duration(*d);
+  }
+  if (auto v = f.get("on_context_overflow")) {
+    e.on_context_overflow = choice(*v, "context overflow rule", "rules", {"reject", "truncate"}) == "reject"
+                                ? ContextOverflow::reject
+                                : ContextOverflow::truncate;
+  }
+  if (auto v = f.get("speculative")) e.speculative = parse_speculative(*v, classes);
+}
+
+// A preset is an engine mapping in its own file; its errors point at that file.
+EngineConfig load_preset(const Field& name_field, const std::vector<std::string>& classes) {
+  const std::string given = name_field.as_string();
+  std::optional<std::string> path = resolve_resource("configs/engines", given);
+  if (!path) {
+    name_field.fail(unknown_choice_message("engine preset", "presets", given, bundled_presets()));
+  }
+  const YAML::Node doc = load_spec_yaml(*path);
+  const LoadContext ctx{*path, {}};
+  const Field root = root_field(ctx, doc);
+  std::vector<std::string> keys = kEngineKeys;
+  keys.erase(std::find(keys.begin(), keys.end(), "preset"));  // presets do not nest
+  root.expect_map(keys);
+  EngineConfig e;
+  apply_engine_keys(root, e, classes);
+  e.preset = given;
   return e;
+}
+
+// Rules that involve more than one key, checked after the preset and the overrides merge.
+void check_engine(const Field& f, const EngineConfig& e) {
+  const auto at = [&](const char* key) { return f.get(key).value_or(f); };
+  if (e.kv_cache_tokens && *e.kv_cache_tokens < e.block_size) {
+    at("kv_cache_tokens").fail("must hold at least one block of " + std::to_string(e.block_size) +
+                               " tokens, got " + std::to_string(*e.kv_cache_tokens));
+  }
+  if (e.decode_target_batch > e.max_num_seqs) {
+    at("decode_target_batch").fail("is more than max_num_seqs (" + std::to_string(e.max_num_seqs) +
+                                   "): the decode batch can never reach it");
+  }
+  if (f.has("decode_target_batch") && e.policy != "decode-priority") {
+    at("decode_target_batch").fail_at_key("only policy 'decode-priority' uses it (policy is '" + e.policy + "')");
+  }
+  if (e.preempt_lower_priority && e.policy != "priority") {
+    at("preempt_lower_priority").fail_at_key("only policy 'priority' uses it (policy is '" + e.policy + "')");
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> bundled_presets() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::path(resource_root()) / "configs/engines";
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+EngineConfig parse_engine(const Field& f, const std::vector<std::string>& class_names) {
+  f.expect_map(kEngineKeys);
+  EngineConfig e;
+  if (auto preset = f.get("preset")) e = load_preset(*preset, class_names);
+  apply_engine_keys(f, e, class_names);
+  check_engine(f, e);
+  return e;
+}
+
+void check_engine_for_pool(const Field& f, const PoolConfig& pool) {
+  const EngineConfig& e = pool.engine;
+  if (e.speculative.enabled && e.speculative.draft_model &&
+      e.speculative.draft_model->vocab_size != pool.model.vocab_size) {
+    const Field spec = f.get("speculative").value_or(f);
+    spec.get("draft").value_or(spec).fail(
+        "the draft model's vocabulary (" + std::to_string(e.speculative.draft_model->vocab_size) +
+        " tokens) differs from the target's (" + std::to_string(pool.model.vocab_size) +
+        "): its proposals could not be verified");
+  }
+  if (e.speculative.draft_model) {
+    const std::string problem = deployment_problem(*e.speculative.draft_model, pool.deployment);
+    if (!problem.empty()) {
+      const Field spec = f.get("speculative").value_or(f);
+      spec.get("draft").value_or(spec).fail("the draft model runs with the pool's tp and pp: " + problem);
+    }
+  }
+  if (e.preemption_mode == PreemptionMode::swap && !(pool.hardware.host_link_bandwidth_bytes_per_s > 0)) {
+    f.get("preemption_mode").value_or(f).fail("swap needs the hardware's host_link_bandwidth_gb_s, which '" +
+                                              pool.hardware.name + "' does not give");
+  }
 }
 
 CostModelSpec parse_cost_model(const Field& f) {

@@ -15,7 +15,9 @@ const std::vector<std::string> kHardwareKeys = {
     "peak_tflops_fp8", "peak_tops_int8", "interconnect_bandwidth_gb_s",
     "interconnect_latency_us", "host_link_bandwidth_gb_s", "price_per_gpu_hour",
     "gemm_efficiency", "attention_efficiency", "memory_efficiency", "comm_efficiency",
-    "step_overhead_us", "layer_overhead_us"};
+    "step_overhead_us", "layer_overhead_us", "kernel_overhead_us", "attention_row_overhead_keys",
+    "decode_attention_efficiency", "decode_attention_efficiency_many",
+    "decode_attention_half_seqs", "elementwise_efficiency"};
 
 // A fraction of a datasheet peak: in (0, 1].
 double efficiency(const Field& root, const std::string& key, double fallback) {
@@ -69,6 +71,13 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
   hw.comm_efficiency = efficiency(root, "comm_efficiency", defaults.comm_efficiency);
   hw.step_overhead_s = non_negative_or(root, "step_overhead_us", 0) * 1e-6;
   hw.layer_overhead_s = non_negative_or(root, "layer_overhead_us", 0) * 1e-6;
+  hw.kernel_overhead_s = non_negative_or(root, "kernel_overhead_us", 0) * 1e-6;
+  hw.attention_row_overhead_keys = non_negative_or(root, "attention_row_overhead_keys", 0);
+  // Absent (0 in HardwareSpec): follow memory_efficiency, as the profile's comments say.
+  hw.decode_attention_efficiency = efficiency(root, "decode_attention_efficiency", 0);
+  hw.decode_attention_efficiency_many = efficiency(root, "decode_attention_efficiency_many", 0);
+  hw.decode_attention_half_seqs = non_negative_or(root, "decode_attention_half_seqs", 0);
+  hw.elementwise_efficiency = efficiency(root, "elementwise_efficiency", 0);
   return hw;
 }
 

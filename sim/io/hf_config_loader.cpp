@@ -98,7 +98,7 @@ ModelSpec load_hf_config(const std::string& path) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
     throw ConfigError(path, 0, "", std::string("not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) throw ConfigError(path, 0, "", "expected a JSON object at the top");

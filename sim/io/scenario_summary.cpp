@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "sim/io/distribution_parse.h"
+#include "sim/io/prompt_parse.h"
 #include "sim/io/workload_parse.h"
 #include "sim/io/yaml_helpers.h"
 
@@ -44,9 +45,15 @@ std::string describe_class(const ClassSpec& c) {
     if (c.trace->format != "lengths") out += " (speedup " + format_number(c.trace->speedup) + ")";
     if (c.arrival) out += "; arrival " + describe_arrival(*c.arrival);
   } else {
-    out += describe_arrival(*c.arrival);
+    std::string arrival = describe_arrival(*c.arrival);
+    // With sessions an arrival starts a session; its turns follow completions.
+    const std::size_t unit = arrival.find(" req/s");
+    if (c.session && unit != std::string::npos) arrival.replace(unit, 6, " sessions/s");
+    out += arrival;
   }
   if (c.input) out += "; input " + describe_distribution(*c.input, DistUnit::tokens);
+  if (!c.prompt.empty()) out += "; prompt " + describe_prompt(c.prompt);
+  if (c.session) out += "; sessions: " + describe_session(*c.session);
   if (c.output) out += "; output " + describe_distribution(*c.output, DistUnit::tokens);
   if (c.priority != 0) out += "; priority " + std::to_string(c.priority);
   const std::string slo = describe_slo(c.slo);
@@ -74,7 +81,15 @@ std::string describe_pool(const PoolConfig& p) {
       << ", max_batched_tokens " << e.max_batched_tokens << ", block_size " << e.block_size
       << ", prefix_cache " << (e.prefix_cache ? "on" : "off");
   if (e.kv_cache_tokens) out << ", kv_cache_tokens " << *e.kv_cache_tokens;
-  out << ", gpu_memory_utilization " << format_number(e.gpu_memory_utilization) << "\n"
+  out << ", gpu_memory_utilization " << format_number(e.gpu_memory_utilization);
+  if (!e.preset.empty()) out << " (preset " << e.preset << ")";
+  if (e.preemption_mode == PreemptionMode::swap) out << ", swap preemption";
+  if (e.speculative.enabled) {
+    out << "\n      speculative "
+        << (e.speculative.draft_model ? "draft " + e.speculative.draft_model->name : std::string("ngram"))
+        << ", k " << e.speculative.k << ", acceptance " << format_number(e.speculative.acceptance);
+  }
+  out << "\n"
       << "      cost model " << describe_cost_model(p.cost_model) << "; serves ";
   if (p.classes.empty()) {
     out << "every class";

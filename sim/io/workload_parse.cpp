@@ -6,6 +6,7 @@
 #include "sim/io/data_paths.h"
 #include "sim/io/did_you_mean.h"
 #include "sim/io/distribution_parse.h"
+#include "sim/io/prompt_parse.h"
 
 namespace servesim {
 
@@ -16,11 +17,8 @@ const std::vector<std::string> kClassKeys = {"class",    "arrival", "input",  "o
 const std::vector<std::string> kArrivalKeys = {"process", "rate", "cv", "concurrency",
                                                "think_time"};
 const std::vector<std::string> kProcesses = {"poisson", "gamma", "constant", "closed"};
-const std::vector<std::string> kTraceKeys = {"format", "path", "speedup"};
-// Every format of the interface, so a known-but-unbuilt one gets "not supported yet"
-// instead of "unknown".
+const std::vector<std::string> kTraceKeys = {"format", "path", "speedup", "hash_block_tokens"};
 const std::vector<std::string> kTraceFormats = {"azure", "vidur", "lengths", "mooncake", "csv"};
-const std::vector<std::string> kSupportedTraceFormats = {"azure", "vidur", "lengths"};
 const std::vector<std::string> kSloKeys = {"ttft", "itl", "tpot", "e2el"};
 
 bool contains(const std::vector<std::string>& list, const std::string& s) {
@@ -87,10 +85,6 @@ TraceSpec parse_trace(const Field& f) {
   if (!contains(kTraceFormats, spec.format)) {
     format.fail(unknown_choice_message("trace format", "formats", spec.format, kTraceFormats));
   }
-  if (!contains(kSupportedTraceFormats, spec.format)) {
-    format.fail("trace format '" + spec.format + "' is not supported yet in this version (use " +
-                join_choices(kSupportedTraceFormats) + ")");
-  }
   spec.path = existing_data_path(f.require("path"), "trace file");
   if (auto speedup = f.get("speedup")) {
     if (spec.format == "lengths") {
@@ -99,6 +93,14 @@ TraceSpec parse_trace(const Field& f) {
           "from the class's `arrival`");
     }
     spec.speedup = speedup->positive_double();
+  }
+  if (auto block = f.get("hash_block_tokens")) {
+    // Mooncake's ids are 512-token blocks by definition; the project's csv says its own.
+    if (spec.format != "csv") {
+      block->fail_at_key("'hash_block_tokens' applies to format 'csv' only (mooncake ids cover 512 tokens)");
+    }
+    spec.hash_block_tokens = block->int_at_least(1);
+    if (spec.hash_block_tokens > (1 << 24)) block->fail("must be at most 16777216");
   }
   return spec;
 }
@@ -119,11 +121,25 @@ SloSpec parse_slo(const Field& f) {
   return slo;
 }
 
-// Which of arrival/input/output a class must or must not have, given its trace.
+// Which of arrival/input/output a class must or must not have, given its trace; `prompt`
+// replaces `input`, and structure and sessions need a synthetic class.
 void check_sources(const Field& f, const ClassSpec& c) {
   const bool timed_trace = c.trace && c.trace->format != "lengths";
   const bool length_trace = c.trace && c.trace->format == "lengths";
+  const std::optional<Field> prompt = f.get("prompt");
+  for (const char* key : {"prompt", "session"}) {
+    if (const std::optional<Field> k = f.get(key); k && c.trace) {
+      k->fail_at_key("'" + std::string(key) + "' cannot be combined with a trace: it describes synthetic requests" +
+                     (c.trace->format == "mooncake" || c.trace->format == "csv"
+                          ? " (the trace's own prefix hashes and session ids describe its requests)"
+                          : ""));
+    }
+  }
+  if (const std::optional<Field> input = f.get("input"); input && prompt) {
+    input->fail_at_key("'input' cannot be combined with 'prompt': the prompt's segments give its length");
+  }
   for (const char* key : {"arrival", "input", "output"}) {
+    if (prompt && std::string(key) == "input") continue;
     const std::optional<Field> present = f.get(key);
     const bool forbidden = timed_trace || (length_trace && std::string(key) != "arrival");
     if (present && forbidden) {
@@ -136,18 +152,14 @@ void check_sources(const Field& f, const ClassSpec& c) {
     if (!present && needed) {
       f.fail_at_key(c.trace ? "a trace of format 'lengths' needs an 'arrival' process"
                             : "missing required key '" + std::string(key) +
-                                  "': a class needs 'arrival', 'input' and 'output', or a 'trace'");
+                                  "': a class needs 'arrival', 'input' (or a 'prompt' structure) and "
+                                  "'output', or a 'trace'");
     }
   }
 }
 
 ClassSpec parse_class(const Field& f) {
   f.expect_map(kClassKeys);
-  for (const char* later : {"prompt", "session"}) {
-    if (auto k = f.get(later)) {
-      k->fail_at_key("'" + std::string(later) + "' is not supported yet in this version");
-    }
-  }
   ClassSpec c;
   if (auto name = f.get("class")) {
     c.name = name->as_string();
@@ -163,6 +175,8 @@ ClassSpec parse_class(const Field& f) {
       input->fail("a request needs at least 1 input token, got " + format_number(c.input->a));
     }
   }
+  if (auto prompt = f.get("prompt")) c.prompt = parse_prompt(*prompt);
+  if (auto session = f.get("session")) c.session = parse_session(*session);
   if (auto output = f.get("output")) c.output = parse_distribution(*output, DistUnit::tokens);
   if (auto slo = f.get("slo")) c.slo = parse_slo(*slo);
   if (auto priority = f.get("priority")) {

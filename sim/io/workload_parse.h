@@ -1,8 +1,8 @@
 #pragma once
 // Reads the scenario's `workload:` list into validated ClassSpecs (docs/scenario.md,
-// "workload"). Each class is either synthetic (`arrival` + `input` + `output`), a timed
-// trace (`trace` with format azure or vidur), or a length-only trace plus a synthetic
-// `arrival` (format lengths).
+// "workload"). Each class is either synthetic (`arrival` + `input` or `prompt` + `output`,
+// optionally in `session`s), a timed trace (`trace` with format azure, vidur, mooncake or
+// csv), or a length-only trace plus a synthetic `arrival` (format lengths).
 #include <string>
 #include <vector>
 

@@ -22,6 +22,9 @@ struct NamedSketch {
 }  // namespace
 
 void MetricGroup::add_request(const RequestRecord& record) {
+  preemptions += record.preemptions;
+  preempted_ns += record.preempted_ns;
+  if (record.truncated_tokens > 0) ++truncated;
   switch (record.outcome) {
     case Outcome::completed: {
       ++completed;
@@ -64,6 +67,9 @@ void MetricGroup::merge(const MetricGroup& other) {
   output_tokens += other.output_tokens;
   cached_input_tokens += other.cached_input_tokens;
   for (const auto& [reason, count] : other.rejected_reasons) rejected_reasons[reason] += count;
+  preemptions += other.preemptions;
+  preempted_ns += other.preempted_ns;
+  truncated += other.truncated;
 }
 
 SummaryBlock MetricGroup::to_block(Tick duration_ns) const {
@@ -116,6 +122,9 @@ SummaryBlock MetricGroup::to_block(Tick duration_ns) const {
                 : 0.0);
   block.set_count("rejected", rejected);
   block.set_count("unfinished", unfinished);
+  block.set_count("preemptions", preemptions);
+  block.set("preempted_s", seconds_from_ticks(preempted_ns));
+  block.set_count("truncated", truncated);
   block.rejected_reasons = rejected_reasons;
   return block;
 }

@@ -26,6 +26,10 @@ struct MetricGroup {
   std::int64_t output_tokens = 0;        // tokens produced by completed requests
   std::int64_t cached_input_tokens = 0;  // of those prompt tokens, served from prefix cache
   std::map<std::string, std::int64_t> rejected_reasons;
+  // Engine events, over every request whatever its outcome (docs/engine.md).
+  std::int64_t preemptions = 0;          // times requests were preempted
+  Tick preempted_ns = 0;                 // time they lost to it
+  std::int64_t truncated = 0;            // requests cut to the model's context
 
   // Counts one request by its outcome (see MetricsRecorder::record_request).
   void add_request(const RequestRecord& record);

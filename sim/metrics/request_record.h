@@ -26,6 +26,8 @@ struct RequestRecord {
   std::int64_t output_tokens_done = 0;  // tokens actually produced
   std::int64_t cached_prompt_tokens = 0;  // prompt tokens served from the prefix cache
   int preemptions = 0;
+  Tick preempted_ns = 0;                // time lost to preemptions (docs/engine.md)
+  std::int64_t truncated_tokens = 0;    // cut by on_context_overflow: truncate (0: none)
   std::uint64_t session_id = 0;
   int turn = 0;
 

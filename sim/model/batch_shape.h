@@ -20,6 +20,9 @@ struct BatchShape {
   // to itself).
   std::int64_t decode_seqs = 0;
   std::int64_t decode_context_sum = 0;
+  // Rows that reach lm_head beyond one per sampled chunk and per decode: speculative
+  // decoding's verify pass, priced as a (k+1)-token chunk, samples all k+1 positions.
+  std::int64_t extra_sampled_tokens = 0;
 
   std::int64_t prefill_tokens() const {
     std::int64_t n = 0;

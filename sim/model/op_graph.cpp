@@ -38,6 +38,7 @@ OpCost gemm(const char* name, double m, double k, double n, const Dims& x, doubl
   op.bytes_read = (k * n * weight_bytes + m * k * x.a) * count;
   op.bytes_written = m * n * x.a * count;
   op.count = count;
+  op.rows = m;
   return op;
 }
 
@@ -48,6 +49,7 @@ OpCost rms_norm(const char* name, double m, const Dims& x, int count) {
   op.bytes_read = (m * x.h * x.a + x.h * x.bf16) * count;
   op.bytes_written = m * x.h * x.a * count;
   op.count = count;
+  op.rows = m;
   return op;
 }
 
@@ -57,6 +59,7 @@ OpCost residual_add(const char* name, double m, const Dims& x) {
   op.bytes_read = 2.0 * m * x.h * x.a * x.layers;
   op.bytes_written = m * x.h * x.a * x.layers;
   op.count = x.layers;
+  op.rows = m;
   return op;
 }
 
@@ -91,6 +94,8 @@ OpCost attention_prefill(const BatchShape& batch, const Dims& x) {
   op.bytes_read = (kv_per_token * tokens_read + q_or_out * new_tokens) * x.layers;
   op.bytes_written = (kv_per_token * new_tokens + q_or_out * new_tokens) * x.layers;
   op.count = x.layers;
+  op.rows = new_tokens;
+  op.per_key_flops = 4.0 * x.d * x.qh * new_tokens * x.layers;
   return op;
 }
 
@@ -107,6 +112,8 @@ OpCost attention_decode(const BatchShape& batch, const Dims& x) {
   op.bytes_read = (kv_per_token * keys + q_or_out * seqs) * x.layers;
   op.bytes_written = (kv_per_token * seqs + q_or_out * seqs) * x.layers;
   op.count = x.layers;
+  op.rows = seqs;
+  op.per_key_flops = 4.0 * x.d * x.qh * seqs * x.layers;
   return op;
 }
 
@@ -132,6 +139,7 @@ std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& dep,
   const double m = static_cast<double>(batch.total_tokens());
   double sampled = static_cast<double>(batch.decode_seqs);
   for (const PrefillChunk& c : batch.prefills) sampled += c.sampled ? 1.0 : 0.0;
+  sampled += static_cast<double>(batch.extra_sampled_tokens);  // speculative verify rows
   const int L = s.layers;
 
   std::vector<OpCost> ops;
@@ -140,6 +148,7 @@ std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& dep,
     OpCost embed{"embedding", OpKind::elementwise};
     embed.bytes_read = m * x.h * x.bf16;  // one table row per token
     embed.bytes_written = m * x.h * x.a;
+    embed.rows = m;
     ops.push_back(embed);
   } else {
     OpCost recv{"pp_transfer", OpKind::communication};
@@ -162,6 +171,7 @@ std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& dep,
     act.bytes_read = 2.0 * m * x.ffn * x.a * L;
     act.bytes_written = m * x.ffn * x.a * L;
     act.count = L;
+    act.rows = m;
     ops.push_back(act);
   } else {
     ops.push_back(gemm("up_proj", m, x.h, x.ffn, x, x.w, L));
@@ -171,6 +181,7 @@ std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& dep,
     act.bytes_read = m * x.ffn * x.a * L;
     act.bytes_written = m * x.ffn * x.a * L;
     act.count = L;
+    act.rows = m;
     ops.push_back(act);
   }
   ops.push_back(gemm("down_proj", m, x.ffn, x.h, x, x.w, L));

@@ -20,6 +20,11 @@ struct OpCost {
   double bytes_written = 0;  // per GPU, to device memory
   double comm_bytes = 0;     // per GPU, over the interconnect (communication ops)
   int count = 1;             // how many kernel launches this op stands for (layers x ...)
+  // Shape facts some cost models need beyond FLOPs and bytes:
+  double rows = 0;           // rows of one launch: GEMM M, attention query rows (tokens or
+                             // decode sequences), elementwise rows
+  double per_key_flops = 0;  // attention: FLOPs one more key per query row would add
+                             // (4 * head_dim * heads * rows * layers)
 };
 
 // The operators of one step for one GPU. REQUIRES: deployment.tp divides the heads.

@@ -44,7 +44,8 @@ class AzureRowParser : public TraceRowParser {
     const std::string_view stamp = reader.field(time_);
     const std::optional<std::int64_t> ns = parse_azure_timestamp_ns(stamp);
     if (!ns) {
-      reader.fail(time_, "'" + std::string(stamp) + "' is not a timestamp like 2023-11-16 18:15:46.6805900");
+      reader.fail(time_, "'" + std::string(stamp) + "' is not a timestamp like 2023-11-16 18:15:46.6805900 (years " +
+                             std::to_string(kAzureFirstYear) + " to " + std::to_string(kAzureLastYear) + ")");
     }
     row.time_ns = *ns;
     row.prompt_tokens = reader.whole_number(prompt_, 1);
@@ -68,7 +69,7 @@ std::optional<std::int64_t> parse_azure_timestamp_ns(std::string_view text) {
       text[13] != ':' || !read_digits(text, 14, 2, minute) || text[16] != ':' || !read_digits(text, 17, 2, second)) {
     return std::nullopt;
   }
-  if (month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) || hour > 23 || minute > 59 ||
+  if (year < kAzureFirstYear || year > kAzureLastYear || month < 1 || month > 12 || day < 1 || day > days_in_month(year, month) || hour > 23 || minute > 59 ||
       second > 59) {
     return std::nullopt;
   }

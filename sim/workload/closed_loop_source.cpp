@@ -29,12 +29,13 @@ RequestSpec ClosedLoopSource::pop() {
   ready_ns_.pop();
   ++outstanding_;
   SS_ASSERT(outstanding_ <= concurrency_, "closed loop over its concurrency");
-  const TokenLengths lengths = lengths_->next();
+  TokenLengths lengths = lengths_->next();
   RequestSpec request;
   request.class_index = class_index_;
   request.arrival_ns = *arrival;
   request.prompt_tokens = lengths.prompt_tokens;
   request.output_tokens = lengths.output_tokens;
+  request.block_hashes = std::move(lengths.block_hashes);
   return request;
 }
 

@@ -4,12 +4,16 @@
 // arrival side (open-loop process or closed loop) is independent of it, so any arrival
 // pattern combines with any length origin.
 #include <cstdint>
+#include <vector>
 
 namespace servesim {
 
 struct TokenLengths {
   std::int64_t prompt_tokens = 0;  // at least 1
   std::int64_t output_tokens = 0;  // at least 0 (0: prefill-only request)
+  // Chained prefix hashes of the prompt's full blocks (structured prompts); empty when the
+  // prompt shares nothing (RequestSpec::block_hashes).
+  std::vector<std::uint64_t> block_hashes;
 };
 
 class LengthSource {

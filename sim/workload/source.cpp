@@ -1,9 +1,12 @@
 // make_source: picks the source of one workload class from its spec.
 //   trace azure | vidur       -> CsvTraceSource (the file's own timestamps; no `arrival`)
+//   trace mooncake | csv      -> PrefixTraceSource (timestamps, lengths and prefix hashes)
 //   trace lengths             -> the file's lengths with the class's `arrival` (required):
 //                                open loop (SyntheticSource) or closed loop
 //   no trace, arrival closed  -> ClosedLoopSource with sampled lengths
 //   no trace, otherwise       -> SyntheticSource with sampled lengths
+//   `prompt:` structure        -> lengths and block hashes from its segments (StructuredLengths)
+//   `session:`                 -> SessionSource: arrivals start sessions, turns follow completions
 // Random streams are named "workload/<class>/arrival", ".../input", ".../output" and
 // ".../think", so changing one distribution never shifts another's draws.
 #include <string>
@@ -13,6 +16,9 @@
 #include "sim/workload/azure_trace_source.h"
 #include "sim/workload/closed_loop_source.h"
 #include "sim/workload/lengths_file.h"
+#include "sim/workload/prefix_trace_source.h"
+#include "sim/workload/prompt_structure.h"
+#include "sim/workload/session_source.h"
 #include "sim/workload/sampled_lengths.h"
 #include "sim/workload/synthetic_source.h"
 #include "sim/workload/vidur_trace_source.h"
@@ -25,6 +31,12 @@ std::string stream(const ClassSpec& spec, const char* what) { return "workload/"
 std::string key(const ClassSpec& spec, const std::string& field) { return "workload." + spec.name + "." + field; }
 
 std::unique_ptr<LengthSource> sampled_lengths(const ClassSpec& spec, std::uint64_t seed) {
+  if (!spec.prompt.empty()) {
+    if (!spec.output) throw ConfigError("", 0, key(spec, "output"), "is required for a class without a trace");
+    return std::make_unique<StructuredLengths>(PromptGenerator(spec.prompt, spec.name, seed),
+                                               make_distribution(*spec.output), Rng(seed, stream(spec, "output")),
+                                               spec.block_tokens);
+  }
   if (!spec.input) throw ConfigError("", 0, key(spec, "input"), "is required for a class without a trace");
   if (!spec.output) throw ConfigError("", 0, key(spec, "output"), "is required for a class without a trace");
   return std::make_unique<SampledLengths>(make_distribution(*spec.input), make_distribution(*spec.output),
@@ -66,8 +78,45 @@ std::unique_ptr<RequestSource> trace_source(const ClassSpec& spec, int class_ind
     return trace.format == "azure" ? make_azure_trace_source(trace.path, trace.speedup, class_index)
                                    : make_vidur_trace_source(trace.path, trace.speedup, class_index);
   }
+  if (trace.format == "mooncake" || trace.format == "csv") {
+    if (spec.arrival) {
+      throw ConfigError(trace.path, 0, key(spec, "arrival"),
+                        "a " + trace.format + " trace carries its own timestamps; remove `arrival`");
+    }
+    return std::make_unique<PrefixTraceSource>(trace.path, trace.format, trace.speedup,
+                                               trace_hash_block_tokens(trace.format, trace.hash_block_tokens),
+                                               spec.block_tokens, class_index);
+  }
   throw ConfigError(trace.path, 0, key(spec, "trace.format"),
-                    "unknown or unsupported trace format '" + trace.format + "' (valid: azure, vidur, lengths)");
+                    "unknown trace format '" + trace.format + "' (valid: azure, vidur, lengths, mooncake, csv)");
+}
+
+std::unique_ptr<RequestSource> session_source(const ClassSpec& spec, int class_index, std::uint64_t seed) {
+  if (!spec.output) throw ConfigError("", 0, key(spec, "output"), "is required for a class without a trace");
+  if (spec.prompt.empty() && !spec.input) throw ConfigError("", 0, key(spec, "input"), "is required for a session's first turn");
+  const SessionSpec& session = *spec.session;
+  SessionSourceParts parts;
+  parts.class_name = spec.name;
+  parts.class_index = class_index;
+  parts.block_tokens = spec.block_tokens;
+  const ArrivalSpec& arrival = *spec.arrival;
+  if (arrival.process == ArrivalSpec::Process::closed) {
+    if (arrival.concurrency < 1) {
+      throw ConfigError("", 0, key(spec, "arrival.concurrency"), "a closed loop needs at least one user");
+    }
+    parts.users = arrival.concurrency;
+    if (arrival.think_time_s) parts.user_think_s = make_distribution(*arrival.think_time_s);
+  } else {
+    parts.starts = make_arrival_process(arrival, spec.name, Rng(seed, stream(spec, "arrival")));
+  }
+  if (!spec.prompt.empty()) parts.prompt.emplace(spec.prompt, spec.name, seed);
+  if (spec.input) parts.input = make_distribution(*spec.input);
+  parts.output = make_distribution(*spec.output);
+  parts.turns = make_distribution(session.turns);
+  if (session.think_time_s) parts.think_s = make_distribution(*session.think_time_s);
+  parts.new_input = make_distribution(session.new_input);
+  parts.max_history_tokens = session.max_history_tokens;
+  return std::make_unique<SessionSource>(std::move(parts), seed);
 }
 
 }  // namespace
@@ -75,6 +124,7 @@ std::unique_ptr<RequestSource> trace_source(const ClassSpec& spec, int class_ind
 std::unique_ptr<RequestSource> make_source(const ClassSpec& spec, int class_index, std::uint64_t seed) {
   if (spec.trace) return trace_source(spec, class_index, seed);
   if (!spec.arrival) throw ConfigError("", 0, key(spec, "arrival"), "is required for a class without a trace");
+  if (spec.session) return session_source(spec, class_index, seed);
   return with_arrivals(spec, class_index, seed, sampled_lengths(spec, seed));
 }
 

@@ -22,12 +22,13 @@ std::optional<Tick> SyntheticSource::peek_arrival_ns() {
 RequestSpec SyntheticSource::pop() {
   const std::optional<Tick> arrival = peek_arrival_ns();
   SS_ASSERT(arrival.has_value(), "pop() without an arrival to offer");
-  const TokenLengths lengths = lengths_->next();
+  TokenLengths lengths = lengths_->next();
   RequestSpec request;
   request.class_index = class_index_;
   request.arrival_ns = *arrival;
   request.prompt_tokens = lengths.prompt_tokens;
   request.output_tokens = lengths.output_tokens;
+  request.block_hashes = std::move(lengths.block_hashes);
   next_ns_.reset();
   return request;
 }

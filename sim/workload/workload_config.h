@@ -23,6 +23,27 @@ struct TraceSpec {
   std::string format;          // azure | mooncake | vidur | csv | lengths
   std::string path;            // resolved by the loader
   double speedup = 1.0;        // arrival times divided by this
+  // mooncake, csv: tokens covered by each id of the trace's prefix hashes (Mooncake's 512).
+  std::int64_t hash_block_tokens = 512;
+};
+
+// One segment of a structured prompt (the class's `prompt:` list), in prompt order.
+struct PromptSegmentSpec {
+  enum class Kind { shared, pool, unique };
+  Kind kind = Kind::unique;
+  std::string name;          // shared, pool: the content's scenario-wide name
+  std::int64_t count = 0;    // pool: number of documents
+  double zipf = 0;           // pool: popularity of document i is proportional to 1/(i+1)^zipf
+  DistSpec tokens;           // shared: fixed length; pool: length of each document (drawn
+                             // once per document); unique: length per request
+};
+
+// Multi-turn sessions (the class's `session:` block): the class's arrivals start sessions.
+struct SessionSpec {
+  DistSpec turns;                          // turns per session (at least 1)
+  std::optional<DistSpec> think_time_s;    // pause after a turn completes (absent: none)
+  DistSpec new_input;                      // new user/tool tokens per turn after the first
+  std::optional<std::int64_t> max_history_tokens;  // drop whole oldest turns beyond this
 };
 
 struct SloSpec {
@@ -38,8 +59,13 @@ struct ClassSpec {
   std::optional<DistSpec> input;       // prompt tokens
   std::optional<DistSpec> output;      // output tokens
   std::optional<TraceSpec> trace;
+  std::vector<PromptSegmentSpec> prompt;  // replaces `input` when not empty
+  std::optional<SessionSpec> session;
   SloSpec slo;
   int priority = 0;                    // higher is served first where the policy allows
+  // Tokens per KV block of the pool that serves the class: the granularity of the
+  // RequestSpec::block_hashes its source computes. Set by the simulation, not the user.
+  std::int64_t block_tokens = 16;
 };
 
 }  // namespace servesim

@@ -33,7 +33,7 @@ TEST_CASE("capacity: a mean TTFT bound finds the rate where the M/D/1 sojourn ti
   CHECK(j["unit"] == "req/s");
 }
 
-TEST_CASE("capacity: with a loose SLO the answer is the saturation rate 1/S, found by saturation", "[sweep]") {
+TEST_CASE("capacity: with a loose SLO the answer is the saturation rate 1/S - found by saturation", "[sweep]") {
   // No latency bound binds (1 hour), so only the queue's growth decides: it is stable for
   // rate < 1/S = 100 req/s and grows without bound above.
   TempDir dir("capacity-sat");
@@ -51,7 +51,7 @@ TEST_CASE("capacity: with a loose SLO the answer is the saturation rate 1/S, fou
   CHECK(r.output.find("saturated") != std::string::npos);
 }
 
-TEST_CASE("capacity: an SLO below the bare service time is infeasible at any rate, exit 1", "[sweep]") {
+TEST_CASE("capacity: an SLO below the bare service time is infeasible at any rate - exit 1", "[sweep]") {
   TempDir dir("capacity-none");
   const auto scenario = dir.write("md1.yaml", md1_scenario(50, 2000));
   // Every TTFT is at least one 10 ms step.

@@ -46,7 +46,7 @@ TEST_CASE("compare: an identical run passes with exit 0", "[sweep]") {
   CHECK(runs.compare(runs.sweep.string(), runs.sweep.string()).exit_code == 0);
 }
 
-TEST_CASE("compare: a field moved 20% the bad way is a regression, exit 1; the good way is not", "[sweep]") {
+TEST_CASE("compare: a field moved 20% the bad way is a regression - exit 1 - the good way is not", "[sweep]") {
   Runs runs;
   auto worse = runs.load(runs.summary);
   const double p99 = worse["p99_ttft_ms"].get<double>();

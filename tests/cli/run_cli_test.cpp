@@ -91,7 +91,7 @@ TEST_CASE("run: a KV cache far too small forces preemptions and still completes 
   CHECK(std::stol(r.output.substr(start + 1, pos - start - 1)) > 0);
 }
 
-TEST_CASE("run: bad input exits 2 with the file, line and key, and writes no summary", "[cli]") {
+TEST_CASE("run: bad input exits 2 with the file - line and key - and writes no summary", "[cli]") {
   TempDir dir("bad");
   const auto scenario = dir.write("bad.yaml", std::string(kSmallScenario).replace(
                                                    std::string(kSmallScenario).find("rate: 20"), 8, "rate: -3"));
@@ -106,7 +106,7 @@ TEST_CASE("run: bad input exits 2 with the file, line and key, and writes no sum
   CHECK(run_cli("frobnicate").exit_code == 2);
 }
 
-TEST_CASE("run, validate and step answer --help with exit 0", "[cli]") {
+TEST_CASE("run - validate and step answer --help with exit 0", "[cli]") {
   for (const char* c : {"run", "validate", "step"}) {
     const auto r = run_cli(std::string(c) + " --help");
     INFO(c << ": " << r.output);

@@ -27,7 +27,7 @@ Outcome step(const std::vector<std::string>& args) {
 
 }  // namespace
 
-TEST_CASE("step: --json gives the total, its four parts and one entry per operator", "[step]") {
+TEST_CASE("step: --json gives the total - its four parts and one entry per operator", "[step]") {
   const Outcome r = step({"--model", "llama-3-8b", "--hardware", "h200", "--prefill", "1024",
                           "--decode", "32:1024", "--json"});
   REQUIRE(r.code == 0);
@@ -114,7 +114,7 @@ TEST_CASE("step: the servesim binary runs the step command and exits 2 on bad in
   CHECK(bad.output.find("did you mean 'h200'") != std::string::npos);
 }
 
-TEST_CASE("step: a missing model file and absurd counts are refused, not crashed on", "[step]") {
+TEST_CASE("step: a missing model file and absurd counts are refused - not crashed on", "[step]") {
   const Outcome missing = step({"--model", "/no/such/config.json", "--hardware", "h200", "--decode", "1:1"});
   CHECK(missing.code == 2);
   CHECK(missing.err.find("/no/such/config.json") != std::string::npos);

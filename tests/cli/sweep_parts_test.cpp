@@ -14,7 +14,7 @@
 
 using namespace servesim;
 
-TEST_CASE("sweep axes: values split at top-level commas only, so YAML flow values survive", "[sweep]") {
+TEST_CASE("sweep axes: values split at top-level commas only - so YAML flow values survive", "[sweep]") {
   const SweepAxis a = parse_axis("workload.0.output={fixed: 1}, {uniform: [1, 9]},'a,b'");
   CHECK(a.key == "workload.0.output");
   REQUIRE(a.values.size() == 3);
@@ -26,7 +26,7 @@ TEST_CASE("sweep axes: values split at top-level commas only, so YAML flow value
   CHECK_THROWS_AS(parse_axis("k=1,"), ConfigError);
 }
 
-TEST_CASE("sweep points: a product is nested loops in --axis order, a zip pairs the i-th values", "[sweep]") {
+TEST_CASE("sweep points: a product is nested loops in --axis order - a zip pairs the i-th values", "[sweep]") {
   const std::vector<SweepAxis> axes = {{"a", {"1", "2"}}, {"b", {"x", "y", "z"}}};
   REQUIRE(sweep_point_count(axes, SweepMode::product) == 6);
   CHECK(sweep_point_overrides(axes, SweepMode::product, 0) == std::vector<std::string>{"a=1", "b=x"});
@@ -43,7 +43,7 @@ TEST_CASE("sweep points: a product is nested loops in --axis order, a zip pairs 
   CHECK_THROWS_AS(sweep_point_count({big, big2}, SweepMode::product), ConfigError);
 }
 
-TEST_CASE("sweep shards: I/N takes every N-th point from I, and the shards partition the points", "[sweep]") {
+TEST_CASE("sweep shards: I/N takes every N-th point from I - and the shards partition the points", "[sweep]") {
   const SweepShard s = parse_shard("1/3");
   CHECK(s.index == 1);
   CHECK(s.count == 3);
@@ -79,7 +79,7 @@ TEST_CASE("pareto: the front keeps every point no other beats on all objectives"
   CHECK_THROWS_AS(parse_objectives("up:a", "--pareto", ""), ConfigError);
 }
 
-TEST_CASE("percentages need the % sign; SLO targets name summary fields", "[sweep]") {
+TEST_CASE("percentages need the % sign - SLO targets name summary fields", "[sweep]") {
   CHECK(parse_percent("5%") == Approx(0.05));
   CHECK(parse_percent(" 0.5 %") == Approx(0.005));
   CHECK_FALSE(parse_percent("5"));
@@ -155,7 +155,7 @@ TEST_CASE("capacity search: doubling then bisection lands within tolerance of th
   CHECK(r.capped);
 }
 
-TEST_CASE("compare directions: latencies up, throughputs and completed down, rejected up are worse", "[sweep]") {
+TEST_CASE("compare directions: latencies up - throughputs and completed down - rejected up are worse", "[sweep]") {
   CHECK(field_direction("p99_ttft_ms") == Direction::higher_is_worse);
   CHECK(field_direction("std_itl_ms") == Direction::higher_is_worse);
   CHECK(field_direction("output_throughput") == Direction::lower_is_worse);

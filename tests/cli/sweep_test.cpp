@@ -72,7 +72,7 @@ TEST_CASE("sweep: --jobs 1 and --jobs 2 write byte-identical tables", "[sweep]")
   CHECK(read_file(dir.path / "j1" / "sweep.csv") == read_file(dir.path / "j2" / "sweep.csv"));
 }
 
-TEST_CASE("sweep: the product varies the last axis fastest, --zip pairs values", "[sweep]") {
+TEST_CASE("sweep: the product varies the last axis fastest - --zip pairs values", "[sweep]") {
   TempDir dir("sweep-order");
   const auto scenario = dir.write("md1.yaml", md1_scenario(50, 200));
   const auto p = run_cli("sweep " + scenario.string() + " --axis workload.0.arrival.rate=10,20 --axis seed=1,2,3 -q --out " +
@@ -161,7 +161,7 @@ TEST_CASE("sweep: shards 0/2 and 1/2 merged equal the unsharded table byte for b
   CHECK(twice.output.find("point 0 is also in") != std::string::npos);
 }
 
-TEST_CASE("sweep: a bad axis value fails before any point runs, naming the key", "[sweep]") {
+TEST_CASE("sweep: a bad axis value fails before any point runs - naming the key", "[sweep]") {
   TempDir dir("sweep-bad");
   const auto scenario = dir.write("md1.yaml", md1_scenario(50, 200));
   const auto r = run_cli("sweep " + scenario.string() + " --axis workload.0.arrival.rate=10,-5 -q --out " +
@@ -174,7 +174,7 @@ TEST_CASE("sweep: a bad axis value fails before any point runs, naming the key",
   CHECK(run_cli("sweep " + scenario.string() + " --axis seed=1,,2 -q").exit_code == 2);
 }
 
-TEST_CASE("sweep: a point whose model does not fit is a row with its error, not a failed sweep", "[sweep]") {
+TEST_CASE("sweep: a point whose model does not fit is a row with its error - not a failed sweep", "[sweep]") {
   TempDir dir("sweep-fail");
   std::string text = md1_scenario(50, 300);
   const std::string kv = ", kv_cache_tokens: 10000000";

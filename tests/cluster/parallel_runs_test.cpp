@@ -22,7 +22,7 @@ DistSpec dist(DistSpec::Kind kind, double a, double b = 0) {
 
 }  // namespace
 
-TEST_CASE("parallel runs: every index runs exactly once, whatever the number of jobs", "[sweep]") {
+TEST_CASE("parallel runs: every index runs exactly once - whatever the number of jobs", "[sweep]") {
   for (int jobs : {1, 2, 3, 8, 100}) {
     std::vector<int> ran(57, 0);
     std::vector<std::uint64_t> square(57, 0);

@@ -44,7 +44,7 @@ TEST_CASE("saturation: a backlog growing by half of all arrivals stops at the 10
   CHECK(w.saturated());
 }
 
-TEST_CASE("saturation: 2% overload is caught at the end, not early", "[sweep]") {
+TEST_CASE("saturation: 2% overload is caught at the end - not early", "[sweep]") {
   SaturationWatch w(1);
   // Excess 0.02 n after 100000 arrivals is 2000, above max(1000, 3 sqrt(1e5) = 949).
   const auto at = feed(w, 1, 100000, [](std::int64_t n) { return n / 50; });
@@ -53,7 +53,7 @@ TEST_CASE("saturation: 2% overload is caught at the end, not early", "[sweep]") 
   CHECK(w.saturated());
 }
 
-TEST_CASE("saturation: a long but stable queue, or a short run, is not saturated", "[sweep]") {
+TEST_CASE("saturation: a long but stable queue - or a short run - is not saturated", "[sweep]") {
   SaturationWatch stable(64);
   // Up to 500 waiting beyond full batches, oscillating, never trending.
   const auto at = feed(stable, 64, 200000, [](std::int64_t n) {

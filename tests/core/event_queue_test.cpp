@@ -6,7 +6,7 @@
 
 using namespace servesim;
 
-TEST_CASE("event queue: events run in time order, ties in insertion order", "[core]") {
+TEST_CASE("event queue: events run in time order - ties in insertion order", "[core]") {
   Simulator sim;
   std::vector<int> order;
   sim.schedule_at(30, [&] { order.push_back(3); });

@@ -5,7 +5,7 @@
 
 using namespace servesim;
 
-TEST_CASE("rng: equal seed and stream give equal sequences, other streams differ", "[core]") {
+TEST_CASE("rng: equal seed and stream give equal sequences - other streams differ", "[core]") {
   Rng a(42, "workload/chat"), b(42, "workload/chat"), c(42, "workload/batch"), d(43, "workload/chat");
   bool differ_c = false, differ_d = false;
   for (int i = 0; i < 100; ++i) {
@@ -18,7 +18,7 @@ TEST_CASE("rng: equal seed and stream give equal sequences, other streams differ
   CHECK(differ_d);
 }
 
-TEST_CASE("rng: uniform, normal, exponential and gamma moments match their closed forms", "[core]") {
+TEST_CASE("rng: uniform - normal - exponential and gamma moments match their closed forms", "[core]") {
   Rng rng(7, "moments");
   const int n = 400000;
   double su = 0, sn = 0, sn2 = 0, se = 0, sg = 0, sg2 = 0;

@@ -67,7 +67,7 @@ struct Harness {
 
 }  // namespace
 
-TEST_CASE("chunked-prefill: decodes first, prompts chunked to fill the token budget", "[engine]") {
+TEST_CASE("chunked-prefill: decodes first - prompts chunked to fill the token budget", "[engine]") {
   Harness h("chunked-prefill", /*budget=*/8, /*max_seqs=*/4, /*kv_blocks=*/100, /*block=*/4);
   RequestState& a = h.submit(1, 10, 3);  // starts step 1 at once, alone
   RequestState& b = h.submit(2, 5, 2);
@@ -104,7 +104,7 @@ TEST_CASE("continuous: a sequence longer than the token budget is rejected with 
   REQUIRE(h.listener.done.size() == 1);
 }
 
-TEST_CASE("replica: a prompt that can never fit the KV cache is rejected, not left waiting", "[engine]") {
+TEST_CASE("replica: a prompt that can never fit the KV cache is rejected - not left waiting", "[engine]") {
   Harness h("chunked-prefill", 64, 4, /*kv_blocks=*/4, /*block=*/4);  // 16 tokens of KV
   h.submit(1, 14, 4);  // needs 17 tokens of KV at its longest
   h.submit(2, 8, 2);   // fits

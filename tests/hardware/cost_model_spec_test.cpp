@@ -41,12 +41,13 @@ TEST_CASE("cost model spec: linear adds the per-token cost of every token comput
   CHECK(c.compute_ns == 52'200'000);
 }
 
-TEST_CASE("cost model spec: table is refused for now and unknown kinds list the choices", "[hardware]") {
+TEST_CASE("cost model spec: a table needs a readable file and unknown kinds list the choices", "[hardware]") {
   const ModelSpec m = load_model("llama-3-8b");
   const HardwareSpec hw = load_hardware("h200");
   CostModelSpec table;
   table.kind = "table";
-  CHECK_THROWS_WITH(make_cost_model(table, m, hw, Deployment{}), Catch::Contains("not supported yet"));
+  table.table_path = "/no/such/table.csv";
+  CHECK_THROWS_WITH(make_cost_model(table, m, hw, Deployment{}), Catch::Contains("cannot open"));
   CostModelSpec typo;
   typo.kind = "roofine";
   CHECK_THROWS_WITH(make_cost_model(typo, m, hw, Deployment{}),

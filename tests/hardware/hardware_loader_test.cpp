@@ -19,11 +19,20 @@ TEST_CASE("hardware loader: the H200 profile converts its datasheet units", "[ha
   CHECK(hw.peak_flops(Dtype::int4) == 989.5e12);
   CHECK(hw.interconnect_bandwidth_bytes_per_s == 450e9);
   CHECK(hw.interconnect_latency_s == Approx(25e-6));
-  CHECK(hw.layer_overhead_s == Approx(40e-6));
+  // Fitted by `servesim calibrate` (tests/cli/calibrate_cli_test.cpp checks the values):
+  // here only that every roofline key arrives, in SI units.
+  CHECK(hw.kernel_overhead_s > 1e-6);
+  CHECK(hw.kernel_overhead_s < 20e-6);
+  CHECK(hw.layer_overhead_s > 0);
+  CHECK(hw.step_overhead_s == 0);
+  CHECK(hw.attention_row_overhead_keys > 1);
+  CHECK(hw.decode_attention_half_seqs > 1);
+  CHECK(hw.elementwise_efficiency > 0);
+  CHECK(hw.elementwise_efficiency <= 1);
   CHECK(hw.price_per_gpu_hour > 0);
 }
 
-TEST_CASE("hardware loader: every bundled profile loads, and Ampere falls back to bf16 for fp8", "[hardware]") {
+TEST_CASE("hardware loader: every bundled profile loads - and Ampere falls back to bf16 for fp8", "[hardware]") {
   for (const char* name : {"a100-80g-sxm", "a100-80g-pcie", "h100-sxm", "h200", "l40s"}) {
     INFO(name);
     const HardwareSpec hw = load_hardware(name);
@@ -64,5 +73,19 @@ TEST_CASE("hardware loader: unknown keys and out-of-range efficiencies are repor
   const HardwareSpec ok = load_hardware(write("e.yaml", base));
   CHECK(ok.name == "e");
   CHECK(ok.gemm_efficiency == HardwareSpec{}.gemm_efficiency);
+  // Absent shape parameters stay 0: "none" or "as memory_efficiency".
+  CHECK(ok.kernel_overhead_s == 0);
+  CHECK(ok.decode_kv_efficiency(64) == ok.memory_efficiency);
+  CHECK(ok.elementwise_bandwidth_efficiency() == ok.memory_efficiency);
+  const HardwareSpec shaped = load_hardware(write(
+      "f.yaml", base + "kernel_overhead_us: 4.5\nattention_row_overhead_keys: 250\n"
+                       "decode_attention_efficiency: 0.9\ndecode_attention_efficiency_many: 0.5\n"
+                       "decode_attention_half_seqs: 20\nelementwise_efficiency: 0.4\n"));
+  CHECK(shaped.kernel_overhead_s == Approx(4.5e-6));
+  CHECK(shaped.attention_row_overhead_keys == 250);
+  CHECK(shaped.decode_kv_efficiency(20) == Approx(0.7));
+  CHECK(shaped.elementwise_bandwidth_efficiency() == 0.4);
+  CHECK_THROWS_WITH(load_hardware(write("g.yaml", base + "decode_attention_efficiency_many: 0\n")),
+                    Catch::Contains("fraction in (0, 1]"));
   std::filesystem::remove_all(dir);
 }

@@ -5,7 +5,7 @@
 
 using namespace servesim;
 
-TEST_CASE("memory plan: Llama-3-8B on an 80 GB H100 at 0.9 leaves 452,699 KV tokens", "[hardware]") {
+TEST_CASE("memory plan: Llama-3-8B on an 80 GB H100 at 0.9 leaves 452 - 699 KV tokens", "[hardware]") {
   const ModelSpec model = load_model("llama-3-8b");
   const HardwareSpec hw = load_hardware("h100-sxm");
   const MemoryPlan plan = plan_memory(model, hw, Deployment{}, 0.9, 8192);

@@ -6,7 +6,7 @@
 namespace servesim {
 namespace {
 
-TEST_CASE("did you mean: edit distance counts edits, swaps and ignores case", "[scenario]") {
+TEST_CASE("did you mean: edit distance counts edits - swaps and ignores case", "[scenario]") {
   CHECK(edit_distance("polcy", "policy") == 1);    // one deletion
   CHECK(edit_distance("raet", "rate") == 1);       // one adjacent swap
   CHECK(edit_distance("kitten", "sitting") == 3);  // the textbook example

@@ -119,8 +119,8 @@ const std::vector<BadScenario> kBadScenarios = {
      3, "workload.0.arrival.cv", "'cv' does not apply to process 'poisson'"},
     {"missing model", 8, "    - replicas: 1", 8, "cluster.pools.0", "missing required key 'model'"},
     {"class without input", 4, "", 2, "workload.0", "missing required key 'input'"},
-    {"cost model the hardware layer has not built", 10, "      cost_model: {table: conv.csv}", 10,
-     "cluster.pools.0.cost_model.table", "not supported yet"},
+    {"table cost model whose file is missing", 10, "      cost_model: {table: no-such-table.csv}", 10,
+     "cluster.pools.0.cost_model.table", "no-such-table.csv"},
     {"constant cost model without its step", 10, "      cost_model: {constant: {}}", 10,
      "cluster.pools.0.cost_model.constant", "missing required key 'step'"},
     {"duplicate class", 5,
@@ -131,20 +131,29 @@ const std::vector<BadScenario> kBadScenarios = {
      "workload.0.input", "cannot be combined with a trace of format 'azure'"},
     {"missing trace file", 3, "    trace: {format: azure, path: nowhere.csv}", 3,
      "workload.0.trace.path", "trace file 'nowhere.csv' not found"},
-    // Keys of later versions are recognised and refused, never ignored.
-    {"prompt structure", 4, "    prompt: [{shared: system, tokens: 100}]", 4, "workload.0.prompt",
-     "'prompt' is not supported yet in this version"},
-    {"sessions", 5, "    output: {fixed: 10}\n    session: {turns: {fixed: 3}}", 6,
-     "workload.0.session", "'session' is not supported yet in this version"},
-    {"speculative decoding", 11, "      engine: {speculative: {draft: tiny, k: 4}}", 11,
-     "cluster.pools.0.engine.speculative", "'speculative' is not supported yet in this version"},
-    {"mooncake trace", 3, "    trace: {format: mooncake, path: conv.csv}", 3,
-     "workload.0.trace.format", "trace format 'mooncake' is not supported yet in this version"},
+    // Prompt structure, sessions and prefix traces; keys of later versions are refused.
+    {"prompt structure together with input", 5,
+     "    output: {fixed: 10}\n    prompt: [{shared: system, tokens: 100}]", 4, "workload.0.input",
+     "'input' cannot be combined with 'prompt'"},
+    {"shared prompt segment of varying length", 4,
+     "    prompt: [{shared: system, tokens: {uniform: [1, 5]}}]", 4, "workload.0.prompt.0.tokens",
+     "a shared segment has one length"},
+    {"prompt segment of two kinds", 4, "    prompt: [{shared: system, unique: true, tokens: 5}]", 4,
+     "workload.0.prompt.0", "not shared, unique"},
+    {"session without turns", 5, "    output: {fixed: 10}\n    session: {new_input: 50}", 6,
+     "workload.0.session", "missing required key 'turns'"},
+    {"speculative decoding with an unknown draft model", 11, "      engine: {speculative: {draft: tiny, k: 4}}", 11,
+     "cluster.pools.0.engine.speculative.draft", "unknown model 'tiny'"},
+    {"mooncake trace combined with input", 3, "    trace: {format: mooncake, path: conv.csv}", 4,
+     "workload.0.input", "cannot be combined with a trace of format 'mooncake'"},
+    {"hash block size on an azure trace", 3,
+     "    trace: {format: azure, path: conv.csv, hash_block_tokens: 16}", 3,
+     "workload.0.trace.hash_block_tokens", "applies to format 'csv' only"},
     // YAML syntax: a line indented deeper than its siblings.
     {"syntax error", 10, "       tp: 1", 10, "", "YAML syntax error"},
 };
 
-TEST_CASE("scenario errors: each malformed scenario names its line, key and problem",
+TEST_CASE("scenario errors: each malformed scenario names its line - key and problem",
           "[scenario]") {
   REQUIRE(kBadScenarios.size() >= 20);
   ScenarioDir dir;

@@ -211,7 +211,7 @@ stop: {requests: 10}
   CHECK_FALSE(s.outputs.chrome_trace);
 }
 
-TEST_CASE("scenario loader: a synthetic class without a stop is an error, not an endless run", "[scenario]") {
+TEST_CASE("scenario loader: a synthetic class without a stop is an error - not an endless run", "[scenario]") {
   ScenarioDir dir;
   const std::string path = dir.write("endless.yaml", R"(workload:
   - {arrival: {rate: 1}, input: 10, output: 5}

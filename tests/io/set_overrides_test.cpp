@@ -37,7 +37,7 @@ TEST_CASE("set overrides: a scalar inside a list item replaces the file's value"
   CHECK(s.workload[0].input->a == 100.0);  // untouched neighbours stay
 }
 
-TEST_CASE("set overrides: a value is YAML, so a whole distribution can be swapped in", "[scenario]") {
+TEST_CASE("set overrides: a value is YAML - so a whole distribution can be swapped in", "[scenario]") {
   const Scenario s = load_with({"workload.0.input={lognormal: {median: 500, sigma: 1.5}}"});
   REQUIRE(s.workload[0].input);
   CHECK(s.workload[0].input->kind == DistSpec::Kind::lognormal);
@@ -45,7 +45,7 @@ TEST_CASE("set overrides: a value is YAML, so a whole distribution can be swappe
   CHECK(s.workload[0].input->b == 1.5);
 }
 
-TEST_CASE("set overrides: a missing key is created, mappings along the path too", "[scenario]") {
+TEST_CASE("set overrides: a missing key is created - mappings along the path too", "[scenario]") {
   const Scenario s = load_with({"stop.requests=100", "cluster.pools.0.engine.prefix_cache=true",
                                 "seed=42", "cluster.pools.0.classes=[chat]"});
   REQUIRE(s.stop.requests);

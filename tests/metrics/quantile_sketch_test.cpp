@@ -183,7 +183,7 @@ TEST_CASE("adding a value n times at once equals n single adds", "[metrics]") {
   CHECK(batched.mean() == Approx((12e6 * 264 + 11e6 * 3 + 250e6) / 273.0).epsilon(1e-15));
 }
 
-TEST_CASE("sketch memory is bounded by the value range, not the number of values", "[metrics]") {
+TEST_CASE("sketch memory is bounded by the value range - not the number of values", "[metrics]") {
   // Values spread over 1 ns .. 1000 s: ceil(ln(1e12) / ln(gamma)) + 1 buckets at most.
   QuantileSketch sketch;
   std::mt19937_64 rng(5);

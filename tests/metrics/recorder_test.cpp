@@ -121,7 +121,8 @@ TEST_CASE("recorder: summary fields come in the documented order", "[metrics]") 
       "p50_itl_ms", "p90_itl_ms", "p95_itl_ms", "p999_itl_ms",
       "p50_e2el_ms", "p90_e2el_ms", "p95_e2el_ms", "p999_e2el_ms",
       "p50_queue_ms", "p90_queue_ms", "p95_queue_ms", "p99_queue_ms", "p999_queue_ms",
-      "mean_queue_ms", "prefix_cache_hit_rate", "rejected", "unfinished"};
+      "mean_queue_ms", "prefix_cache_hit_rate", "rejected", "unfinished",
+      "preemptions", "preempted_s", "truncated"};
   std::vector<std::string> names;
   for (const auto& field : summary.overall.fields) names.push_back(field.first);
   CHECK(names == expected);
@@ -257,7 +258,7 @@ TEST_CASE("recorder: TPOT is (finish - first token) / (tokens - 1)", "[metrics]"
   CHECK(s.get("mean_ttft_ms") == Approx(550.0).epsilon(1e-12));  // {1000, 100}
 }
 
-TEST_CASE("recorder: a zero-length run reports zero throughputs, not infinities", "[metrics]") {
+TEST_CASE("recorder: a zero-length run reports zero throughputs - not infinities", "[metrics]") {
   MetricsRecorder recorder({"only"}, {});
   recorder.record_request(completed(1, 0, -1, 0, 0, 0, 0, 10, 1, 0));
   const SummaryBlock s = recorder.summarize(0).overall;

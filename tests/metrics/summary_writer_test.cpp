@@ -45,7 +45,7 @@ std::string as_text(const RunSummary& summary) {
 
 }  // namespace
 
-TEST_CASE("summary json: keys follow the block order, then classes and pools", "[metrics]") {
+TEST_CASE("summary json: keys follow the block order - then classes and pools", "[metrics]") {
   const RunSummary summary = small_run();
   const nlohmann::ordered_json json = summary_to_json(summary);
   std::vector<std::string> expected;

@@ -53,7 +53,7 @@ TEST_CASE("distributions: fixed always returns its value", "[workload]") {
   CHECK(dist->mean() == 400.0);
 }
 
-TEST_CASE("distributions: uniform [a, b] has mean (a+b)/2 and variance (b-a)^2/12", "[workload]") {
+TEST_CASE("distributions: uniform on a..b has mean (a+b)/2 and variance (b-a)^2/12", "[workload]") {
   const double w = 400 - 50;
   check_moments(spec_of(DistSpec::Kind::uniform, 50, 400), 225.0, w * w / 12, std::pow(w, 4) / 80);
   // Continuous: every sample lies inside [50, 400] and not all are integers.
@@ -71,7 +71,7 @@ TEST_CASE("distributions: normal has the configured mean and variance", "[worklo
   check_moments(spec_of(DistSpec::Kind::normal, 1000, 250), 1000.0, 250.0 * 250, 3 * std::pow(250.0, 4));
 }
 
-TEST_CASE("distributions: lognormal {median, sigma} has mean median*exp(sigma^2/2)", "[workload]") {
+TEST_CASE("distributions: lognormal {median - sigma} has mean median*exp(sigma^2/2)", "[workload]") {
   // Hand arithmetic: 2000 * exp(0.18) = 2000 * 1.1972173631 = 2394.4347.
   CHECK(make_distribution(spec_of(DistSpec::Kind::lognormal, 2000, 0.6))->mean() == Approx(2394.4347).epsilon(1e-7));
   // Raw moments of a lognormal: E[X^k] = exp(k*mu + k^2*sigma^2/2).
@@ -108,7 +108,7 @@ TEST_CASE("distributions: min and max clamp the samples but not the reported mea
   CHECK(double(at_min) / xs.size() == Approx(0.308538).margin(5 * std::sqrt(0.31 * 0.69 / xs.size())));
 }
 
-TEST_CASE("distributions: the same seed and stream give the same samples; another stream differs", "[workload]") {
+TEST_CASE("distributions: the same seed and stream give the same samples - another stream differs", "[workload]") {
   const auto dist = make_distribution(spec_of(DistSpec::Kind::lognormal, 100, 1.0));
   Rng a(7, "workload/chat/input"), b(7, "workload/chat/input"), c(7, "workload/chat/output");
   int differ = 0;
@@ -131,7 +131,7 @@ TEST_CASE("distributions: bad parameters are ConfigErrors", "[workload]") {
   CHECK_THROWS_AS(make_distribution(clamps), ConfigError);
 }
 
-TEST_CASE("distributions: empirical resamples one CSV column, each row equally likely", "[workload]") {
+TEST_CASE("distributions: empirical resamples one CSV column - each row equally likely", "[workload]") {
   TempFile file("empirical.csv", "id,len\r\na,10\r\nb,20\r\nc,20\r\nd,50\r\n");
   DistSpec spec;
   spec.kind = DistSpec::Kind::empirical;
@@ -177,7 +177,7 @@ TEST_CASE("distributions: empirical over the ShareGPT lengths matches the file's
   CHECK(m.mean == Approx(truth.mean).margin(mean_tolerance(truth.variance, kSamples)));
 }
 
-TEST_CASE("distributions: an empirical column that is missing or not numeric names file, line and column",
+TEST_CASE("distributions: an empirical column that is missing or not numeric names file - line and column",
           "[workload]") {
   TempFile file("empirical_bad.csv", "id,len\na,10\nb,oops\n");
   DistSpec spec;

@@ -97,7 +97,7 @@ TEST_CASE("synthetic source: token counts are rounded to the nearest integer", "
   CHECK(source->raised_input_samples() == 0);
 }
 
-TEST_CASE("synthetic source: prompts below one token are raised to one and counted; outputs floor at zero",
+TEST_CASE("synthetic source: prompts below one token are raised to one and counted - outputs floor at zero",
           "[workload]") {
   // normal(1, 1) rounds below 1 when the sample is < 0.5: P(Z < -0.5) = 0.308538.
   const auto source = make_source(open_class(ArrivalSpec::Process::poisson, 1.0, dist(DistSpec::Kind::normal, 1, 1),
@@ -130,7 +130,7 @@ TEST_CASE("synthetic source: mean prompt length matches the lognormal's closed-f
   CHECK(double(sum / n) == Approx(2394.43).margin(5 * 1577.4 / std::sqrt(n) + 0.5));
 }
 
-TEST_CASE("synthetic source: same seed, same requests; a new seed changes them", "[workload]") {
+TEST_CASE("synthetic source: same seed - same requests - a new seed changes them", "[workload]") {
   const ClassSpec spec = open_class(ArrivalSpec::Process::gamma, 4.0, dist(DistSpec::Kind::lognormal, 500, 0.8),
                                     dist(DistSpec::Kind::exponential, 100));
   const auto a = take(*make_source(spec, 0, 42), 2000);
@@ -169,7 +169,7 @@ TEST_CASE("synthetic source: changing the output distribution leaves arrivals an
   CHECK(same == 0);
 }
 
-TEST_CASE("synthetic source: a class without arrival, input or output is a ConfigError", "[workload]") {
+TEST_CASE("synthetic source: a class without arrival - input or output is a ConfigError", "[workload]") {
   ClassSpec spec = open_class(ArrivalSpec::Process::poisson, 1.0, dist(DistSpec::Kind::fixed, 1),
                               dist(DistSpec::Kind::fixed, 1));
   spec.input.reset();

@@ -45,7 +45,7 @@ std::string error_of(const ClassSpec& spec) {
 
 }  // namespace
 
-TEST_CASE("vidur trace: arrived_at seconds become arrivals, extra columns are ignored", "[workload]") {
+TEST_CASE("vidur trace: arrived_at seconds become arrivals - extra columns are ignored", "[workload]") {
   TempFile file("vidur.csv",
                 "num_decode_tokens,arrived_at,extra,num_prefill_tokens\n"
                 "5,0.0,x,100\n"
@@ -61,7 +61,7 @@ TEST_CASE("vidur trace: arrived_at seconds become arrivals, extra columns are ig
   CHECK(requests[1].output_tokens == 0);  // prefill-only requests are allowed
 }
 
-TEST_CASE("lengths trace: every ShareGPT row is used once, in order, then the source is exhausted", "[workload]") {
+TEST_CASE("lengths trace: every ShareGPT row is used once - in order - then the source is exhausted", "[workload]") {
   const std::string path = repo_file("data/traces/sharegpt_8k_filtered_stats_llama2_tokenizer.csv");
   std::ifstream in(path);
   std::string line;
@@ -109,7 +109,7 @@ TEST_CASE("lengths trace: without an arrival process it is a ConfigError", "[wor
   CHECK_THAT(error_of(spec), Catch::Contains("arrival"));
 }
 
-TEST_CASE("malformed traces: errors name the file, the line and the column", "[workload]") {
+TEST_CASE("malformed traces: errors name the file - the line and the column", "[workload]") {
   const std::string header = "TIMESTAMP,ContextTokens,GeneratedTokens\r\n";
   const std::string row1 = "2023-11-16 18:15:46.6805900,374,44\r\n";
   const std::string row2 = "2023-11-16 18:15:50.9951690,396,109\r\n";

@@ -16,7 +16,7 @@ class ChunkedPrefillScheduler final : public Scheduler {
     bool preempted = false;
     for (std::size_t i = 0; i < s.running.size() && budget > 0;) {
       RequestState& r = *s.running[i];
-      const std::int64_t n = std::min(r.remaining(), budget);
+      const std::int64_t n = sched::chunk_tokens(s, r, budget);  // prefill_chunk_tokens caps it
       const std::size_t before = s.running.size();
       if (!sched::allocate_or_preempt(s, plan, r, n)) {
         preempted = true;
@@ -32,8 +32,9 @@ class ChunkedPrefillScheduler final : public Scheduler {
     while (!s.waiting.empty() && budget > 0 &&
            static_cast<int>(s.running.size()) < s.config.max_num_seqs) {
       RequestState& r = *s.waiting.front();
-      const std::int64_t n = std::min(r.remaining(), budget);
-      if (!s.kv.allocate(r, n)) break;  // first-come first-served: no skipping ahead
+      sched::begin_admission(s, r);  // a cached prefix shrinks what is left to compute
+      const std::int64_t n = sched::chunk_tokens(s, r, budget);
+      if (!sched::admission_allows(s, r, n) || !s.kv.allocate(r, n)) break;  // first-come first-served: no skipping ahead
       s.waiting.pop_front();
       r.status = RequestStatus::running;
       s.running.push_back(&r);

@@ -15,9 +15,10 @@ class ContinuousScheduler final : public Scheduler {
     std::int64_t budget = s.config.max_batched_tokens;
     while (!s.waiting.empty() && static_cast<int>(s.running.size()) < s.config.max_num_seqs) {
       RequestState& r = *s.waiting.front();
+      sched::begin_admission(s, r);  // a cached prefix shrinks what is left to compute
       const std::int64_t n = r.remaining();  // the whole prompt (and outputs, on recompute)
       if (n > budget) break;
-      if (!s.kv.allocate(r, n)) break;
+      if (!sched::admission_allows(s, r, n) || !s.kv.allocate(r, n)) break;
       s.waiting.pop_front();
       r.status = RequestStatus::running;
       s.running.push_back(&r);

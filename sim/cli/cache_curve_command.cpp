@@ -1,0 +1,177 @@
+// `servesim cache-curve --trace FILE --format FMT --sizes S1,S2,...|inf [--json]
+//                       [--replicas N --router R] [--hash-block-tokens N]`:
+// the token hit ratio of a prefix cache of each size, replaying the trace's prefix
+// structure with LRU eviction and no timing (docs/prefix-caching.md, "cache-curve").
+// With --replicas, N caches of the given size each, and the router picks one per request.
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/cli/commands.h"
+#include "sim/cli/options.h"
+#include "sim/cluster/router.h"
+#include "sim/core/errors.h"
+#include "sim/engine/prefix_cache_replay.h"
+
+namespace po = boost::program_options;
+
+namespace servesim::cli {
+namespace {
+
+struct UsageError {
+  std::string message;
+};
+
+// "inf", or a whole number of tokens with an optional k / M / G (powers of 1000) suffix.
+std::int64_t parse_size(const std::string& text) {
+  if (text == "inf") return kUnlimitedCacheTokens;
+  std::int64_t scale = 1;
+  std::string digits = text;
+  if (!digits.empty()) {
+    const char unit = digits.back();
+    if (unit == 'k' || unit == 'K') scale = 1'000;
+    if (unit == 'M') scale = 1'000'000;
+    if (unit == 'G') scale = 1'000'000'000;
+    if (scale > 1) digits.pop_back();
+  }
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() || v < 0 ||
+      v > 1'000'000'000'000 / scale) {
+    throw UsageError{"--sizes takes token counts (e.g. 100000, 500k, 2M) or inf, got '" + text + "'"};
+  }
+  return v * scale;
+}
+
+std::vector<std::int64_t> parse_sizes(const std::string& list) {
+  std::vector<std::int64_t> sizes;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) sizes.push_back(parse_size(item));
+  if (sizes.empty()) throw UsageError{"--sizes needs at least one size"};
+  return sizes;
+}
+
+// Adapts a cluster router to the replay: there are no queues without timing, so a
+// replica's load is the number of requests routed to it so far.
+class ReplayRouting {
+ public:
+  ReplayRouting(std::unique_ptr<Router> router, const PrefixUnitTrace& trace, int replicas)
+      : router_(std::move(router)), trace_(trace), routed_(static_cast<std::size_t>(replicas), 0),
+        snapshots_(static_cast<std::size_t>(replicas)) {}
+  int operator()(std::size_t index, std::span<const std::int64_t> cached) {
+    for (std::size_t i = 0; i < snapshots_.size(); ++i) {
+      snapshots_[i] = ReplicaSnapshot{static_cast<int>(i), routed_[i], 0, routed_[i], 0.0};
+      snapshots_[i].cached_prefix_tokens = cached[i];
+    }
+    RequestSpec spec;
+    spec.id = index;
+    spec.prompt_tokens = trace_.requests[index].prompt_tokens;
+    const int target = router_->route(spec, snapshots_).target;
+    ++routed_[static_cast<std::size_t>(target)];
+    return target;
+  }
+
+ private:
+  std::unique_ptr<Router> router_;
+  const PrefixUnitTrace& trace_;
+  std::vector<std::int64_t> routed_;
+  std::vector<ReplicaSnapshot> snapshots_;
+};
+
+std::string size_text(std::int64_t size) { return size == kUnlimitedCacheTokens ? "inf" : std::to_string(size); }
+
+}  // namespace
+
+int cache_curve_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts("servesim cache-curve --trace FILE --format FMT --sizes S1,S2,...|inf [options]");
+  std::string trace_path, format, sizes_text, router_name = "round-robin";
+  int replicas = 1;
+  std::int64_t hash_block_tokens = 512;
+  opts.add_options()("help,h", "show this help")("trace", po::value(&trace_path), "trace file")(
+      "format", po::value(&format), "trace format: mooncake | csv")(
+      "sizes", po::value(&sizes_text), "cache sizes in tokens, comma separated (k, M, G suffixes; inf)")(
+      "json", "print a JSON list of {size_tokens, hit_ratio, hit_tokens, prompt_tokens}")(
+      "replicas", po::value(&replicas), "N per-replica caches of each size (default 1: one global cache)")(
+      "router", po::value(&router_name), "router that picks each request's replica (default round-robin)")(
+      "hash-block-tokens", po::value(&hash_block_tokens), "csv: tokens per prefix hash (default 512)");
+  po::variables_map vm;
+  if (!parse_options(args, opts, po::options_description(), po::positional_options_description(), vm, err)) return 2;
+  if (vm.count("help")) {
+    out << "Replays a trace's prefix structure through an LRU prefix cache of each size, with no\n"
+           "timing, and prints the token hit ratio per size. Blocks are the trace's own (512\n"
+           "tokens for mooncake). See docs/prefix-caching.md.\n\n"
+        << opts;
+    return 0;
+  }
+  try {
+    if (trace_path.empty() || format.empty() || sizes_text.empty()) {
+      throw UsageError{"--trace, --format and --sizes are required"};
+    }
+    if (format != "mooncake" && format != "csv") {
+      throw UsageError{"--format must be mooncake or csv (the formats with prefix information), got '" + format + "'"};
+    }
+    if (replicas < 1 || replicas > 4096) throw UsageError{"--replicas must be from 1 to 4096"};
+    if (hash_block_tokens < 1 || hash_block_tokens > (1 << 24)) throw UsageError{"--hash-block-tokens must be 1 to 16777216"};
+    if (vm.count("hash-block-tokens") && format != "csv") throw UsageError{"--hash-block-tokens applies to --format csv"};
+    const std::vector<std::int64_t> sizes = parse_sizes(sizes_text);
+    const auto routers = make_router_registry();
+    const auto* router = routers.find(router_name);
+    if (!router) throw UsageError{"unknown router '" + router_name + "'; valid: " + routers.names()};
+
+    const auto start = std::chrono::steady_clock::now();
+    const PrefixUnitTrace trace = read_prefix_units(trace_path, format, hash_block_tokens);
+    std::vector<CacheCurvePoint> points;
+    for (std::int64_t size : sizes) {
+      if (replicas == 1) {
+        points.push_back(replay_prefix_cache(trace, size));
+      } else {
+        // A fresh router per size: the same seed gives the same choices for each curve point.
+        auto routing = std::make_shared<ReplayRouting>(router->factory(0, "cache-curve"), trace, replicas);
+        points.push_back(replay_prefix_cache(trace, size, replicas,
+                                             [routing](std::size_t i, std::span<const std::int64_t> c) { return (*routing)(i, c); }));
+      }
+    }
+    const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+
+    if (vm.count("json")) {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (const auto& p : points) {
+        nlohmann::ordered_json o;
+        o["size_tokens"] = p.size_tokens == kUnlimitedCacheTokens ? nlohmann::ordered_json(nullptr)
+                                                                  : nlohmann::ordered_json(p.size_tokens);
+        o["hit_ratio"] = p.hit_ratio;
+        o["hit_tokens"] = p.hit_tokens;
+        o["prompt_tokens"] = p.prompt_tokens;
+        list.push_back(o);
+      }
+      out << list.dump(2) << "\n";
+    } else {
+      out << "cache-curve: " << trace.requests.size() << " requests, " << trace.total_prompt_tokens
+          << " prompt tokens, blocks of " << trace.block_tokens << " tokens";
+      if (replicas > 1) out << ", " << replicas << " replicas (" << router_name << ")";
+      out << "\n  size_tokens   hit_ratio   hit_tokens\n";
+      for (const auto& p : points) {
+        out << "  " << std::setw(11) << size_text(p.size_tokens) << "   " << std::fixed << std::setprecision(4)
+            << std::setw(9) << p.hit_ratio << "   " << std::setw(10) << p.hit_tokens << "\n";
+      }
+      err << "(read and replayed in " << std::fixed << std::setprecision(0) << elapsed_ms << " ms)\n";
+    }
+    return 0;
+  } catch (const UsageError& e) {
+    err << "servesim cache-curve: " << e.message << "\n\n" << opts;
+    return 2;
+  } catch (const ConfigError& e) {
+    err << "servesim cache-curve: error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace servesim::cli

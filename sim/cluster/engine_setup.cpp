@@ -1,0 +1,46 @@
+#include "sim/cluster/engine_setup.h"
+
+#include <cmath>
+
+#include "sim/core/errors.h"
+#include "sim/hardware/cost_model_spec.h"
+
+namespace servesim {
+
+std::int64_t kv_tokens_beside_draft(const PoolConfig& pool, const MemoryPlan& target, std::int64_t kv_tokens,
+                                    const std::string& key) {
+  const SpeculativeConfig& spec = pool.engine.speculative;
+  if (!spec.enabled || !spec.draft_model) return kv_tokens;
+  const MemoryPlan draft = plan_memory(*spec.draft_model, pool.hardware, pool.deployment,
+                                       pool.engine.gpu_memory_utilization, pool.engine.max_batched_tokens);
+  // The draft keeps a KV entry for every token the target does (vLLM sizes both caches to
+  // the same number of tokens).
+  const double kv_bytes = static_cast<double>(kv_tokens) * target.kv_bytes_per_token_per_gpu;
+  const double left = kv_bytes - draft.weight_bytes_per_gpu;
+  const double per_token = target.kv_bytes_per_token_per_gpu + draft.kv_bytes_per_token_per_gpu;
+  const auto tokens = left > 0 ? static_cast<std::int64_t>(std::floor(left / per_token)) : 0;
+  if (tokens < pool.engine.block_size)
+    throw ConfigError("", 0, key + ".engine.speculative.draft",
+                      "the draft model '" + spec.draft_model->name + "' leaves no room for the KV cache");
+  return tokens;
+}
+
+std::shared_ptr<const CostModel> make_draft_cost_model(const PoolConfig& pool) {
+  const SpeculativeConfig& spec = pool.engine.speculative;
+  if (!spec.enabled || !spec.draft_model) return nullptr;
+  return make_cost_model(pool.cost_model, *spec.draft_model, pool.hardware, pool.deployment);
+}
+
+void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& target,
+                    const std::shared_ptr<const CostModel>& draft) {
+  const EngineConfig& e = pool.engine;
+  if (e.preemption_mode == PreemptionMode::swap) {
+    // swap_space is per GPU, and each GPU holds its share of every token's KV.
+    const double block_bytes = target.kv_bytes_per_token_per_gpu * e.block_size;
+    const auto blocks = block_bytes > 0 ? static_cast<std::int64_t>(std::floor(e.swap_space_bytes / block_bytes)) : 0;
+    replica.set_swap_space(blocks, target.kv_bytes_per_token_per_gpu, pool.hardware.host_link_bandwidth_bytes_per_s);
+  }
+  if (draft) replica.set_draft_cost_model(draft);
+}
+
+}  // namespace servesim

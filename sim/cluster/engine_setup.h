@@ -1,0 +1,28 @@
+#pragma once
+// What a pool sets up beside each replica's scheduler and cost model, from its engine
+// config: the draft model of speculative decoding (its cost model, and the memory it takes
+// from the KV cache) and the host swap space.
+#include <cstdint>
+#include <memory>
+
+#include "sim/cluster/cluster_config.h"
+#include "sim/engine/replica.h"
+#include "sim/hardware/memory_plan.h"
+
+namespace servesim {
+
+// KV tokens left once the draft model (if any) has its weights and its own KV for every
+// token in memory: (target KV bytes - draft weights) / (target + draft KV bytes per token).
+// Returns `kv_tokens` unchanged without a draft model. Throws ConfigError when the draft
+// leaves no room.
+std::int64_t kv_tokens_beside_draft(const PoolConfig& pool, const MemoryPlan& target, std::int64_t kv_tokens,
+                                    const std::string& key);
+
+// The draft model's cost model (null without one: n-gram proposals cost no GPU time).
+std::shared_ptr<const CostModel> make_draft_cost_model(const PoolConfig& pool);
+
+// Gives the replica its swap space (preemption_mode swap) and draft cost model.
+void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& target,
+                    const std::shared_ptr<const CostModel>& draft);
+
+}  // namespace servesim

@@ -1,0 +1,64 @@
+#pragma once
+// The KV blocks of one replica when prefix caching is on (vLLM v1's BlockPool and
+// FreeKVCacheBlockQueue, docs/prefix-caching.md):
+//   - every block has a reference count: the requests whose block tables hold it;
+//   - a block may hold a content hash (a chained hash of the prefix up to its last token),
+//     registered only once the block is full and computed; a hash names at most one block;
+//   - blocks with no reference wait in one free queue in least-recently-freed order. A free
+//     block keeps its hash, so it can still be hit, until it is popped for reuse: that is
+//     the eviction, and it takes the head of the queue, the block freed longest ago.
+// The queue is a doubly linked list threaded through the blocks (sentinels at both ends),
+// so a hit can take a block out of the middle in O(1). Every operation is O(1) expected.
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace servesim {
+
+class BlockPool {
+ public:
+  // All blocks start free, in id order. REQUIRES: 0 <= num_blocks < 2^31 - 2.
+  explicit BlockPool(std::int64_t num_blocks);
+
+  std::int64_t num_blocks() const { return static_cast<std::int64_t>(ref_.size()); }
+  // Blocks no request holds (cached or not): what an allocation may take.
+  std::int64_t num_free() const { return num_free_; }
+  // Blocks currently holding a hash (held or free).
+  std::int64_t num_cached() const { return static_cast<std::int64_t>(by_hash_.size()); }
+  // Cached blocks reused for other content since the start.
+  std::int64_t evictions() const { return evictions_; }
+
+  // The block holding `hash`, or -1.
+  std::int32_t find_cached(std::uint64_t hash) const;
+  // Takes one more reference on `block` (a prefix hit); a free block leaves the queue.
+  void touch(std::int32_t block);
+  // Takes the head of the free queue with one reference, evicting its hash if it has one.
+  // REQUIRES: num_free() > 0.
+  std::int32_t allocate();
+  // Drops one reference; at zero the block joins the tail of the free queue (it is the
+  // most recently freed, so evicted last). REQUIRES: the block is held.
+  void release(std::int32_t block);
+  // Registers held `block` as holding `hash`. Does nothing, and returns false, when the
+  // hash is already registered (another block computed the same content first: block
+  // tables stay append-only, so the duplicate is not merged) or the block has a hash.
+  bool cache(std::int32_t block, std::uint64_t hash);
+
+  std::int32_t ref_count(std::int32_t block) const { return ref_[static_cast<std::size_t>(block)]; }
+  bool is_cached(std::int32_t block) const { return has_hash_[static_cast<std::size_t>(block)] != 0; }
+
+ private:
+  void unlink(std::int32_t block);
+  void push_tail(std::int32_t block);
+
+  std::vector<std::int32_t> ref_;
+  std::vector<std::uint64_t> hash_;
+  std::vector<char> has_hash_;
+  // Free-queue links, indexed by block; head_ and tail_ are two extra sentinel slots.
+  std::vector<std::int32_t> prev_, next_;
+  std::int32_t head_, tail_;
+  std::int64_t num_free_ = 0;
+  std::int64_t evictions_ = 0;
+  std::unordered_map<std::uint64_t, std::int32_t> by_hash_;
+};
+
+}  // namespace servesim

@@ -1,0 +1,140 @@
+#include "sim/engine/prefix_cache_replay.h"
+
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "sim/core/assert.h"
+
+namespace servesim {
+namespace {
+
+// One LRU cache of blocks. Blocks are the trace's dense ids, so each has a fixed slot: a
+// presence flag and links of a doubly linked list, most recently used at the front, closed
+// by a sentinel slot. No hashing and no allocation while replaying.
+class LruBlockCache {
+ public:
+  LruBlockCache(std::int64_t capacity_tokens, std::uint32_t distinct_keys)
+      : capacity_(capacity_tokens),
+        sentinel_(static_cast<std::int32_t>(distinct_keys)),
+        prev_(distinct_keys + 1, -1),
+        next_(distinct_keys + 1, -1),
+        tokens_(distinct_keys, 0),
+        stamp_(distinct_keys, 0),
+        present_(distinct_keys, 0) {
+    SS_ASSERT(distinct_keys < static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max()), "replay size");
+    prev_[at(sentinel_)] = next_[at(sentinel_)] = sentinel_;
+  }
+
+  // Tokens of the longest run of `ids` (from the first) that is cached.
+  std::int64_t match(std::span<const std::uint32_t> ids, std::span<const std::int64_t> tokens) const {
+    std::int64_t hit = 0;
+    for (std::size_t j = 0; j < ids.size() && present_[ids[j]]; ++j) hit += tokens[j];
+    return hit;
+  }
+
+  // Makes `ids` the most recently used blocks, ids[0] first, inserting those missing.
+  void use(std::span<const std::uint32_t> ids, std::span<const std::int64_t> tokens) {
+    ++stamp_now_;
+    std::int64_t missing = 0;
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+      const std::uint32_t id = ids[j];
+      if (!present_[id]) {
+        missing += tokens[j];
+      } else if (stamp_[id] != stamp_now_) {
+        stamp_[id] = stamp_now_;
+        unlink(static_cast<std::int32_t>(id));  // off the list while in use; still counted in used_
+      }
+    }
+    // Room for the missing blocks, from the least recently used blocks of other requests.
+    while (used_ > capacity_ - missing && prev_[at(sentinel_)] != sentinel_) evict(prev_[at(sentinel_)]);
+    bool stop = false;
+    for (std::size_t j = 0; j < ids.size(); ++j) {
+      const std::uint32_t id = ids[j];
+      if (present_[id]) continue;
+      if (stop || tokens[j] > capacity_ - used_) {
+        stop = true;  // a block that does not fit breaks the chain: later ones are useless
+        continue;
+      }
+      present_[id] = 1;
+      stamp_[id] = stamp_now_;
+      tokens_[id] = tokens[j];
+      used_ += tokens[j];
+    }
+    // Back on the list, last block first, so the first ends up most recent. A block seen
+    // twice in one request goes on once.
+    for (std::size_t j = ids.size(); j-- > 0;) {
+      const std::uint32_t id = ids[j];
+      if (present_[id] && stamp_[id] == stamp_now_) {
+        push_front(static_cast<std::int32_t>(id));
+        stamp_[id] = stamp_now_ - 1;  // linked: not again in this loop (restamped next use)
+      }
+    }
+  }
+
+ private:
+  static std::size_t at(std::int32_t i) { return static_cast<std::size_t>(i); }
+  void unlink(std::int32_t i) {
+    next_[at(prev_[at(i)])] = next_[at(i)];
+    prev_[at(next_[at(i)])] = prev_[at(i)];
+  }
+  void push_front(std::int32_t i) {
+    const std::int32_t first = next_[at(sentinel_)];
+    prev_[at(i)] = sentinel_;
+    next_[at(i)] = first;
+    prev_[at(first)] = i;
+    next_[at(sentinel_)] = i;
+  }
+  void evict(std::int32_t i) {
+    unlink(i);
+    present_[at(i)] = 0;
+    used_ -= tokens_[at(i)];
+  }
+
+  std::int64_t capacity_;
+  std::int64_t used_ = 0;
+  std::uint64_t stamp_now_ = 1;
+  std::int32_t sentinel_;
+  std::vector<std::int32_t> prev_, next_;
+  std::vector<std::int64_t> tokens_;
+  std::vector<std::uint64_t> stamp_;
+  std::vector<char> present_;
+};
+
+}  // namespace
+
+CacheCurvePoint replay_prefix_cache(const PrefixUnitTrace& trace, std::int64_t capacity_tokens, int replicas,
+                                    const ReplayRouter& route) {
+  SS_ASSERT(capacity_tokens >= 0 && replicas >= 1, "replay geometry");
+  SS_ASSERT(replicas == 1 || route, "several replicas need a router");
+  CacheCurvePoint point;
+  point.size_tokens = capacity_tokens;
+  point.prompt_tokens = trace.total_prompt_tokens;
+  SS_ASSERT(trace.ids.size() == trace.keys.size(), "the trace needs assign_dense_ids()");
+  std::vector<std::unique_ptr<LruBlockCache>> caches;
+  for (int i = 0; i < replicas; ++i) caches.push_back(std::make_unique<LruBlockCache>(capacity_tokens, trace.distinct_keys));
+  const std::span<const std::uint32_t> keys(trace.ids);
+  const std::span<const std::int64_t> tokens(trace.tokens);
+  std::vector<std::int64_t> cached(static_cast<std::size_t>(replicas), 0);
+  for (std::size_t r = 0; r < trace.requests.size(); ++r) {
+    const PrefixUnitTrace::Request& q = trace.requests[r];
+    const auto lookup_keys = keys.subspan(q.lookup_begin, q.lookup_end - q.lookup_begin);
+    const auto lookup_tokens = tokens.subspan(q.lookup_begin, q.lookup_end - q.lookup_begin);
+    int target = 0;
+    if (replicas > 1) {
+      for (int i = 0; i < replicas; ++i)
+        cached[static_cast<std::size_t>(i)] = caches[static_cast<std::size_t>(i)]->match(lookup_keys, lookup_tokens);
+      target = route(r, cached);
+      SS_ASSERT(target >= 0 && target < replicas, "router picked no replica");
+      point.hit_tokens += cached[static_cast<std::size_t>(target)];
+    } else {
+      point.hit_tokens += caches[0]->match(lookup_keys, lookup_tokens);
+    }
+    caches[static_cast<std::size_t>(target)]->use(keys.subspan(q.insert_begin, q.insert_end - q.insert_begin),
+                                                  tokens.subspan(q.insert_begin, q.insert_end - q.insert_begin));
+  }
+  point.hit_ratio = point.prompt_tokens > 0 ? static_cast<double>(point.hit_tokens) / static_cast<double>(point.prompt_tokens) : 0.0;
+  return point;
+}
+
+}  // namespace servesim

@@ -1,0 +1,28 @@
+#pragma once
+// Writes the hardware YAML that `servesim calibrate` produces: the input profile's lines
+// (datasheet figures and their comments) kept as they are, minus the keys the fit set and
+// any block an earlier calibration wrote; then one marked block with the fitted keys and,
+// in comments, every row with measured / predicted / error and the fit's median and max.
+// Re-running calibrate on its own output replaces that block.
+#include <ostream>
+#include <string>
+
+#include "sim/hardware/calibration.h"
+
+namespace servesim {
+
+struct CalibrationProvenance {
+  std::string command;            // the command line, for the header comment
+  std::string measurements_path;  // as the user gave it
+  std::string model_name;
+};
+
+// The file a hardware name or path refers to (as load_hardware resolves it).
+std::string hardware_profile_path(const std::string& name_or_path);
+
+// `input_yaml_text`: the text of the profile calibrated from.
+void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_text,
+                               const CalibrationResult& result,
+                               const CalibrationProvenance& provenance);
+
+}  // namespace servesim

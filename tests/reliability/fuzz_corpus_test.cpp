@@ -1,0 +1,49 @@
+// Replays every seed input of the fuzz targets (tests/fuzz/corpus/NAME/) through the same
+// bodies the libFuzzer targets run, in the ordinary test binary, so the corpora guard
+// against regressions on every machine, with or without clang. Inputs that once were
+// findings stay in the corpora for that reason.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "tests/fuzz/fuzz_bodies.h"
+
+namespace fs = std::filesystem;
+using namespace servesim::fuzz;
+
+namespace {
+
+std::vector<std::uint8_t> bytes_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Runs `body` on every file of the corpus; returns how many there were.
+template <typename Body>
+int replay(const std::string& name, Body body) {
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(SERVESIM_SOURCE_DIR) / "tests/fuzz/corpus" / name)) {
+    const std::vector<std::uint8_t> data = bytes_of(entry.path());
+    INFO("input " << entry.path().string());
+    CHECK_NOTHROW(body(data.data(), data.size()));
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("fuzz corpora: every seed scenario loads or is rejected with ConfigError", "[reliability]") {
+  CHECK(replay("scenario", scenario_input) >= 5);
+}
+
+TEST_CASE("fuzz corpora: every seed trace is read to the end or rejected with ConfigError", "[reliability]") {
+  CHECK(replay("azure_trace", [](const std::uint8_t* d, std::size_t n) { trace_input("azure", d, n); }) >= 5);
+  CHECK(replay("vidur_trace", [](const std::uint8_t* d, std::size_t n) { trace_input("vidur", d, n); }) >= 5);
+  CHECK(replay("lengths_trace", [](const std::uint8_t* d, std::size_t n) { trace_input("lengths", d, n); }) >= 5);
+}
+
+TEST_CASE("fuzz corpora: every seed config.json loads or is rejected with ConfigError", "[reliability]") {
+  CHECK(replay("hf_config", hf_config_input) >= 5);
+}
