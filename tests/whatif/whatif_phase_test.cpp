@@ -1,0 +1,139 @@
+// The what-if library (docs/what-if.md), claims about which phase a lever acts on: each
+// runs a bundled scenario and its one-lever variant and asserts direction and size.
+#include "whatif/whatif_util.h"
+
+using namespace servesim;
+using namespace servesim::whatif;
+
+TEST_CASE("what-if 2: weight-only quantisation cuts ITL and leaves TTFT - more FLOP/s does the opposite",
+          "[whatif]") {
+  const std::string f = "whatif-02-wrong-phase.yaml";
+  const RunResult base = run_scenario(f);
+  const RunResult int4 = run_scenario(f, {"cluster.pools.0.weights=int4"});
+  const RunResult compute2x = run_scenario(f, {"cluster.pools.0.hardware=hypothetical-h100-2x-compute"});
+  for (const RunResult* r : {&base, &int4, &compute2x}) REQUIRE(r->completed == 400);
+  const auto& b = base.summary.overall;
+  const double itl_int4 = change(b.get("median_itl_ms"), int4.summary.overall.get("median_itl_ms"));
+  const double ttft_int4 = change(b.get("median_ttft_ms"), int4.summary.overall.get("median_ttft_ms"));
+  const double itl_2x = change(b.get("median_itl_ms"), compute2x.summary.overall.get("median_itl_ms"));
+  const double ttft_2x = change(b.get("median_ttft_ms"), compute2x.summary.overall.get("median_ttft_ms"));
+  INFO("int4: ITL p50 " << itl_int4 * 100 << "%, TTFT p50 " << ttft_int4 * 100 << "%; 2x compute: ITL p50 "
+                         << itl_2x * 100 << "%, TTFT p50 " << ttft_2x * 100 << "%");
+  // Decode re-reads 16 GB of bf16 weights per step; int4 reads 4 GB of them.
+  CHECK(itl_int4 < -0.35);
+  CHECK(std::abs(ttft_int4) < 0.05);
+  // Prefill of 7,000 tokens is compute-bound; decode is not.
+  CHECK(ttft_2x < -0.30);
+  CHECK(std::abs(itl_2x) < 0.10);
+
+  // fp8 weights without fp8 tensor cores (A100: weight-only, bf16 math) act on decode only.
+  const std::vector<std::string> a100 = {"cluster.pools.0.hardware=a100-80g-sxm"};
+  std::vector<std::string> a100_fp8 = a100;
+  a100_fp8.push_back("cluster.pools.0.weights=fp8");
+  const RunResult a = run_scenario(f, a100);
+  const RunResult a8 = run_scenario(f, a100_fp8);
+  const double itl_fp8 = change(a.summary.overall.get("median_itl_ms"), a8.summary.overall.get("median_itl_ms"));
+  const double ttft_fp8 = change(a.summary.overall.get("median_ttft_ms"), a8.summary.overall.get("median_ttft_ms"));
+  INFO("A100 fp8: ITL p50 " << itl_fp8 * 100 << "%, TTFT p50 " << ttft_fp8 * 100 << "%");
+  CHECK(itl_fp8 < -0.20);
+  CHECK(std::abs(ttft_fp8) < 0.05);
+}
+
+TEST_CASE("what-if 3: a timestamp before the system prompt destroys the hit rate and moving it restores it",
+          "[whatif]") {
+  const std::string f = "whatif-03-timestamp-prefix.yaml";
+  const RunResult first = run_scenario(f);
+  const RunResult moved = run_scenario(
+      f, {"workload.0.prompt=[{shared: system, tokens: 4000}, {unique: true, tokens: 20}, "
+          "{unique: true, tokens: {lognormal: {median: 200, sigma: 0.5}}}]"});
+  const RunResult off = run_scenario(f, {"cluster.pools.0.engine.prefix_cache=false"});
+  for (const RunResult* r : {&first, &moved, &off}) REQUIRE(r->completed == 1500);
+  const double hit_first = first.summary.overall.get("prefix_cache_hit_rate");
+  const double hit_moved = moved.summary.overall.get("prefix_cache_hit_rate");
+  INFO("hit rate: timestamp first " << hit_first << ", timestamp after the system prompt " << hit_moved);
+  CHECK(hit_first < 0.01);
+  // 4,000 of ~4,230 prompt tokens are shared; only whole 16-token blocks hit and the first
+  // request of each replica misses: ~0.94.
+  CHECK(hit_moved > 0.9);
+  // The mistake is exactly as bad as no prefix cache at all.
+  CHECK(first.summary.overall.get("mean_ttft_ms") == Approx(off.summary.overall.get("mean_ttft_ms")));
+  const double ttft_first = first.summary.overall.get("median_ttft_ms");
+  const double ttft_moved = moved.summary.overall.get("median_ttft_ms");
+  INFO("TTFT p50 " << ttft_first << " -> " << ttft_moved << " ms");
+  CHECK(ttft_moved < 0.3 * ttft_first);
+}
+
+TEST_CASE("what-if 4: a higher batch cap raises replica throughput and every user's ITL", "[whatif]") {
+  const std::string f = "whatif-04-batch-size.yaml";
+  double last_tps = 0, last_itl = 0;
+  for (int cap : {4, 16, 64, 256}) {
+    const RunResult r = run_scenario(f, {"cluster.pools.0.engine.max_num_seqs=" + std::to_string(cap)});
+    REQUIRE(r.completed == 3000);
+    const double tps = r.summary.overall.get("output_throughput");
+    const double itl = r.summary.overall.get("mean_itl_ms");
+    INFO("max_num_seqs " << cap << ": " << tps << " output tok/s, mean ITL " << itl << " ms");
+    CHECK(tps > 1.5 * last_tps);
+    CHECK(itl > last_itl);
+    last_tps = tps;
+    last_itl = itl;
+  }
+  // From 4 to 256 sequences: many times the throughput, each user at least twice as slow.
+  const RunResult small = run_scenario(f, {"cluster.pools.0.engine.max_num_seqs=4"});
+  const RunResult big = run_scenario(f, {"cluster.pools.0.engine.max_num_seqs=256"});
+  CHECK(big.summary.overall.get("output_throughput") > 10 * small.summary.overall.get("output_throughput"));
+  CHECK(big.summary.overall.get("median_itl_ms") > 2 * small.summary.overall.get("median_itl_ms"));
+}
+
+TEST_CASE("what-if 6: ten times longer answers leave TTFT where it was", "[whatif]") {
+  const std::string f = "whatif-06-output-limit.yaml";
+  const RunResult short_out = run_scenario(f);
+  const RunResult long_out = run_scenario(f, {"workload.0.output.fixed=1000"});
+  REQUIRE(short_out.completed == 400);
+  REQUIRE(long_out.completed == 400);
+  const double ttft = change(short_out.summary.overall.get("median_ttft_ms"), long_out.summary.overall.get("median_ttft_ms"));
+  const double e2e = long_out.summary.overall.get("median_e2el_ms") / short_out.summary.overall.get("median_e2el_ms");
+  INFO("TTFT p50 " << ttft * 100 << "%, end-to-end p50 x" << e2e);
+  // The only coupling left: the longer decodes now share more steps with other prompts.
+  CHECK(std::abs(ttft) < 0.10);
+  CHECK(e2e > 8);
+}
+
+TEST_CASE("what-if 7: separate pools stop the batch class from inflating interactive ITL p99", "[whatif]") {
+  const std::string f = "whatif-07-interactive-batch.yaml";
+  const RunResult shared = run_scenario(f);
+  const RunResult split = run_scenario(
+      f, {"cluster.pools=[{name: interactive, replicas: 1, model: llama-3-8b, hardware: h100-sxm, classes: [chat], "
+          "engine: {preset: vllm, prefix_cache: false, max_num_seqs: 64, max_batched_tokens: 1024}}, "
+          "{name: batch, replicas: 1, model: llama-3-8b, hardware: h100-sxm, classes: [batch], "
+          "engine: {preset: vllm, prefix_cache: false, max_num_seqs: 256}}]"});
+  const double chat_shared = class_of(shared, "chat").get("p99_itl_ms");
+  const double chat_split = class_of(split, "chat").get("p99_itl_ms");
+  const double batch_shared = class_of(shared, "batch").get("median_itl_ms");
+  const double batch_split = class_of(split, "batch").get("median_itl_ms");
+  INFO("chat ITL p99 " << chat_shared << " -> " << chat_split << " ms; batch ITL p50 " << batch_shared << " -> "
+                       << batch_split << " ms");
+  CHECK(chat_split < 0.4 * chat_shared);
+  CHECK(chat_split < 30);  // the chat class's ITL SLO
+  // The cost: the batch class now has one GPU to itself and decodes much slower.
+  CHECK(batch_split > 1.5 * batch_shared);
+  CHECK(shared.summary.overall.get("saturated") == 0);
+  CHECK(split.summary.overall.get("saturated") == 0);
+}
+
+TEST_CASE("what-if 10: prefill-only requests have no TTFT or ITL and their latency follows input tokens",
+          "[whatif]") {
+  const std::string f = "whatif-10-embeddings.yaml";
+  const RunResult r512 = run_scenario(f);
+  const RunResult r2048 = run_scenario(f, {"workload.0.input.fixed=2048"});
+  for (const RunResult* r : {&r512, &r2048}) {
+    REQUIRE(r->completed == 2000);
+    CHECK(r->summary.overall.get("total_output_tokens") == 0);
+    CHECK(r->summary.overall.get("mean_ttft_ms") == 0);
+    CHECK(r->summary.overall.get("mean_itl_ms") == 0);
+  }
+  const double ratio = r2048.summary.overall.get("median_e2el_ms") / r512.summary.overall.get("median_e2el_ms");
+  INFO("end-to-end p50 at 2048 over 512 input tokens: x" << ratio);
+  // 4x the tokens: a bit less than 4x the step (the fixed per-step overheads) plus queueing.
+  CHECK(ratio > 2.5);
+  CHECK(ratio < 4.5);
+}

@@ -1,0 +1,33 @@
+#pragma once
+// Shared helpers for the what-if library tests: run a bundled scenario of scenarios/ with
+// --set overrides and read figures out of its summary.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/simulation.h"
+#include "sim/io/scenario_loader.h"
+
+namespace servesim::whatif {
+
+inline std::string scenario_path(const std::string& file) {
+  return std::string(SERVESIM_SOURCE_DIR) + "/scenarios/" + file;
+}
+
+inline RunResult run_scenario(const std::string& file, const std::vector<std::string>& sets = {}) {
+  Scenario s = load_scenario(scenario_path(file), sets);
+  Simulation sim(s.seed, s.stop, s.workload, s.cluster);
+  return sim.run();
+}
+
+inline const SummaryBlock& class_of(const RunResult& r, const std::string& name) {
+  for (const auto& [n, b] : r.summary.classes)
+    if (n == name) return b;
+  FAIL("no class " << name);
+  return r.summary.overall;
+}
+
+// Relative change from `before` to `after` (-0.4 is a 40% fall).
+inline double change(double before, double after) { return (after - before) / before; }
+
+}  // namespace servesim::whatif
