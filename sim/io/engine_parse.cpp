@@ -155,7 +155,16 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
                                 ? ContextOverflow::reject
                                 : ContextOverflow::truncate;
   }
-  if (auto v = f.get("speculative")) e.speculative = parse_speculative(*v, classes);
+  if (auto v = f.get("speculative")) {
+    // `speculative: off` (or false) turns off what a preset or the file turned on, so
+    // `--set ...engine.speculative=off` gives the plain baseline of a speculative scenario.
+    if (v->is_scalar() && !v->is_null()) {
+      if (v->as_bool()) v->fail("speculative needs a mapping such as {draft: MODEL, k: 4, acceptance: 0.7}; 'off' disables it");
+      e.speculative = SpeculativeConfig{};
+    } else {
+      e.speculative = parse_speculative(*v, classes);
+    }
+  }
 }
 
 // A preset is an engine mapping in its own file; its errors point at that file.

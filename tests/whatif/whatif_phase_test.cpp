@@ -156,3 +156,36 @@ TEST_CASE("what-if 13: retrieving 3 passages instead of stuffing 20 documents cu
   CHECK(cut_small < 6.1);
   CHECK(cut_small < 0.6 * cut_retrieval);
 }
+
+TEST_CASE("what-if 9: speculative decoding can be switched off by --set for the baseline", "[whatif]") {
+  // The full claim (helps 1 user, hurts 64) is tested in tests/engine/engine_scenarios_test.cpp;
+  // here: `speculative: off` really gives the plain engine, whose TPOT is one target step.
+  const RunResult spec = run_scenario("speculative_concurrency.yaml");
+  const RunResult plain = run_scenario("speculative_concurrency.yaml", {"cluster.pools.0.engine.speculative=off"});
+  REQUIRE(spec.completed == 256);
+  REQUIRE(plain.completed == 256);
+  const double tpot_spec = spec.summary.overall.get("mean_tpot_ms");
+  const double tpot_plain = plain.summary.overall.get("mean_tpot_ms");
+  INFO("1 user TPOT: " << tpot_spec << " ms with k=5, " << tpot_plain << " ms without");
+  CHECK(tpot_spec < tpot_plain);
+  CHECK(tpot_spec > 0.5 * tpot_plain);
+  CHECK_THROWS_AS(load_scenario(scenario_path("speculative_concurrency.yaml"), {"cluster.pools.0.engine.speculative=true"}),
+                  ConfigError);
+}
+
+TEST_CASE("what-if 8: chunked prefill bounds interactive ITL p99 at a small TTFT cost to the long prompts",
+          "[whatif]") {
+  // The ITL side is tested in detail in tests/engine/engine_scenarios_test.cpp; here both sides.
+  const RunResult chunked = run_scenario("sarathi_long_prompts.yaml");
+  const RunResult whole = run_scenario("sarathi_long_prompts.yaml", {"cluster.pools.0.engine.policy=continuous",
+                                                                     "cluster.pools.0.engine.max_batched_tokens=8192"});
+  const double itl_chunked = class_of(chunked, "interactive").get("p99_itl_ms");
+  const double itl_whole = class_of(whole, "interactive").get("p99_itl_ms");
+  const double ttft_chunked = class_of(chunked, "long-prompt").get("median_ttft_ms");
+  const double ttft_whole = class_of(whole, "long-prompt").get("median_ttft_ms");
+  INFO("interactive ITL p99 " << itl_whole << " -> " << itl_chunked << " ms; long-prompt TTFT p50 " << ttft_whole
+                              << " -> " << ttft_chunked << " ms");
+  CHECK(itl_chunked < 0.25 * itl_whole);
+  CHECK(ttft_chunked > ttft_whole);        // chunks of 512 take more steps to finish a prompt
+  CHECK(ttft_chunked < 1.6 * ttft_whole);  // but not many more
+}

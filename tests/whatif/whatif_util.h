@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/cluster/simulation.h"
+#include "sim/core/errors.h"
 #include "sim/io/scenario_loader.h"
 
 namespace servesim::whatif {
