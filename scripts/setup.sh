@@ -29,5 +29,6 @@ configure_and_build() {
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
     cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
   fi
-  cmake --build "$BUILD_DIR" -j "$(nproc)"
+  # SERVESIM_BUILD_TARGET limits the build to one target (scripts/demo needs only the CLI).
+  cmake --build "$BUILD_DIR" -j "$(nproc)" ${SERVESIM_BUILD_TARGET:+--target "$SERVESIM_BUILD_TARGET"}
 }
