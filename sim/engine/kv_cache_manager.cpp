@@ -3,21 +3,9 @@
 #include <algorithm>
 
 #include "sim/core/assert.h"
+#include "sim/core/mix64.h"
 
 namespace servesim {
-namespace {
-
-// splitmix64's finaliser: a bijective mix, so distinct inputs give distinct outputs.
-std::uint64_t mix64(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
-}  // namespace
 
 KvCacheManager::KvCacheManager(std::int64_t num_blocks, int block_size, bool prefix_cache)
     : total_blocks_(num_blocks), free_blocks_(num_blocks), block_size_(block_size) {

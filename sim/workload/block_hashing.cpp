@@ -3,22 +3,9 @@
 #include <algorithm>
 
 #include "sim/core/assert.h"
+#include "sim/core/mix64.h"
 
 namespace servesim {
-namespace {
-
-// splitmix64's finaliser: bijective, every input bit reaches every output bit.
-std::uint64_t mix64(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
-}  // namespace
-
 std::uint64_t hash_combine(std::uint64_t seed, std::uint64_t value) {
   return mix64(seed ^ (mix64(value) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2)));
 }
