@@ -1,0 +1,51 @@
+// The pool keys `ep` and `micro_batches` (docs/scenario.md): accepted where they mean
+// something, refused at their line where they do not.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "io/scenario_fixture.h"
+#include "sim/core/errors.h"
+#include "sim/io/scenario_loader.h"
+
+using servesim::testing::edit_line;
+using servesim::testing::kMinimalScenario;
+using servesim::testing::ScenarioDir;
+
+namespace servesim {
+
+namespace {
+
+// kMinimalScenario with its pool's model and tp lines (8 and 10) replaced.
+std::string pool_with(const std::string& model, const std::string& tp_and_more) {
+  return edit_line(edit_line(kMinimalScenario, 10, tp_and_more), 8, "    - model: " + model);
+}
+
+}  // namespace
+
+TEST_CASE("pool keys: ep splits Mixtral experts and micro_batches needs pp", "[model][moe][pipeline]") {
+  ScenarioDir dir;
+  const Scenario ok = load_scenario(dir.write("ok.yaml", pool_with("mixtral-8x7b", "      tp: 4\n      ep: 4")));
+  CHECK(ok.cluster.pools.at(0).deployment.ep == 4);
+  const Scenario piped = load_scenario(dir.write("pp.yaml", pool_with("mixtral-8x7b", "      tp: 2\n      pp: 2\n      micro_batches: 4")));
+  CHECK(piped.cluster.pools.at(0).deployment.micro_batches == 4);
+
+  const auto error_at = [&](const std::string& file, const std::string& yaml) {
+    try {
+      load_scenario(dir.write(file, yaml));
+    } catch (const ConfigError& e) {
+      return std::to_string(e.line()) + " " + e.key() + ": " + e.message();
+    }
+    return std::string("no error");
+  };
+  const std::string dense = error_at("dense.yaml", pool_with("llama-3-8b", "      tp: 2\n      ep: 2"));
+  CHECK(dense.find("11 ") == 0);  // the ep line
+  CHECK(dense.find("needs a mixture-of-experts model") != std::string::npos);
+  const std::string uneven = error_at("uneven.yaml", pool_with("mixtral-8x7b", "      tp: 4\n      ep: 3"));
+  CHECK(uneven.find("ep=3 must divide tp=4") != std::string::npos);
+  const std::string no_pp = error_at("nopp.yaml", pool_with("mixtral-8x7b", "      tp: 2\n      micro_batches: 4"));
+  CHECK(no_pp.find("11 ") == 0);
+  CHECK(no_pp.find("set pp >= 2") != std::string::npos);
+}
+
+}  // namespace servesim
