@@ -81,6 +81,8 @@ po::options_description step_options() {
        "(0: one stage's time, pipeline kept full)")
       ("weights", po::value<std::string>()->default_value("bf16"), "weight format: bf16|fp8|int8|int4")
       ("kv", po::value<std::string>()->default_value("bf16"), "KV-cache format: bf16|fp8")
+      ("activations", po::value<std::string>()->default_value("bf16"),
+       "activation format: bf16|fp8 (fp8 runs the GEMMs at the fp8 peak)")
       ("prefill", po::value<std::vector<std::string>>()->composing(),
        "N[:PAST]: one sequence computing N new prompt tokens over PAST cached ones (repeatable)")
       ("decode", po::value<std::vector<std::string>>()->composing(),
@@ -141,6 +143,7 @@ void print_json(std::ostream& out, const ModelSpec& model, const HardwareSpec& h
   j["micro_batches"] = dep.micro_batches;
   j["weights"] = std::string(dtype_name(dep.weights));
   j["kv"] = std::string(dtype_name(dep.kv));
+  j["activations"] = std::string(dtype_name(dep.activations));
   j["prefill_tokens"] = batch.prefill_tokens();
   j["decode_seqs"] = batch.decode_seqs;
   j["decode_context_tokens"] = batch.decode_context_sum;
@@ -174,7 +177,8 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
   }
   if (vm.count("help")) {
     out << "usage: servesim step --model M --hardware H [--tp N] [--pp N] [--ep N] [--micro-batches N]\n"
-           "                     [--weights DTYPE] [--kv DTYPE] [--prefill N[:PAST]]... [--decode B:CTX]...\n"
+           "                     [--weights DTYPE] [--kv DTYPE] [--activations DTYPE]\n"
+           "                     [--prefill N[:PAST]]... [--decode B:CTX]...\n"
            "                     [--json]\n\n"
            "Predicts the duration of ONE engine iteration whose batch holds every --prefill\n"
            "sequence and every --decode group, with the roofline cost model of the hardware\n"
@@ -198,6 +202,10 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
     }
     dep.weights = parse_format(vm["weights"].as<std::string>(), "--weights");
     dep.kv = parse_format(vm["kv"].as<std::string>(), "--kv");
+    dep.activations = parse_format(vm["activations"].as<std::string>(), "--activations");
+    if (dep.activations != Dtype::bf16 && dep.activations != Dtype::fp8) {
+      throw UsageError{"--activations must be bf16 or fp8"};
+    }
     if (dep.kv == Dtype::int4 || dep.kv == Dtype::int8) {
       throw UsageError{"--kv must be bf16 or fp8 (no serving engine stores an int KV cache here)"};
     }

@@ -21,7 +21,7 @@ const std::vector<std::string> kClusterKeys = {"pools", "router"};
 const std::vector<std::string> kPoolKeys = {"name",   "replicas",   "model",   "hardware",
                                             "tp",     "pp",         "weights", "kv_dtype",
                                             "engine", "cost_model", "classes", "ep",
-                                            "micro_batches"};
+                                            "micro_batches", "activations"};
 const std::vector<std::string> kWeightFormats = {"bf16", "fp8", "int8", "int4"};
 const std::vector<std::string> kKvFormats = {"bf16", "fp8"};
 
@@ -146,6 +146,10 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
   }
   if (auto v = f.get("kv_dtype")) {
     pool.deployment.kv = parse_format(*v, kKvFormats, "KV-cache format");
+  }
+  if (auto v = f.get("activations")) {
+    // fp8 activations (W8A8 / fp8 x fp8 GEMMs); bf16 and fp8 are the formats engines use.
+    pool.deployment.activations = parse_format(*v, kKvFormats, "activation format");
   }
   if (auto v = f.get("engine")) {
     std::vector<std::string> class_names;

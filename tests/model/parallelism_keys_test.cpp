@@ -49,3 +49,19 @@ TEST_CASE("pool keys: ep splits Mixtral experts and micro_batches needs pp", "[m
 }
 
 }  // namespace servesim
+
+namespace servesim {
+
+TEST_CASE("pool keys: activations fp8 is read and anything but bf16 or fp8 is refused at its line", "[model]") {
+  ScenarioDir dir;
+  const Scenario ok = load_scenario(dir.write("a.yaml", edit_line(kMinimalScenario, 10, "      tp: 1\n      activations: fp8")));
+  CHECK(ok.cluster.pools.at(0).deployment.activations == Dtype::fp8);
+  try {
+    load_scenario(dir.write("b.yaml", edit_line(kMinimalScenario, 10, "      tp: 1\n      activations: int4")));
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.line() == 11);
+  }
+}
+
+}  // namespace servesim
