@@ -201,6 +201,11 @@ TEST_CASE("moe: DeepSeek-V3 over 4 pipeline stages models a last stage of 16 MoE
   CHECK(s.layers == 16);  // ceil(61 / 4)
   CHECK(s.moe_layers == 16);
   CHECK(s.dense_layers == 0);
+  // Weights: stages hold layers 0-15 (3 dense + 13 MoE), 16-31, 32-47 (16 MoE each) and
+  // 48-60 (13 MoE). The busiest holds 16 MoE layers of 1,455,128,576 fp8 bytes (see the
+  // memory-plan test) plus one vocab matrix split 8 ways (231,669,760) and the final norm.
+  dep.weights = Dtype::fp8;
+  CHECK(weight_bytes_per_gpu(m, dep) == 16.0 * 1455128576 + 231669760 + 14336);
   dep.pp = 1;
   CHECK(shard_shape(m, dep).dense_layers == 3);
   CHECK(shard_shape(m, dep).moe_layers == 58);
