@@ -62,6 +62,12 @@ std::string deployment_problem(const ModelSpec& m, const Deployment& dep) {
   return {};
 }
 
+Deployment draft_deployment(const ModelSpec& draft, const Deployment& target) {
+  Deployment d = target;
+  if (!draft.is_moe()) d.ep = 1;
+  return d;
+}
+
 ShardShape whole_model_shape(const ModelSpec& m) {
   ShardShape s;
   s.layers = m.num_layers;

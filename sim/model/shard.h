@@ -36,6 +36,10 @@ ShardShape whole_model_shape(const ModelSpec& model);
 // ConfigError; the op graph asserts it is empty.
 std::string deployment_problem(const ModelSpec& model, const Deployment& dep);
 
+// The deployment a speculative draft model runs with beside its target: the same tp, pp
+// and formats, but expert parallelism only if the draft has experts too.
+Deployment draft_deployment(const ModelSpec& draft, const Deployment& target);
+
 // Parameters of one layer held by one GPU, split by whether weight quantisation applies
 // (linear layers of the block) or not (norms, biases, the MoE router, kept in bf16).
 struct LayerParams {

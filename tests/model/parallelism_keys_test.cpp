@@ -7,6 +7,7 @@
 #include "io/scenario_fixture.h"
 #include "sim/core/errors.h"
 #include "sim/io/scenario_loader.h"
+#include "sim/model/shard.h"
 
 using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
@@ -62,6 +63,25 @@ TEST_CASE("pool keys: activations fp8 is read and anything but bf16 or fp8 is re
   } catch (const ConfigError& e) {
     CHECK(e.line() == 11);
   }
+}
+
+}  // namespace servesim
+
+namespace servesim {
+
+TEST_CASE("pool keys: a dense draft model beside an expert-parallel Mixtral runs without ep", "[model][moe]") {
+  ScenarioDir dir;
+  // Mistral-7B shares Mixtral's 32000-token vocabulary.
+  const std::string yaml = edit_line(
+      edit_line(kMinimalScenario, 11,
+                "      engine: {policy: continuous, speculative: {draft: mistral-7b, k: 4, acceptance: 0.7}}"),
+      10, "      tp: 4\n      ep: 4");
+  const Scenario s = load_scenario(dir.write("spec.yaml", edit_line(yaml, 8, "    - model: mixtral-8x7b")));
+  CHECK(s.cluster.pools.at(0).deployment.ep == 4);
+  const Deployment d = draft_deployment(*s.cluster.pools.at(0).engine.speculative.draft_model,
+                                        s.cluster.pools.at(0).deployment);
+  CHECK(d.ep == 1);
+  CHECK(d.tp == 4);
 }
 
 }  // namespace servesim
