@@ -39,6 +39,16 @@ void append_moe(const ModelSpec& m, const ShardShape& s, const Dims& x, double r
   out.push_back(expert_gemm("expert_gate_up", assignments, touched, per_expert, x.h, 2 * f, x, layers));
   out.push_back(activation("expert_silu_mul", assignments, f, true, x, layers));
   out.push_back(expert_gemm("expert_down", assignments, touched, per_expert, f, x.h, x, layers));
+  // The top-k outputs of each token are weighted by their router scores and summed back
+  // into one row (vLLM's fused_moe reads the inputs in place by sorted token ids, so only
+  // this combine moves data outside the GEMMs).
+  OpCost combine{"moe_combine", OpKind::elementwise};
+  combine.flops = 2.0 * assignments * x.h * layers;
+  combine.bytes_read = assignments * x.h * x.a * layers;
+  combine.bytes_written = rows * x.h * x.a * layers;
+  combine.count = layers;
+  combine.rows = rows;
+  out.push_back(combine);
   if (s.shared_intermediate > 0) {
     // Shared experts see every token: a dense SwiGLU MLP of shared x moe_intermediate.
     const double fs = s.shared_intermediate;

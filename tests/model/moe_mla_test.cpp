@@ -96,6 +96,9 @@ TEST_CASE("moe: a Mixtral decode of one token reads two experts per layer and co
   CHECK(up.bytes_read == (2.0 * 4096 * 28672 * 2 + 2.0 * 4096 * 2) * 32);
   CHECK(op(ops, "expert_down").bytes_read == (2.0 * 14336 * 4096 * 2 + 2.0 * 14336 * 2) * 32);
   CHECK(op(ops, "moe_router").flops == 2.0 * 4096 * 8 * 32);
+  // The 2 expert outputs are read and summed into the token's row.
+  CHECK(op(ops, "moe_combine").bytes_read == 2.0 * 4096 * 2 * 32);
+  CHECK(op(ops, "moe_combine").bytes_written == 1.0 * 4096 * 2 * 32);
   CHECK_FALSE(has_op(ops, "gate_up_proj"));  // no dense layers
   CHECK_FALSE(has_op(ops, "shared_gate_up"));
   // At one token every GEMM multiplies the active weights once: 2 x (12,617,515,008
