@@ -26,15 +26,67 @@ struct Dims {
   int ep;
 };
 
+// Defined here, inline: step_ops runs once per engine step and these are its inner loop.
+
 // 2*M*K*N FLOPs; reads K*N weights at `weight_bytes` each plus the M x K input, writes
 // the M x N output; `count` launches (usually layers).
-OpCost gemm(const char* name, double m, double k, double n, const Dims& x, double weight_bytes,
-            int count);
-OpCost rms_norm(const char* name, double m, const Dims& x, int count);
-OpCost residual_add(const char* name, double m, const Dims& x);
-OpCost all_reduce(const char* name, double m, const Dims& x);
-// SiLU(gate) * up over an M x width input pair (gated) or GELU over M x width.
-OpCost activation(const char* name, double m, double width, bool gated, const Dims& x, int count);
+inline OpCost gemm(const char* name, double m, double k, double n, const Dims& x, double weight_bytes,
+            int count) {
+  OpCost op{name, OpKind::gemm};
+  op.flops = 2.0 * m * k * n * count;
+  op.bytes_read = (k * n * weight_bytes + m * k * x.a) * count;
+  op.bytes_written = m * n * x.a * count;
+  op.count = count;
+  op.rows = m;
+  return op;
+}
+
+// RMSNorm: square, sum, scale, multiply by the weight: about 4 FLOPs per element.
+inline OpCost rms_norm(const char* name, double m, const Dims& x, int count) {
+  OpCost op{name, OpKind::elementwise};
+  op.flops = 4.0 * m * x.h * count;
+  op.bytes_read = (m * x.h * x.a + x.h * x.bf16) * count;
+  op.bytes_written = m * x.h * x.a * count;
+  op.count = count;
+  op.rows = m;
+  return op;
+}
+
+inline OpCost residual_add(const char* name, double m, const Dims& x) {
+  OpCost op{name, OpKind::elementwise};
+  op.flops = m * x.h * x.layers;
+  op.bytes_read = 2.0 * m * x.h * x.a * x.layers;
+  op.bytes_written = m * x.h * x.a * x.layers;
+  op.count = x.layers;
+  op.rows = m;
+  return op;
+}
+
+// Ring all-reduce of the M x hidden activations: each GPU sends (and receives)
+// 2 * (tp - 1) / tp of the buffer.
+inline OpCost all_reduce(const char* name, double m, const Dims& x) {
+  OpCost op{name, OpKind::communication};
+  op.comm_bytes = 2.0 * (x.tp - 1) / x.tp * m * x.h * x.a * x.layers;
+  op.count = x.layers;
+  return op;
+}
+
+inline OpCost activation(const char* name, double m, double width, bool gated, const Dims& x, int count) {
+  OpCost op{name, OpKind::elementwise};
+  if (gated) {
+    // SiLU(gate) * up: reads both halves, writes one; ~4 FLOPs per output element.
+    op.flops = 4.0 * m * width * count;
+    op.bytes_read = 2.0 * m * width * x.a * count;
+  } else {
+    // GELU (tanh form): ~8 FLOPs per element.
+    op.flops = 8.0 * m * width * count;
+    op.bytes_read = m * width * x.a * count;
+  }
+  op.bytes_written = m * width * x.a * count;
+  op.count = count;
+  op.rows = m;
+  return op;
+}
 
 // Attention: QKV (or MLA's projections), the attention kernels and o_proj, appended to `out`.
 void append_attention(const ModelSpec& model, const BatchShape& batch, const Dims& x,
