@@ -74,8 +74,15 @@ po::options_description step_options() {
       ("hardware", po::value<std::string>(), "hardware name (configs/hardware/NAME.yaml) or YAML path")
       ("tp", po::value<int>()->default_value(1), "tensor-parallel degree")
       ("pp", po::value<int>()->default_value(1), "pipeline-parallel stages")
+      ("ep", po::value<int>()->default_value(1),
+       "expert-parallel degree within a stage (MoE models; divides --tp)")
+      ("micro-batches", po::value<int>()->default_value(0),
+       "with --pp > 1: split the batch into N micro-batches through all stages "
+       "(0: one stage's time, pipeline kept full)")
       ("weights", po::value<std::string>()->default_value("bf16"), "weight format: bf16|fp8|int8|int4")
       ("kv", po::value<std::string>()->default_value("bf16"), "KV-cache format: bf16|fp8")
+      ("activations", po::value<std::string>()->default_value("bf16"),
+       "activation format: bf16|fp8 (fp8 runs the GEMMs at the fp8 peak)")
       ("prefill", po::value<std::vector<std::string>>()->composing(),
        "N[:PAST]: one sequence computing N new prompt tokens over PAST cached ones (repeatable)")
       ("decode", po::value<std::vector<std::string>>()->composing(),
@@ -132,8 +139,11 @@ void print_json(std::ostream& out, const ModelSpec& model, const HardwareSpec& h
   j["hardware"] = hw.name;
   j["tp"] = dep.tp;
   j["pp"] = dep.pp;
+  j["ep"] = dep.ep;
+  j["micro_batches"] = dep.micro_batches;
   j["weights"] = std::string(dtype_name(dep.weights));
   j["kv"] = std::string(dtype_name(dep.kv));
+  j["activations"] = std::string(dtype_name(dep.activations));
   j["prefill_tokens"] = batch.prefill_tokens();
   j["decode_seqs"] = batch.decode_seqs;
   j["decode_context_tokens"] = batch.decode_context_sum;
@@ -166,8 +176,10 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
     return 2;
   }
   if (vm.count("help")) {
-    out << "usage: servesim step --model M --hardware H [--tp N] [--pp N] [--weights DTYPE]\n"
-           "                     [--kv DTYPE] [--prefill N[:PAST]]... [--decode B:CTX]... [--json]\n\n"
+    out << "usage: servesim step --model M --hardware H [--tp N] [--pp N] [--ep N] [--micro-batches N]\n"
+           "                     [--weights DTYPE] [--kv DTYPE] [--activations DTYPE]\n"
+           "                     [--prefill N[:PAST]]... [--decode B:CTX]...\n"
+           "                     [--json]\n\n"
            "Predicts the duration of ONE engine iteration whose batch holds every --prefill\n"
            "sequence and every --decode group, with the roofline cost model of the hardware\n"
            "profile, and shows each operator's FLOPs, bytes, time and bound.\n\n"
@@ -182,9 +194,18 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
     Deployment dep;
     dep.tp = vm["tp"].as<int>();
     dep.pp = vm["pp"].as<int>();
-    if (dep.tp < 1 || dep.pp < 1) throw UsageError{"--tp and --pp must be at least 1"};
+    dep.ep = vm["ep"].as<int>();
+    dep.micro_batches = vm["micro-batches"].as<int>();
+    if (dep.micro_batches < 0) throw UsageError{"--micro-batches must be 0 or more"};
+    if (dep.tp < 1 || dep.pp < 1 || dep.ep < 1) {
+      throw UsageError{"--tp, --pp and --ep must be at least 1"};
+    }
     dep.weights = parse_format(vm["weights"].as<std::string>(), "--weights");
     dep.kv = parse_format(vm["kv"].as<std::string>(), "--kv");
+    dep.activations = parse_format(vm["activations"].as<std::string>(), "--activations");
+    if (dep.activations != Dtype::bf16 && dep.activations != Dtype::fp8) {
+      throw UsageError{"--activations must be bf16 or fp8"};
+    }
     if (dep.kv == Dtype::int4 || dep.kv == Dtype::int8) {
       throw UsageError{"--kv must be bf16 or fp8 (no serving engine stores an int KV cache here)"};
     }
@@ -222,6 +243,10 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
     } else {
       std::ostringstream header;
       header << model.name << " on " << hw.name << " (tp=" << dep.tp << ", pp=" << dep.pp
+             << (dep.ep > 1 ? ", ep=" + std::to_string(dep.ep) : std::string())
+             << (dep.pp > 1 && dep.micro_batches > 0
+                     ? ", " + std::to_string(dep.micro_batches) + " micro-batches"
+                     : std::string())
              << ", weights " << dtype_name(dep.weights) << ", kv " << dtype_name(dep.kv) << ")";
       print_table(out, header.str(), batch, cost, ops);
     }

@@ -4,6 +4,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/hardware/cost_model_spec.h"
+#include "sim/model/shard.h"
 
 namespace servesim {
 
@@ -11,7 +12,8 @@ std::int64_t kv_tokens_beside_draft(const PoolConfig& pool, const MemoryPlan& ta
                                     const std::string& key) {
   const SpeculativeConfig& spec = pool.engine.speculative;
   if (!spec.enabled || !spec.draft_model) return kv_tokens;
-  const MemoryPlan draft = plan_memory(*spec.draft_model, pool.hardware, pool.deployment,
+  const MemoryPlan draft = plan_memory(*spec.draft_model, pool.hardware,
+                                       draft_deployment(*spec.draft_model, pool.deployment),
                                        pool.engine.gpu_memory_utilization, pool.engine.max_batched_tokens);
   // The draft keeps a KV entry for every token the target does (vLLM sizes both caches to
   // the same number of tokens).
@@ -28,7 +30,8 @@ std::int64_t kv_tokens_beside_draft(const PoolConfig& pool, const MemoryPlan& ta
 std::shared_ptr<const CostModel> make_draft_cost_model(const PoolConfig& pool) {
   const SpeculativeConfig& spec = pool.engine.speculative;
   if (!spec.enabled || !spec.draft_model) return nullptr;
-  return make_cost_model(pool.cost_model, *spec.draft_model, pool.hardware, pool.deployment);
+  return make_cost_model(pool.cost_model, *spec.draft_model, pool.hardware,
+                         draft_deployment(*spec.draft_model, pool.deployment));
 }
 
 void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& target,

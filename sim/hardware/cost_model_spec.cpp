@@ -4,6 +4,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/core/registry.h"
+#include "sim/hardware/pipeline_cost_model.h"
 #include "sim/hardware/roofline.h"
 #include "sim/hardware/simple_cost_models.h"
 #include "sim/hardware/table_cost_model.h"
@@ -81,7 +82,14 @@ std::unique_ptr<CostModel> make_cost_model(const CostModelSpec& spec, const Mode
   if (entry == nullptr) {
     fail("cost_model", "unknown cost model '" + spec.kind + "'; valid: " + registry.names());
   }
-  return entry->factory(spec, model, hw, dep);
+  std::unique_ptr<CostModel> stage = entry->factory(spec, model, hw, dep);
+  // Micro-batched pipelines: the roofline and table models price one stage; the wrapper
+  // adds the micro-batches and the bubble (docs/cost-model.md, "Pipeline micro-batching").
+  if (dep.micro_batches < 0) fail("micro_batches", "must be >= 0");
+  if (dep.pp > 1 && dep.micro_batches > 0 && (spec.kind == "roofline" || spec.kind == "table")) {
+    return std::make_unique<PipelineCostModel>(std::move(stage), dep.pp, dep.micro_batches);
+  }
+  return stage;
 }
 
 }  // namespace servesim

@@ -1,5 +1,6 @@
 #include "sim/hardware/memory_plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -30,12 +31,20 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
   const ShardShape s = shard_shape(model, dep);
   MemoryPlan plan;
   plan.weight_bytes_per_gpu = weight_bytes_per_gpu(model, dep);
+  // A MoE layer's peak holds the gate/up and activation outputs of the token's k routed
+  // experts and of the shared experts: 3 x (k x expert width x ep + shared width) per GPU
+  // (a GPU computes M*k/ep token-expert rows of width moe_intermediate*ep/tp).
+  double mlp_width = s.dense_layers > 0 || !model.is_moe() ? s.intermediate : 0.0;
+  if (model.is_moe()) {
+    const double moe_width = model.experts_per_token * s.expert_intermediate / dep.ep + s.shared_intermediate;
+    mlp_width = std::max(mlp_width, moe_width);
+  }
   const double per_token_activation =
-      (2.0 * model.hidden_size + 3.0 * s.intermediate) * bytes_per_element(dep.activations);
+      (2.0 * model.hidden_size + 3.0 * mlp_width) * bytes_per_element(dep.activations);
   plan.activation_reserve_bytes_per_gpu =
       kFixedReserveBytes + static_cast<double>(max_batched_tokens) * per_token_activation;
   plan.kv_bytes_per_token_per_gpu =
-      2.0 * s.layers * s.kv_heads * model.head_dim * bytes_per_element(dep.kv);
+      s.layers * kv_elements_per_token_layer(model, s) * bytes_per_element(dep.kv);
 
   const double usable = hw.memory_bytes * gpu_memory_utilization;
   const double kv_bytes = usable - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes_per_gpu;
@@ -48,7 +57,7 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
   why << "per GPU: " << hw.memory_bytes / kGiB << " GiB x " << gpu_memory_utilization
       << " utilisation = " << usable / kGiB << " GiB usable; weights "
       << plan.weight_bytes_per_gpu / kGiB << " GiB (" << model.name << ", tp=" << dep.tp
-      << " pp=" << dep.pp << ", " << dtype_name(dep.weights) << "); activation reserve "
+      << " pp=" << dep.pp << (dep.ep > 1 ? " ep=" + std::to_string(dep.ep) : std::string()) << ", " << dtype_name(dep.weights) << "); activation reserve "
       << plan.activation_reserve_bytes_per_gpu / kGiB << " GiB (1 GiB + " << max_batched_tokens
       << " batched tokens); KV cache " << kv_bytes / kGiB << " GiB at "
       << plan.kv_bytes_per_token_per_gpu / 1024.0 << " KiB/token = " << plan.kv_capacity_tokens

@@ -160,7 +160,8 @@ std::vector<OpTiming> RooflineCostModel::breakdown(const BatchShape& batch) cons
 std::string RooflineCostModel::describe() const {
   std::ostringstream s;
   s << "roofline(" << model_.name << " on " << hw_.name << ", tp=" << dep_.tp
-    << " pp=" << dep_.pp << ", weights " << dtype_name(dep_.weights) << ", kv "
+    << " pp=" << dep_.pp << (dep_.ep > 1 ? " ep=" + std::to_string(dep_.ep) : std::string())
+    << ", weights " << dtype_name(dep_.weights) << ", kv "
     << dtype_name(dep_.kv) << ")";
   return s.str();
 }

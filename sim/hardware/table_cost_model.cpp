@@ -54,6 +54,12 @@ TableCostModel::TableCostModel(ModelSpec model, HardwareSpec hw, Deployment dep,
            ", the model " + model.name + " has " + std::to_string(model_value));
     }
   };
+  // Vidur's mlp.csv profiles dense Llama-style layers: no experts, no latent attention.
+  if (model.is_moe() || model.is_mla()) {
+    fail(table_.path + " profiles dense grouped-query layers; " + model.name +
+         " uses " + (model.is_moe() ? "mixture-of-experts MLPs" : "latent attention") +
+         ": use the roofline");
+  }
   mismatch("n_embd (hidden size)", table_.n_embd, model.hidden_size);
   mismatch("n_head (attention heads)", table_.n_head, model.num_attention_heads);
   mismatch("n_kv_head (KV heads)", table_.n_kv_head, model.num_kv_heads);

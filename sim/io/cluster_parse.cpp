@@ -20,7 +20,8 @@ namespace {
 const std::vector<std::string> kClusterKeys = {"pools", "router"};
 const std::vector<std::string> kPoolKeys = {"name",   "replicas",   "model",   "hardware",
                                             "tp",     "pp",         "weights", "kv_dtype",
-                                            "engine", "cost_model", "classes"};
+                                            "engine", "cost_model", "classes", "ep",
+                                            "micro_batches", "activations"};
 const std::vector<std::string> kWeightFormats = {"bf16", "fp8", "int8", "int4"};
 const std::vector<std::string> kKvFormats = {"bf16", "fp8"};
 
@@ -125,11 +126,30 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
     }
   }
   check_tp(tp_field ? *tp_field : f.require("model"), pool.deployment.tp, pool.model);
+  if (auto v = f.get("micro_batches")) {
+    // Pipeline micro-batching (docs/scenario.md); meaningful only with pp > 1.
+    pool.deployment.micro_batches = static_cast<int>(v->int_at_least(0));
+    if (pool.deployment.micro_batches > 4096) v->fail("must be at most 4096");
+    if (pool.deployment.micro_batches > 0 && pool.deployment.pp < 2) {
+      v->fail("micro-batches split a batch over pipeline stages; set pp >= 2 or leave it out");
+    }
+  }
+  if (auto v = f.get("ep")) {
+    // Expert parallelism within a stage (docs/scenario.md): the model layer says why an
+    // ep does not fit (dense model, ep not dividing tp or the experts).
+    pool.deployment.ep = small_int_at_least_1(*v, 4096);
+    const std::string problem = deployment_problem(pool.model, pool.deployment);
+    if (problem.rfind("ep=", 0) == 0) v->fail(problem);
+  }
   if (auto v = f.get("weights")) {
     pool.deployment.weights = parse_format(*v, kWeightFormats, "weight format");
   }
   if (auto v = f.get("kv_dtype")) {
     pool.deployment.kv = parse_format(*v, kKvFormats, "KV-cache format");
+  }
+  if (auto v = f.get("activations")) {
+    // fp8 activations (W8A8 / fp8 x fp8 GEMMs); bf16 and fp8 are the formats engines use.
+    pool.deployment.activations = parse_format(*v, kKvFormats, "activation format");
   }
   if (auto v = f.get("engine")) {
     std::vector<std::string> class_names;

@@ -237,7 +237,8 @@ void check_engine_for_pool(const Field& f, const PoolConfig& pool) {
         "): its proposals could not be verified");
   }
   if (e.speculative.draft_model) {
-    const std::string problem = deployment_problem(*e.speculative.draft_model, pool.deployment);
+    const std::string problem = deployment_problem(
+        *e.speculative.draft_model, draft_deployment(*e.speculative.draft_model, pool.deployment));
     if (!problem.empty()) {
       const Field spec = f.get("speculative").value_or(f);
       spec.get("draft").value_or(spec).fail("the draft model runs with the pool's tp and pp: " + problem);

@@ -44,7 +44,7 @@ class ConfigJson {
   int count(const std::string& key) const {
     const json* v = find(key);
     if (v == nullptr) {
-      fail(key, "missing required field '" + key + "' (a dense Llama-style config.json has it)");
+      fail(key, "missing required field '" + key + "' (a " + style_ + " config.json has it)");
     }
     return count_value(key, *v);
   }
@@ -52,6 +52,22 @@ class ConfigJson {
   int count_or(const std::string& key, int fallback) const {
     const json* v = find(key);
     return v == nullptr ? fallback : count_value(key, *v);
+  }
+
+  // Which family the config is read as, for "missing field" messages.
+  void set_style(std::string style) { style_ = std::move(style); }
+
+  std::string string_or(const std::string& key, const std::string& fallback) const {
+    const json* v = find(key);
+    return v != nullptr && v->is_string() ? v->get<std::string>() : fallback;
+  }
+
+  // Whole numbers that may be 0 (q_lora_rank, first_k_dense_replace); null reads as 0.
+  int count_or_zero(const std::string& key) const {
+    const json* v = find(key);
+    if (v == nullptr) return 0;
+    if (v->is_number() && v->get<double>() == 0) return 0;
+    return count_value(key, *v);
   }
 
   bool flag_or(const std::string& key, bool fallback) const {
@@ -73,6 +89,7 @@ class ConfigJson {
 
   std::string path_;
   std::string text_;
+  std::string style_ = "Llama-style";
   const json& root_;
 };
 
@@ -84,6 +101,46 @@ std::string model_name(const json& root, const std::string& path) {
   // A downloaded model is a folder holding config.json; the folder names the model.
   const std::filesystem::path folder = std::filesystem::path(path).parent_path().filename();
   return folder.empty() ? std::filesystem::path(path).stem().string() : folder.string();
+}
+
+// Mixtral: num_local_experts experts of width intermediate_size in every layer.
+// DeepSeek-V2/V3: n_routed_experts of moe_intermediate_size plus n_shared_experts, in
+// every layer from first_k_dense_replace on (the first ones keep a dense MLP of
+// intermediate_size), when moe_layer_freq is 1.
+void read_experts(const ConfigJson& cfg, ModelSpec& m) {
+  if (cfg.find("num_local_experts") != nullptr) {
+    m.num_experts = cfg.count("num_local_experts");
+    m.experts_per_token = cfg.count("num_experts_per_tok");
+    m.moe_intermediate_size = m.intermediate_size;
+  } else if (cfg.find("n_routed_experts") != nullptr) {
+    m.num_experts = cfg.count("n_routed_experts");
+    m.experts_per_token = cfg.count("num_experts_per_tok");
+    m.moe_intermediate_size = cfg.count("moe_intermediate_size");
+    m.num_shared_experts = cfg.count_or_zero("n_shared_experts");
+    m.first_dense_layers = cfg.count_or_zero("first_k_dense_replace");
+    if (cfg.count_or("moe_layer_freq", 1) != 1) {
+      cfg.fail("moe_layer_freq", "only 1 (every layer after the dense ones is MoE) is supported");
+    }
+    if (m.first_dense_layers >= m.num_layers) {
+      cfg.fail("first_k_dense_replace", "must be below num_hidden_layers " + std::to_string(m.num_layers));
+    }
+  } else {
+    return;
+  }
+  if (m.experts_per_token > m.num_experts) {
+    cfg.fail("num_experts_per_tok", "must be at most the " + std::to_string(m.num_experts) + " experts");
+  }
+}
+
+// DeepSeek's MLA: kv_lora_rank, the query/key head split and v_head_dim are required;
+// q_lora_rank may be null (V2-Lite projects queries directly).
+void read_latent_attention(const ConfigJson& cfg, ModelSpec& m) {
+  if (cfg.find("kv_lora_rank") == nullptr) return;
+  m.kv_lora_rank = cfg.count("kv_lora_rank");
+  m.q_lora_rank = cfg.count_or_zero("q_lora_rank");
+  m.qk_nope_head_dim = cfg.count("qk_nope_head_dim");
+  m.qk_rope_head_dim = cfg.count("qk_rope_head_dim");
+  m.v_head_dim = cfg.count("v_head_dim");
 }
 
 }  // namespace
@@ -107,12 +164,19 @@ ModelSpec load_hf_config(const std::string& path) {
                              doc["text_config"].is_object()
                          ? doc["text_config"]
                          : doc;
-  const ConfigJson cfg(path, text, root);
+  ConfigJson cfg(path, text, root);
 
-  for (const char* moe : {"num_local_experts", "num_experts", "n_routed_experts"}) {
-    if (cfg.find(moe) != nullptr) {
-      cfg.fail(moe, "mixture-of-experts models are not supported (dense decoders only)");
-    }
+  // Qwen-MoE spells its experts num_experts, with shared-expert gating and sparse-step
+  // layouts this reader does not model.
+  if (cfg.find("num_experts") != nullptr) {
+    cfg.fail("num_experts", "Qwen-MoE style configs are not supported; mixture-of-experts "
+                            "configs are read in the Mixtral (num_local_experts) and DeepSeek "
+                            "(n_routed_experts) styles");
+  }
+  if (cfg.find("n_routed_experts") != nullptr || cfg.find("kv_lora_rank") != nullptr) {
+    cfg.set_style("DeepSeek-style");
+  } else if (cfg.find("num_local_experts") != nullptr) {
+    cfg.set_style("Mixtral-style");
   }
 
   ModelSpec m;
@@ -127,9 +191,16 @@ ModelSpec load_hf_config(const std::string& path) {
   m.vocab_size = cfg.count("vocab_size");
   m.max_context_tokens = cfg.count("max_position_embeddings");
   m.tied_embeddings = cfg.flag_or("tie_word_embeddings", false);
-  m.gated_mlp = true;  // Llama, Mistral, Qwen2, Yi: SwiGLU with gate_proj and up_proj
-  if (cfg.find("head_dim") != nullptr) {
+  m.gated_mlp = true;  // Llama, Mistral, Qwen2, Yi, Mixtral, DeepSeek: SwiGLU
+  // Qwen2 always has QKV biases (its config has no key for them); Llama-style configs
+  // may say attention_bias.
+  m.attention_bias = cfg.flag_or("attention_bias", cfg.string_or("model_type", "") == "qwen2");
+  read_experts(cfg, m);
+  read_latent_attention(cfg, m);
+  if (cfg.find("head_dim") != nullptr && !m.is_mla()) {
     m.head_dim = cfg.count("head_dim");
+  } else if (m.is_mla()) {
+    m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
   } else if (m.hidden_size % m.num_attention_heads != 0) {
     cfg.fail("num_attention_heads", "does not divide hidden_size " + std::to_string(m.hidden_size) +
                                         " and no head_dim is given");

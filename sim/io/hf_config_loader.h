@@ -1,5 +1,6 @@
 #pragma once
-// Reads the architecture of a dense Llama-style decoder from a Hugging Face config.json
+// Reads the architecture of a decoder from a Hugging Face config.json: Llama, Mistral,
+// Qwen2 (QKV biases), Mixtral (experts) and DeepSeek-V2/V3 (experts, latent attention)
 // (hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads,
 // intermediate_size, vocab_size, max_position_embeddings, tie_word_embeddings, head_dim).
 #include <string>
@@ -9,7 +10,7 @@
 namespace servesim {
 
 // Throws ConfigError naming the file and the field for a missing or malformed field, and
-// for configs this model cannot represent (mixture-of-experts).
+// for configs this model cannot represent (Qwen-MoE, moe_layer_freq other than 1).
 ModelSpec load_hf_config(const std::string& path);
 
 }  // namespace servesim

@@ -75,8 +75,13 @@ std::string describe_pool(const PoolConfig& p) {
   std::ostringstream out;
   const EngineConfig& e = p.engine;
   out << p.name << ": " << p.replicas << " x " << p.model.name << " on " << p.hardware.name
-      << " (tp " << p.deployment.tp << ", pp " << p.deployment.pp << ", weights "
-      << dtype_name(p.deployment.weights) << ", kv " << dtype_name(p.deployment.kv) << ")\n"
+      << " (tp " << p.deployment.tp << ", pp " << p.deployment.pp;
+  // Shown only when set, so the common line stays as it was.
+  if (p.deployment.ep > 1) out << ", ep " << p.deployment.ep;
+  if (p.deployment.micro_batches > 0) out << ", " << p.deployment.micro_batches << " micro-batches";
+  out << ", weights " << dtype_name(p.deployment.weights) << ", kv " << dtype_name(p.deployment.kv);
+  if (p.deployment.activations != Dtype::bf16) out << ", activations " << dtype_name(p.deployment.activations);
+  out << ")\n"
       << "      engine " << e.policy << ", max_num_seqs " << e.max_num_seqs
       << ", max_batched_tokens " << e.max_batched_tokens << ", block_size " << e.block_size
       << ", prefix_cache " << (e.prefix_cache ? "on" : "off");

@@ -1,6 +1,8 @@
 #pragma once
-// The architecture of a dense decoder-only transformer (Llama family and alikes), as read
-// from models/NAME.yaml or a Hugging Face config.json by the io layer.
+// The architecture of a decoder-only transformer, as read from models/NAME.yaml or a
+// Hugging Face config.json by the io layer: dense Llama-style blocks, optionally with
+// QKV biases (Qwen2), mixture-of-experts MLPs (Mixtral, DeepSeek) and multi-head latent
+// attention (DeepSeek-V2/V3).
 #include <cstdint>
 #include <string>
 
@@ -16,17 +18,47 @@ struct ModelSpec {
   int num_attention_heads = 0;
   int num_kv_heads = 0;        // == num_attention_heads without GQA
   int head_dim = 0;            // usually hidden_size / num_attention_heads
-  int intermediate_size = 0;   // MLP inner width
+  int intermediate_size = 0;   // MLP inner width of the dense layers
   int vocab_size = 0;
   bool gated_mlp = true;       // SwiGLU: gate and up projections, then down
   bool tied_embeddings = false;
+  bool attention_bias = false; // QKV projections carry a bias (Qwen2)
   std::int64_t max_context_tokens = 0;
+
+  // Mixture of experts (num_experts == 0: every layer is dense). Each MoE layer holds
+  // num_experts routed SwiGLU experts of width moe_intermediate_size, a router of
+  // hidden x num_experts, and num_shared_experts experts every token goes through. The
+  // first `first_dense_layers` layers (DeepSeek's first_k_dense_replace) stay dense.
+  int num_experts = 0;
+  int experts_per_token = 0;   // top-k
+  int moe_intermediate_size = 0;
+  int num_shared_experts = 0;
+  int first_dense_layers = 0;
+
+  // Multi-head latent attention (kv_lora_rank == 0: ordinary multi/grouped-query
+  // attention). The KV cache keeps, per token and layer, one compressed latent of
+  // kv_lora_rank plus one shared rotary key of qk_rope_head_dim. Queries go through a
+  // low-rank q_lora_rank bottleneck when q_lora_rank > 0 (V3), directly otherwise (V2-Lite).
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+
+  bool is_moe() const { return num_experts > 0; }
+  bool is_mla() const { return kv_lora_rank > 0; }
+  // Layers with a routed-expert MLP.
+  int moe_layers() const { return is_moe() ? num_layers - first_dense_layers : 0; }
 
   // Parameters of the transformer layers, embeddings and lm_head (count, not bytes).
   double parameter_count() const;
+  // Parameters one token goes through: routed experts count experts_per_token times
+  // instead of num_experts (equals parameter_count() for a dense model).
+  double active_parameter_count() const;
   // Bytes of all weights in the given format.
   double weight_bytes(Dtype weights) const;
-  // KV-cache bytes one token occupies over all layers (K and V), whole model, no TP split.
+  // KV-cache bytes one token occupies over all layers, whole model, no TP split: K and V
+  // of every KV head, or MLA's kv_lora_rank + qk_rope_head_dim latent.
   double kv_bytes_per_token(Dtype kv) const;
 };
 

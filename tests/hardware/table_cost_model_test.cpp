@@ -121,6 +121,13 @@ TEST_CASE("table cost model: a table for another model - TP degree or file is re
   tp16.tp = 16;
   CHECK_THROWS_WITH(make_cost_model(spec, load_model("llama-2-7b"), hw, tp16),
                     Catch::Contains("no rows for tp=16 (it has tp 1, 2, 4, 8)"));
+  // Vidur profiles dense grouped-query layers: experts and latent attention are refused.
+  Deployment tp8;
+  tp8.tp = 8;
+  CHECK_THROWS_WITH(make_cost_model(spec, load_model("mixtral-8x7b"), hw, tp8),
+                    Catch::Contains("mixture-of-experts MLPs: use the roofline"));
+  CHECK_THROWS_WITH(make_cost_model(spec, load_model("deepseek-v3"), hw, tp8),
+                    Catch::Contains("mixture-of-experts MLPs: use the roofline"));
   Deployment fp8;
   fp8.weights = Dtype::fp8;
   CHECK_THROWS_WITH(make_cost_model(spec, load_model("llama-2-7b"), hw, fp8), Catch::Contains("16-bit"));

@@ -62,6 +62,8 @@ TEST_CASE("model loader: every bundled model loads with its config.json figures"
       {"mistral-7b", 32, 4096, 32, 8, 14336, 32000, 32768},
       {"yi-34b", 60, 7168, 56, 8, 20480, 64000, 4096},
       {"qwen2.5-7b", 28, 3584, 28, 4, 18944, 152064, 131072},
+      {"llama-3.1-405b", 126, 16384, 128, 8, 53248, 128256, 131072},
+      {"qwen2.5-72b", 80, 8192, 64, 8, 29568, 152064, 131072},
   };
   for (const Expected& e : expected) {
     INFO(e.name);
@@ -83,6 +85,15 @@ TEST_CASE("model loader: every bundled model loads with its config.json figures"
   CHECK(load_model("llama-3-70b").parameter_count() == Approx(70.55e9).epsilon(0.001));
   CHECK(load_model("yi-34b").parameter_count() == Approx(34.39e9).epsilon(0.001));
   CHECK(load_model("qwen2.5-7b").parameter_count() == Approx(7.615e9).epsilon(0.001));
+  // Llama-3.1-405B 405.85B; Qwen2.5-72B 72.71B with its QKV biases (80 x 10240 of them).
+  CHECK(load_model("llama-3.1-405b").parameter_count() == 405853388800.0);
+  CHECK(load_model("qwen2.5-72b").parameter_count() == 72706203648.0);
+  CHECK(load_model("qwen2.5-72b").attention_bias);
+  CHECK_FALSE(load_model("llama-3-70b").attention_bias);
+  // Llama-3.2: tied embeddings, 1.24B and 3.21B.
+  CHECK(load_model("llama-3.2-1b").parameter_count() == 1235814400.0);
+  CHECK(load_model("llama-3.2-3b").parameter_count() == 3212749824.0);
+  CHECK(load_model("llama-3.2-3b").tied_embeddings);
 }
 
 TEST_CASE("model loader: a Hugging Face config.json gives the same model as the bundled YAML", "[model]") {
@@ -128,11 +139,17 @@ TEST_CASE("model loader: a config.json field of the wrong type is reported at it
   }
 }
 
-TEST_CASE("model loader: mixture-of-experts configs are refused", "[model]") {
+TEST_CASE("model loader: Qwen-MoE style expert configs are refused naming num_experts", "[model]") {
   ScratchDir dir("hf-moe");
   std::string text = kLlama3ConfigJson;
-  text.insert(text.find("\"vocab_size\""), "\"num_local_experts\": 8,\n  ");
-  CHECK_THROWS_WITH(load_model(dir.write("config.json", text)), Catch::Contains("mixture-of-experts"));
+  text.insert(text.find("\"vocab_size\""), "\"num_experts\": 64,\n  ");
+  try {
+    load_model(dir.write("config.json", text));
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.key() == "num_experts");
+    CHECK(std::string(e.what()).find("Qwen-MoE style configs are not supported") != std::string::npos);
+  }
 }
 
 TEST_CASE("model loader: an unknown key in a model YAML is reported with its line and a suggestion", "[model]") {

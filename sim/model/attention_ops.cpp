@@ -1,0 +1,117 @@
+// The attention half of a layer: projections, the attention kernels, o_proj. Two forms:
+// ordinary multi/grouped-query attention, and DeepSeek's multi-head latent attention (MLA).
+#include "sim/model/op_parts.h"
+
+namespace servesim::ops {
+
+namespace {
+
+// What one query-key pair and one token cost in one layer on this GPU.
+struct AttnForm {
+  double pair_flops;          // FLOPs of one query row against one key, all local heads
+  double kv_read_per_token;   // bytes of K/V read per key token
+  double kv_write_per_token;  // bytes of KV cache written per new token
+  double q_per_row;           // bytes of the query read per row
+  double out_per_row;         // bytes of the output written per row
+};
+
+// Prefill chunks: each of the n new tokens attends to the p cached tokens and causally to
+// the new ones before it and itself: n*p + n*(n+1)/2 query-key pairs. Memory: the K/V of
+// p+n tokens is read, the n new tokens' KV written, Q read and the output written.
+OpCost attention_prefill(const BatchShape& batch, const AttnForm& f, int layers) {
+  double pairs = 0;
+  double tokens_read = 0;
+  double new_tokens = 0;
+  for (const PrefillChunk& c : batch.prefills) {
+    const double n = static_cast<double>(c.new_tokens);
+    const double p = static_cast<double>(c.past_tokens);
+    pairs += n * p + n * (n + 1) / 2;
+    tokens_read += p + n;
+    new_tokens += n;
+  }
+  OpCost op{"attn_prefill", OpKind::attention};
+  op.flops = f.pair_flops * pairs * layers;
+  op.bytes_read = (f.kv_read_per_token * tokens_read + f.q_per_row * new_tokens) * layers;
+  op.bytes_written = (f.kv_write_per_token * new_tokens + f.out_per_row * new_tokens) * layers;
+  op.count = layers;
+  op.rows = new_tokens;
+  op.per_key_flops = f.pair_flops * new_tokens * layers;
+  return op;
+}
+
+// Decode: each sequence's new token attends to its whole context plus itself, so the step
+// reads the KV of (context_sum + seqs) tokens: one read of each KV head serves the query
+// heads of its group (GQA), one read of MLA's latent serves every head.
+OpCost attention_decode(const BatchShape& batch, const AttnForm& f, int layers) {
+  const double seqs = static_cast<double>(batch.decode_seqs);
+  const double keys = static_cast<double>(batch.decode_context_sum) + seqs;
+  OpCost op{"attn_decode", OpKind::attention};
+  op.flops = f.pair_flops * keys * layers;
+  op.bytes_read = (f.kv_read_per_token * keys + f.q_per_row * seqs) * layers;
+  op.bytes_written = (f.kv_write_per_token * seqs + f.out_per_row * seqs) * layers;
+  op.count = layers;
+  op.rows = seqs;
+  op.per_key_flops = f.pair_flops * seqs * layers;
+  return op;
+}
+
+void append_attention_kernels(const BatchShape& batch, const AttnForm& prefill,
+                              const AttnForm& decode, int layers, std::vector<OpCost>& out) {
+  if (!batch.prefills.empty()) out.push_back(attention_prefill(batch, prefill, layers));
+  if (batch.decode_seqs > 0) out.push_back(attention_decode(batch, decode, layers));
+}
+
+// MLA as vLLM runs it. The down-projections of Q and KV (fused "qkv_a_proj") are
+// replicated on every TP GPU; the cache keeps the kv_lora + rope latent. Prefill
+// decompresses K and V for every key (new tokens and the cached context) with kv_b_proj
+// and runs ordinary attention with qk = nope + rope and v head dims. Decode keeps the
+// latent form ("weight absorption"): q_nope x W_UK and the output x W_UV cost the same
+// FLOPs and weight reads as kv_b_proj on one row, and attention runs over the latent:
+// 2*(kv_lora + rope) FLOPs per pair per head for QK and 2*kv_lora for PV.
+void append_mla(const ModelSpec& m, const BatchShape& batch, const Dims& x, double rows,
+                std::vector<OpCost>& out) {
+  const int L = x.layers;
+  const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  const double latent = static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim;
+  if (m.q_lora_rank > 0) {
+    out.push_back(gemm("qkv_a_proj", rows, x.h, m.q_lora_rank + latent, x, x.w, L));
+    out.push_back(gemm("q_b_proj", rows, m.q_lora_rank, x.qh * qk, x, x.w, L));
+  } else {
+    out.push_back(gemm("q_proj", rows, x.h, x.qh * qk, x, x.w, L));
+    out.push_back(gemm("kv_a_proj", rows, x.h, latent, x, x.w, L));
+  }
+  double decompressed = rows;
+  for (const PrefillChunk& c : batch.prefills) decompressed += static_cast<double>(c.past_tokens);
+  out.push_back(gemm("kv_b_proj", decompressed, m.kv_lora_rank,
+                     x.qh * (m.qk_nope_head_dim + m.v_head_dim), x, x.w, L));
+  const AttnForm prefill{x.qh * (2.0 * qk + 2.0 * m.v_head_dim), x.qh * (qk + m.v_head_dim) * x.a,
+                         latent * x.kv, x.qh * qk * x.a, x.qh * m.v_head_dim * x.a};
+  const AttnForm decode{x.qh * (2.0 * latent + 2.0 * m.kv_lora_rank), latent * x.kv,
+                        latent * x.kv, x.qh * latent * x.a, x.qh * m.kv_lora_rank * x.a};
+  append_attention_kernels(batch, prefill, decode, L, out);
+  out.push_back(gemm("o_proj", rows, x.qh * m.v_head_dim, x.h, x, x.w, L));
+}
+
+}  // namespace
+
+void append_attention(const ModelSpec& model, const BatchShape& batch, const Dims& x,
+                      double rows, std::vector<OpCost>& out) {
+  if (model.is_mla()) {
+    append_mla(model, batch, x, rows, out);
+    return;
+  }
+  const int L = x.layers;
+  const double qkv_out = (x.qh + 2 * x.kvh) * x.d;
+  OpCost qkv = gemm("qkv_proj", rows, x.h, qkv_out, x, x.w, L);
+  if (model.attention_bias) qkv.bytes_read += qkv_out * x.bf16 * L;  // bias, added in the epilogue
+  out.push_back(qkv);
+  // Each pair costs 2*d FLOPs in QK^T and 2*d in PV, per query head; K and V of every KV
+  // head are 2*kvh*d elements per token.
+  const double kv_per_token = 2.0 * x.kvh * x.d * x.kv;
+  const double q_or_out = x.qh * x.d * x.a;
+  const AttnForm form{4.0 * x.d * x.qh, kv_per_token, kv_per_token, q_or_out, q_or_out};
+  append_attention_kernels(batch, form, form, L, out);
+  out.push_back(gemm("o_proj", rows, x.qh * x.d, x.h, x, x.w, L));
+}
+
+}  // namespace servesim::ops
