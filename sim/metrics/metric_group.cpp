@@ -70,6 +70,7 @@ void MetricGroup::add_request(const RequestRecord& record, double usd_per_replic
       if (queue >= 0) queue_ns.add(static_cast<double>(queue));
       add_accounting(record, usd_per_replica_ns);
       if (slo.met_by(record)) ++slo_met;
+      if (slo.met_by(record, /*itl_by_mean=*/true)) ++slo_met_mean_itl;
       break;
     }
     case Outcome::rejected: {
@@ -127,6 +128,7 @@ void MetricGroup::merge(const MetricGroup& other) {
   sessions += other.sessions;
   prefill_saved_ns += other.prefill_saved_ns;
   slo_met += other.slo_met;
+  slo_met_mean_itl += other.slo_met_mean_itl;
 }
 
 // Fields added by issue 7, after the contract's (docs/metrics.md).
@@ -136,6 +138,9 @@ void MetricGroup::add_new_fields(SummaryBlock& block, Tick duration_ns) const {
   block.set_count("slo_met", slo_met);
   block.set("slo_attainment", judged > 0 ? static_cast<double>(slo_met) / static_cast<double>(judged) : 0.0);
   block.set("goodput", duration_ns > 0 ? static_cast<double>(slo_met) / duration_s : 0.0);
+  block.set("slo_attainment_mean_itl",
+            judged > 0 ? static_cast<double>(slo_met_mean_itl) / static_cast<double>(judged) : 0.0);
+  block.set("goodput_mean_itl", duration_ns > 0 ? static_cast<double>(slo_met_mean_itl) / duration_s : 0.0);
 
   block.set_count("cached_input_tokens", cached_input_tokens);
   block.set_count("uncached_input_tokens", input_tokens - cached_input_tokens);

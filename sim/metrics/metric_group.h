@@ -43,6 +43,7 @@ struct MetricGroup {
   Tick prefill_saved_ns = 0;
   // SLO goodput: completed requests that met every SLO of their class.
   std::int64_t slo_met = 0;
+  std::int64_t slo_met_mean_itl = 0;     // the same with ITL judged on the mean gap
 
   // Counts one request by its outcome (see MetricsRecorder::record_request).
   // `usd_per_replica_ns`: the price of one ns of the request's replica (all its GPUs);

@@ -82,10 +82,14 @@ TEST_CASE("goodput: a request meets its SLOs only when its TTFT and every gap ar
   CHECK(met["slo_attainment"].get<double>() == 1);
   CHECK(met["goodput"].get<double>() == Approx(2 / 1.05));
   CHECK(met["classes"]["default"]["slo_attainment"].get<double>() == 1);
-  // A 9 ms ITL objective fails every request; a 5 ms TTFT objective too.
+  CHECK(met["slo_attainment_mean_itl"].get<double>() == 1);
+  CHECK(met["goodput_mean_itl"].get<double>() == Approx(2 / 1.05));
+  // A 9 ms ITL objective fails every request (by its longest gap and by its mean gap);
+  // a 5 ms TTFT objective too.
   const auto itl = run_summary("slo-itl", " --set workload.0.slo.itl=9ms");
   CHECK(itl["slo_met"].get<long>() == 0);
   CHECK(itl["goodput"].get<double>() == 0);
+  CHECK(itl["slo_attainment_mean_itl"].get<double>() == 0);
   const auto ttft = run_summary("slo-ttft", " --set workload.0.slo.ttft=5ms");
   CHECK(ttft["slo_attainment"].get<double>() == 0);
 }

@@ -124,7 +124,7 @@ TEST_CASE("recorder: summary fields come in the documented order", "[metrics]") 
       "mean_queue_ms", "prefix_cache_hit_rate", "rejected", "unfinished",
       "preemptions", "preempted_s", "truncated",
       // issue 7, after the contract's fields (docs/metrics.md)
-      "slo_met", "slo_attainment", "goodput", "cached_input_tokens", "uncached_input_tokens",
+      "slo_met", "slo_attainment", "goodput", "slo_attainment_mean_itl", "goodput_mean_itl", "cached_input_tokens", "uncached_input_tokens",
       "prefill_time_saved_s", "cost_usd", "cost_per_1m_input_tokens", "cost_per_1m_cached_input_tokens",
       "cost_per_1m_output_tokens", "cost_per_request", "sessions", "cost_per_session"};
   std::vector<std::string> names;
