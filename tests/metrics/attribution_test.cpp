@@ -193,3 +193,36 @@ TEST_CASE("attribution: every request of a run with preemptions and prefix hits 
   CHECK(ttft_parts == Approx(all.get("mean_ttft_ms")).epsilon(1e-9));
   CHECK(itl_parts == Approx(all.get("mean_itl_ms")).epsilon(1e-9));
 }
+
+TEST_CASE("attribution: parts sum exactly under every policy - swap preemption and speculative decoding",
+          "[metrics][attribution]") {
+  struct Variant {
+    const char* scenario;
+    std::vector<std::string> sets;
+  };
+  const std::vector<Variant> variants{
+      {"prefix-caching.yaml", {"stop.requests=300", "cluster.pools.0.engine.kv_cache_tokens=24000",
+                               "cluster.pools.0.engine.preemption_mode=swap", "cluster.pools.0.engine.swap_space_gb=1"}},
+      {"prefix-caching.yaml", {"stop.requests=300", "cluster.pools.0.engine.policy=decode-priority"}},
+      {"prefix-caching.yaml", {"stop.requests=300", "cluster.pools.0.engine.policy=static"}},
+      {"prefix-caching.yaml", {"stop.requests=300", "cluster.pools.0.engine.policy=continuous"}},
+      {"speculative_concurrency.yaml", {"stop.requests=200"}},
+  };
+  for (const Variant& v : variants) {
+    Scenario s = load_scenario(std::string(SERVESIM_SOURCE_DIR) + "/scenarios/" + v.scenario, v.sets);
+    Simulation sim(s.seed, s.stop, s.workload, s.cluster);
+    std::int64_t checked = 0, wrong = 0;
+    sim.set_request_sink([&](const RequestRecord& r) {
+      if (r.outcome != Outcome::completed) return;
+      ++checked;
+      if (r.ttft_ns() >= 0 && r.acct.ttft.total() != r.ttft_ns()) ++wrong;
+      if (r.output_tokens == 0 && r.acct.ttft.total() != r.e2el_ns()) ++wrong;
+      if (r.output_tokens_done >= 2 && r.acct.decode.total() != r.finish_ns - r.first_token_ns) ++wrong;
+    });
+    const RunResult result = sim.run();
+    INFO(v.scenario << " " << v.sets.back());
+    CHECK(checked == result.completed);
+    CHECK(checked > 100);
+    CHECK(wrong == 0);
+  }
+}
