@@ -76,7 +76,8 @@ std::string describe_pool(const PoolConfig& p) {
   const EngineConfig& e = p.engine;
   out << p.name << ": " << p.replicas << " x " << p.model.name << " on " << p.hardware.name
       << " (tp " << p.deployment.tp << ", pp " << p.deployment.pp << ", weights "
-      << dtype_name(p.deployment.weights) << ", kv " << dtype_name(p.deployment.kv) << ")\n"
+      << dtype_name(p.deployment.weights) << ", kv " << dtype_name(p.deployment.kv) << "; $"
+      << format_number(p.hardware.price_per_gpu_hour * p.deployment.gpus()) << " per replica-hour)\n"
       << "      engine " << e.policy << ", max_num_seqs " << e.max_num_seqs
       << ", max_batched_tokens " << e.max_batched_tokens << ", block_size " << e.block_size
       << ", prefix_cache " << (e.prefix_cache ? "on" : "off");
