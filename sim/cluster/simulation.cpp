@@ -13,6 +13,21 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   for (const auto& c : workload_) class_names.push_back(c.name);
   for (const auto& p : cluster_.pools) pool_names.push_back(p.name);
   metrics_ = std::make_unique<MetricsRecorder>(class_names, pool_names);
+  // Goodput judges each request by its class's SLOs; cost prices a replica's time at its
+  // GPUs' price (docs/metrics.md).
+  std::vector<SloTargets> slos;
+  for (const auto& c : workload_)
+    slos.push_back(SloTargets{c.slo.ttft_ns.value_or(-1), c.slo.itl_ns.value_or(-1), c.slo.tpot_ns.value_or(-1),
+                              c.slo.e2el_ns.value_or(-1)});
+  metrics_->set_class_slos(std::move(slos));
+  std::vector<double> usd_per_replica_ns;
+  std::vector<int> replica_counts;
+  for (const auto& p : cluster_.pools) {
+    usd_per_replica_ns.push_back(p.hardware.price_per_gpu_hour * p.deployment.gpus() / 3.6e12);
+    replica_counts.push_back(p.replicas);
+  }
+  metrics_->set_pool_prices(std::move(usd_per_replica_ns));
+  metrics_->set_pool_replica_counts(replica_counts);
 
   for (int p = 0; p < static_cast<int>(cluster_.pools.size()); ++p)
     pools_.push_back(std::make_unique<Pool>(sim_, p, cluster_.pools[static_cast<std::size_t>(p)], cluster_.router,
@@ -137,6 +152,48 @@ void Simulation::note_saturation(RunResult& result) const {
   s.set_count("saturated", result.saturated ? 1 : 0);
 }
 
+// MFU and memory-bandwidth use per phase: the work per GPU the cost model counted over
+// the phase's step time at the hardware's peaks (docs/metrics.md). Pools, then overall.
+void Simulation::note_utilisation(RunResult& result) const {
+  struct Use {
+    double flops[2] = {0, 0}, peak_flop[2] = {0, 0}, bytes[2] = {0, 0}, peak_byte[2] = {0, 0};
+    void set(SummaryBlock& b) const {
+      auto ratio = [](double a, double c) { return c > 0 ? a / c : 0.0; };
+      b.set("mfu_prefill", ratio(flops[0], peak_flop[0]));
+      b.set("mfu_decode", ratio(flops[1], peak_flop[1]));
+      b.set("mbu_prefill", ratio(bytes[0], peak_byte[0]));
+      b.set("mbu_decode", ratio(bytes[1], peak_byte[1]));
+    }
+  };
+  Use all;
+  for (std::size_t p = 0; p < pools_.size(); ++p) {
+    const PoolConfig& cfg = pools_[p]->config();
+    const double peak_flops = cfg.hardware.peak_flops(cfg.deployment.weights == Dtype::fp8 ? Dtype::fp8 : Dtype::bf16);
+    const double peak_bytes = cfg.hardware.memory_bandwidth_bytes_per_s;
+    Use use;
+    for (const auto& replica : pools_[p]->replicas()) {
+      const ReplicaStats& st = replica->stats();
+      const double time_s[2] = {st.prefill_time_ns * 1e-9, st.decode_time_ns * 1e-9};
+      const double flops[2] = {st.prefill_flops, st.decode_flops};
+      const double bytes[2] = {st.prefill_bytes, st.decode_bytes};
+      for (int k = 0; k < 2; ++k) {
+        use.flops[k] += flops[k];
+        use.peak_flop[k] += time_s[k] * peak_flops;
+        use.bytes[k] += bytes[k];
+        use.peak_byte[k] += time_s[k] * peak_bytes;
+      }
+    }
+    for (int k = 0; k < 2; ++k) {
+      all.flops[k] += use.flops[k];
+      all.peak_flop[k] += use.peak_flop[k];
+      all.bytes[k] += use.bytes[k];
+      all.peak_byte[k] += use.peak_byte[k];
+    }
+    use.set(result.summary.pools[p].second);
+  }
+  all.set(result.summary.overall);
+}
+
 RunResult Simulation::run() {
   for (int c = 0; c < static_cast<int>(sources_.size()); ++c) arm_source(c);
   const Tick until = stop_.time_ns.value_or(kTickMax);
@@ -183,6 +240,7 @@ RunResult Simulation::run() {
   result.unfinished = metrics_->unfinished();
   result.events = sim_.events_run();
   note_saturation(result);
+  note_utilisation(result);
   // Conservation: every request that arrived left as completed, rejected or unfinished.
   SS_ASSERT(result.arrived == result.completed + result.rejected + result.unfinished,
             "request conservation (arrived = completed + rejected + unfinished)");

@@ -63,6 +63,7 @@ class Simulation final : public ReplicaListener {
   void on_arrival(int class_index);
   RequestState* new_request_state();
   void note_saturation(RunResult& result) const;
+  void note_utilisation(RunResult& result) const;
 
   std::uint64_t seed_;
   StopSpec stop_;

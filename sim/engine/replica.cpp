@@ -27,6 +27,7 @@ RequestRecord make_record(const RequestState& r, Outcome outcome, Tick now_ns) {
   rec.truncated_tokens = r.truncated_tokens;
   rec.session_id = r.spec.session_id;
   rec.turn = r.spec.turn;
+  rec.acct = r.acct;
   return rec;
 }
 
@@ -78,6 +79,8 @@ void Replica::maybe_start_step() {
   StepCost cost = cost_model_->step_cost(plan_.shape);
   SS_ASSERT(cost.total_ns >= 1, "a step must take time");
   cost.total_ns += extra_ns;
+  split_ = account_step_start(plan_, now, cost.total_ns, extra_ns, cost, *cost_model_);
+  note_utilisation(split_);
   busy_ = true;
   step_start_ns_ = now;
   if (step_observer_) step_observer_(replica_index_, now, plan_, cost);
@@ -89,6 +92,7 @@ void Replica::on_step_end() {
   busy_ = false;
   stats_.steps += 1;
   stats_.busy_ns += now - step_start_ns_;
+  account_step_end(plan_, split_, step_start_ns_, now);
   bool any_finished = false;
   for (const auto& c : plan_.chunks) {
     RequestState& r = *c.request;
@@ -107,6 +111,7 @@ void Replica::on_step_end() {
       r.first_token_ns = now;
     } else {
       metrics_.record_itl(r.spec.class_index, pool_index_, now - r.last_token_ns);
+      r.acct.max_itl_ns = std::max(r.acct.max_itl_ns, now - r.last_token_ns);
     }
     r.last_token_ns = now;
     if (c.spec_accepted > 0) emit_accepted(r, c.spec_accepted);

@@ -14,6 +14,7 @@
 #include "sim/engine/kv_cache_manager.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/scheduler.h"
+#include "sim/engine/step_accounting.h"
 #include "sim/engine/swap_space.h"
 #include "sim/hardware/cost_model.h"
 #include "sim/metrics/recorder.h"
@@ -37,6 +38,10 @@ struct ReplicaStats {
   Tick swap_ns = 0;       // KV swapped over the host link
   Tick draft_ns = 0;      // speculative decoding's draft passes
   std::int64_t spec_accepted_tokens = 0;  // extra tokens emitted by speculation
+  // Utilisation by phase (docs/metrics.md): step time split into prefill and decode parts
+  // (StepSplit, overheads spread in proportion) and the work per GPU each part did.
+  double prefill_time_ns = 0, decode_time_ns = 0;
+  double prefill_flops = 0, decode_flops = 0, prefill_bytes = 0, decode_bytes = 0;
 };
 
 class Replica {
@@ -90,6 +95,7 @@ class Replica {
   // request has regained what a preemption took.
   void emit_accepted(RequestState& request, std::int64_t accepted);
   void note_recovery(RequestState& request, Tick now);
+  void note_utilisation(const StepSplit& split);
 
   Simulator& sim_;
   int pool_index_;
@@ -105,6 +111,7 @@ class Replica {
   std::deque<RequestState*> waiting_;
   std::vector<RequestState*> running_;
   StepPlan plan_;          // the step in flight (one at a time per replica)
+  StepSplit split_;        // how its time divides (latency attribution, cost)
   bool busy_ = false;
   Tick step_start_ns_ = 0;
   ReplicaStats stats_;

@@ -146,4 +146,14 @@ void Replica::note_recovery(RequestState& r, Tick now) {
   r.recover_tokens = 0;
 }
 
+void Replica::note_utilisation(const StepSplit& split) {
+  const double scale = static_cast<double>(split.total_ns) / static_cast<double>(split.total_ns - split.extra_ns);
+  stats_.prefill_time_ns += static_cast<double>(split.prefill_ns) * scale;
+  stats_.decode_time_ns += static_cast<double>(split.decode_ns) * scale;
+  stats_.prefill_flops += split.prefill_flops;
+  stats_.decode_flops += split.decode_flops;
+  stats_.prefill_bytes += split.prefill_bytes;
+  stats_.decode_bytes += split.decode_bytes;
+}
+
 }  // namespace servesim

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/core/time.h"
+#include "sim/metrics/attribution.h"
 #include "sim/workload/request.h"
 
 namespace servesim {
@@ -39,6 +40,8 @@ struct RequestState {
   Tick first_scheduled_ns = -1;
   Tick first_token_ns = -1;
   Tick last_token_ns = -1;
+  // Latency attribution and GPU-time shares (sim/engine/step_accounting.cpp).
+  RequestAccounting acct;
 
   // Known tokens: the prompt and every output token already sampled. The last output
   // token is never fed back, so a finished request computed num_tokens() - 1 at most.

@@ -19,6 +19,10 @@ struct StepCost {
   // `table` cost model: operators of this step the table's measured range did not cover,
   // so the roofline timed them.
   int table_fallback_ops = 0;
+  // Work of the step per GPU, for utilisation figures (MFU, bandwidth use); 0 from cost
+  // models without operators (constant, linear).
+  double flops = 0;
+  double bytes = 0;  // device memory read + written
 };
 
 // One operator's share of a step, for `servesim step --json` and attribution.

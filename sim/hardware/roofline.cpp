@@ -122,8 +122,10 @@ StepCost RooflineCostModel::step_cost(const BatchShape& batch) const {
 }
 
 StepCost RooflineCostModel::cost_of(const std::vector<OpCost>& ops) const {
-  double compute_s = 0, memory_s = 0, comm_s = 0, launch_s = 0;
+  double compute_s = 0, memory_s = 0, comm_s = 0, launch_s = 0, flops = 0, bytes = 0;
   for (const OpCost& op : ops) {
+    flops += op.flops;
+    bytes += op.bytes_read + op.bytes_written;
     const OpSeconds t = op_seconds(op);
     launch_s += t.launch_s;
     if (op.kind == OpKind::communication) {
@@ -139,6 +141,8 @@ StepCost RooflineCostModel::cost_of(const std::vector<OpCost>& ops) const {
   cost.memory_ns = ticks_from_seconds(memory_s);
   cost.comm_ns = ticks_from_seconds(comm_s);
   cost.overhead_ns = ticks_from_seconds(overhead_s() + launch_s);
+  cost.flops = flops;
+  cost.bytes = bytes;
   cost.total_ns = std::max<Tick>(
       1, cost.compute_ns + cost.memory_ns + cost.comm_ns + cost.overhead_ns);
   return cost;

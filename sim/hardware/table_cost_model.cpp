@@ -116,7 +116,10 @@ StepCost TableCostModel::step_cost(const BatchShape& batch) const {
   SS_ASSERT(!batch.empty(), "a step computes at least one token");
   int fallbacks = 0;
   double compute_s = 0, memory_s = 0, comm_s = 0, overhead_s = roofline_.overhead_s();
+  double flops = 0, bytes = 0;
   for (const OpTiming& t : time_ops(batch, &fallbacks)) {
+    flops += t.flops;
+    bytes += t.bytes;
     overhead_s += t.overhead_s;
     const double body = t.time_s - t.overhead_s;
     if (t.bound == "communication") {
@@ -134,6 +137,8 @@ StepCost TableCostModel::step_cost(const BatchShape& batch) const {
   cost.overhead_ns = ticks_from_seconds(overhead_s);
   cost.total_ns = std::max<Tick>(1, cost.compute_ns + cost.memory_ns + cost.comm_ns + cost.overhead_ns);
   cost.table_fallback_ops = fallbacks;
+  cost.flops = flops;
+  cost.bytes = bytes;
   return cost;
 }
 

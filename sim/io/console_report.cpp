@@ -76,6 +76,57 @@ Row header_row(const char* first) {
   return row;
 }
 
+double group_field(const SummaryBlock& block, const char* group, const char* field) {
+  for (const FieldGroup& g : block.objects)
+    if (g.name == group)
+      for (const auto& [name, value] : g.fields)
+        if (name == field) return value;
+  return 0;
+}
+
+// Where the time went, goodput, cost and utilisation of the whole run (docs/metrics.md);
+// printed only when the summary has them.
+void print_accounting(const SummaryBlock& all, std::ostream& out) {
+  char line[256];
+  if (all.get("mean_ttft_ms") > 0) {
+    auto t = [&](const char* f) { return group_field(all, "ttft_attribution", f); };
+    std::snprintf(line, sizeof line,
+                  "\nTTFT mean %.2f ms = queue %.2f + own prefill %.2f + behind other work %.2f "
+                  "(in its steps %.2f, between them %.2f) + preemption %.2f + overhead %.2f\n",
+                  all.get("mean_ttft_ms"), t("queue_ms"), t("prefill_compute_ms"), t("batch_share_ms") + t("stall_ms"),
+                  t("batch_share_ms"), t("stall_ms"), t("preemption_ms") + t("kv_transfer_ms"), t("overhead_ms"));
+    out << line;
+  }
+  if (all.get("mean_itl_ms") > 0) {
+    auto d = [&](const char* f) { return group_field(all, "itl_attribution", f); };
+    std::snprintf(line, sizeof line,
+                  "ITL mean %.2f ms = decode %.2f + prefill interference %.2f + stalls %.2f + preemption %.2f "
+                  "+ overhead %.2f\n",
+                  all.get("mean_itl_ms"), d("decode_compute_ms"), d("prefill_interference_ms"), d("stall_ms"),
+                  d("preemption_ms"), d("overhead_ms"));
+    out << line;
+  }
+  if (all.has("slo_met")) {
+    std::snprintf(line, sizeof line, "SLO goodput: %lld requests met every SLO of their class (%.1f%%), %.3f req/s\n",
+                  static_cast<long long>(std::llround(all.get("slo_met"))), 100 * all.get("slo_attainment"),
+                  all.get("goodput"));
+    out << line;
+  }
+  if (all.get("cost_usd") > 0) {
+    std::snprintf(line, sizeof line,
+                  "cost: $%.4f per 1M input tokens, $%.4f per 1M cached, $%.4f per 1M output; $%.6f per request\n",
+                  all.get("cost_per_1m_input_tokens"), all.get("cost_per_1m_cached_input_tokens"),
+                  all.get("cost_per_1m_output_tokens"), all.get("cost_per_request"));
+    out << line;
+  }
+  if (all.get("mfu_prefill") > 0 || all.get("mbu_decode") > 0) {
+    std::snprintf(line, sizeof line, "utilisation: MFU prefill %.1f%% decode %.1f%%; memory bandwidth prefill %.1f%% decode %.1f%%\n",
+                  100 * all.get("mfu_prefill"), 100 * all.get("mfu_decode"), 100 * all.get("mbu_prefill"),
+                  100 * all.get("mbu_decode"));
+    out << line;
+  }
+}
+
 }  // namespace
 
 void print_console_report(const RunSummary& summary, std::ostream& out) {
@@ -95,6 +146,8 @@ void print_console_report(const RunSummary& summary, std::ostream& out) {
     for (const auto& [name, block] : summary.pools) pool_rows.push_back(make_row(name, block));
     print_table(pool_rows, out);
   }
+
+  print_accounting(summary.overall, out);
 
   const double unfinished = summary.overall.get("unfinished");
   if (std::isfinite(unfinished) && unfinished > 0) {

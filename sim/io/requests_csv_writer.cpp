@@ -1,5 +1,6 @@
 #include "sim/io/requests_csv_writer.h"
 
+#include <cstdio>
 #include <ostream>
 
 #include "sim/core/assert.h"
@@ -22,6 +23,27 @@ const char* outcome_name(Outcome outcome) {
 
 // A latency in ms, or an empty cell when the request has none (negative marker).
 std::string ms_cell(Tick ns) { return ns >= 0 ? format_scaled_integer(ns, 6) : std::string(); }
+
+// The columns appended by issue 7. Only a completed request's parts add up to a measured
+// latency; other requests get empty cells.
+void write_accounting(std::ostream& o, const RequestRecord& r) {
+  if (r.outcome != Outcome::completed) {
+    o << std::string(15, ',');
+    return;
+  }
+  const RequestAccounting& a = r.acct;
+  const TtftParts& t = a.ttft;
+  const DecodeParts& d = a.decode;
+  for (Tick ns : {t.queue_ns, t.prefill_compute_ns, t.batch_share_ns, t.stall_ns, t.preemption_ns, t.kv_transfer_ns,
+                  t.overhead_ns, d.decode_compute_ns, d.prefill_interference_ns, d.stall_ns, d.preemption_ns,
+                  d.overhead_ns})
+    o << ',' << ms_cell(ns);
+  o << ',' << ms_cell(a.max_itl_ns) << ',' << ms_cell(a.prefill_saved_ns) << ',';
+  const double usd = r.cost_usd;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", usd);
+  o << text;
+}
 
 }  // namespace
 
@@ -89,6 +111,7 @@ void RequestsCsvWriter::write(const RequestRecord& r) {
     << r.cached_prompt_tokens << ',' << r.preemptions << ',';
   if (in_session) o << r.session_id << ',' << r.turn;
   else o << ',';
+  write_accounting(o, r);
   o << '\n';
   ++rows_;
 }

@@ -81,7 +81,7 @@ std::string describe_pool(const PoolConfig& p) {
   if (p.deployment.micro_batches > 0) out << ", " << p.deployment.micro_batches << " micro-batches";
   out << ", weights " << dtype_name(p.deployment.weights) << ", kv " << dtype_name(p.deployment.kv);
   if (p.deployment.activations != Dtype::bf16) out << ", activations " << dtype_name(p.deployment.activations);
-  out << ")\n"
+  out << "; $" << format_number(p.hardware.price_per_gpu_hour * p.deployment.gpus()) << " per replica-hour)\n"
       << "      engine " << e.policy << ", max_num_seqs " << e.max_num_seqs
       << ", max_batched_tokens " << e.max_batched_tokens << ", block_size " << e.block_size
       << ", prefix_cache " << (e.prefix_cache ? "on" : "off");

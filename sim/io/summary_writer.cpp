@@ -1,5 +1,6 @@
 #include "sim/io/summary_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <ostream>
@@ -12,6 +13,17 @@ nlohmann::ordered_json reasons_to_json(const SummaryBlock& block) {
   nlohmann::ordered_json reasons = nlohmann::ordered_json::object();
   for (const auto& [reason, count] : block.rejected_reasons) reasons[reason] = count;
   return reasons;
+}
+
+nlohmann::ordered_json group_to_json(const FieldGroup& group) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : group.fields) {
+    const bool count = std::find(group.count_fields.begin(), group.count_fields.end(), name) != group.count_fields.end();
+    if (!std::isfinite(value)) out[name] = nullptr;
+    else if (count) out[name] = static_cast<std::int64_t>(std::llround(value));
+    else out[name] = value;
+  }
+  return out;
 }
 
 }  // namespace
@@ -36,6 +48,12 @@ nlohmann::ordered_json summary_block_to_json(const SummaryBlock& block) {
   }
   if (!reasons_written && !block.rejected_reasons.empty()) {
     out["rejected_reasons"] = reasons_to_json(block);
+  }
+  for (const FieldGroup& group : block.objects) out[group.name] = group_to_json(group);
+  if (!block.replicas.empty()) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const FieldGroup& group : block.replicas) list.push_back(group_to_json(group));
+    out["replicas"] = std::move(list);
   }
   return out;
 }

@@ -13,6 +13,34 @@ constexpr const char* kUnspecifiedReason = "unspecified";
 
 double ms(double ns) { return ns * 1e-6; }
 
+void add_parts(TtftParts& into, const TtftParts& p) {
+  into.queue_ns += p.queue_ns;
+  into.prefill_compute_ns += p.prefill_compute_ns;
+  into.batch_share_ns += p.batch_share_ns;
+  into.stall_ns += p.stall_ns;
+  into.preemption_ns += p.preemption_ns;
+  into.kv_transfer_ns += p.kv_transfer_ns;
+  into.overhead_ns += p.overhead_ns;
+}
+
+void add_parts(DecodeParts& into, const DecodeParts& p) {
+  into.decode_compute_ns += p.decode_compute_ns;
+  into.prefill_interference_ns += p.prefill_interference_ns;
+  into.stall_ns += p.stall_ns;
+  into.preemption_ns += p.preemption_ns;
+  into.overhead_ns += p.overhead_ns;
+}
+
+// Mean in ms of a sum of ns over n items; 0 without items.
+double mean_ms(Tick sum_ns, std::int64_t n) {
+  return n > 0 ? ms(static_cast<double>(sum_ns)) / static_cast<double>(n) : 0.0;
+}
+
+// USD per million of `tokens`; 0 without tokens.
+double per_million(double usd, std::int64_t tokens) {
+  return tokens > 0 ? usd / static_cast<double>(tokens) * 1e6 : 0.0;
+}
+
 // Latency sketches as their output names: summary fields are "<stat>_<name>_ms".
 struct NamedSketch {
   const char* name;
@@ -21,7 +49,7 @@ struct NamedSketch {
 
 }  // namespace
 
-void MetricGroup::add_request(const RequestRecord& record) {
+void MetricGroup::add_request(const RequestRecord& record, double usd_per_replica_ns, const SloTargets& slo) {
   preemptions += record.preemptions;
   preempted_ns += record.preempted_ns;
   if (record.truncated_tokens > 0) ++truncated;
@@ -40,6 +68,9 @@ void MetricGroup::add_request(const RequestRecord& record) {
       e2el_ns.add(static_cast<double>(e2el));
       const Tick queue = record.queue_ns();
       if (queue >= 0) queue_ns.add(static_cast<double>(queue));
+      add_accounting(record, usd_per_replica_ns);
+      if (slo.met_by(record)) ++slo_met;
+      if (slo.met_by(record, /*itl_by_mean=*/true)) ++slo_met_mean_itl;
       break;
     }
     case Outcome::rejected: {
@@ -52,6 +83,23 @@ void MetricGroup::add_request(const RequestRecord& record) {
       ++unfinished;
       break;
   }
+}
+
+void MetricGroup::add_accounting(const RequestRecord& record, double usd_per_replica_ns) {
+  const RequestAccounting& a = record.acct;
+  if (record.ttft_ns() >= 0) {
+    add_parts(ttft_parts, a.ttft);
+    ++ttft_requests;
+  }
+  if (record.output_tokens_done >= 2) {
+    add_parts(decode_parts, a.decode);
+    decode_gaps += record.output_tokens_done - 1;
+  }
+  prefill_usd += a.gpu.prefill_ns * usd_per_replica_ns;
+  cached_usd += a.gpu.cached_ns * usd_per_replica_ns;
+  decode_usd += a.gpu.decode_ns * usd_per_replica_ns;
+  if (record.session_id == 0 || record.turn <= 1) ++sessions;
+  prefill_saved_ns += a.prefill_saved_ns;
 }
 
 void MetricGroup::merge(const MetricGroup& other) {
@@ -70,6 +118,59 @@ void MetricGroup::merge(const MetricGroup& other) {
   preemptions += other.preemptions;
   preempted_ns += other.preempted_ns;
   truncated += other.truncated;
+  add_parts(ttft_parts, other.ttft_parts);
+  ttft_requests += other.ttft_requests;
+  add_parts(decode_parts, other.decode_parts);
+  decode_gaps += other.decode_gaps;
+  prefill_usd += other.prefill_usd;
+  cached_usd += other.cached_usd;
+  decode_usd += other.decode_usd;
+  sessions += other.sessions;
+  prefill_saved_ns += other.prefill_saved_ns;
+  slo_met += other.slo_met;
+  slo_met_mean_itl += other.slo_met_mean_itl;
+}
+
+// Fields added by issue 7, after the contract's (docs/metrics.md).
+void MetricGroup::add_new_fields(SummaryBlock& block, Tick duration_ns) const {
+  const double duration_s = seconds_from_ticks(duration_ns);
+  const std::int64_t judged = completed + rejected;
+  block.set_count("slo_met", slo_met);
+  block.set("slo_attainment", judged > 0 ? static_cast<double>(slo_met) / static_cast<double>(judged) : 0.0);
+  block.set("goodput", duration_ns > 0 ? static_cast<double>(slo_met) / duration_s : 0.0);
+  block.set("slo_attainment_mean_itl",
+            judged > 0 ? static_cast<double>(slo_met_mean_itl) / static_cast<double>(judged) : 0.0);
+  block.set("goodput_mean_itl", duration_ns > 0 ? static_cast<double>(slo_met_mean_itl) / duration_s : 0.0);
+
+  block.set_count("cached_input_tokens", cached_input_tokens);
+  block.set_count("uncached_input_tokens", input_tokens - cached_input_tokens);
+  block.set("prefill_time_saved_s", seconds_from_ticks(prefill_saved_ns));
+
+  const double cost_usd = prefill_usd + cached_usd + decode_usd;
+  block.set("cost_usd", cost_usd);
+  block.set("cost_per_1m_input_tokens", per_million(prefill_usd, input_tokens - cached_input_tokens));
+  block.set("cost_per_1m_cached_input_tokens", per_million(cached_usd, cached_input_tokens));
+  block.set("cost_per_1m_output_tokens", per_million(decode_usd, output_tokens));
+  block.set("cost_per_request", completed > 0 ? cost_usd / static_cast<double>(completed) : 0.0);
+  block.set_count("sessions", sessions);
+  block.set("cost_per_session", sessions > 0 ? cost_usd / static_cast<double>(sessions) : 0.0);
+
+  FieldGroup ttft{"ttft_attribution", {}, {}};
+  ttft.set("queue_ms", mean_ms(ttft_parts.queue_ns, ttft_requests));
+  ttft.set("prefill_compute_ms", mean_ms(ttft_parts.prefill_compute_ns, ttft_requests));
+  ttft.set("batch_share_ms", mean_ms(ttft_parts.batch_share_ns, ttft_requests));
+  ttft.set("stall_ms", mean_ms(ttft_parts.stall_ns, ttft_requests));
+  ttft.set("preemption_ms", mean_ms(ttft_parts.preemption_ns, ttft_requests));
+  ttft.set("kv_transfer_ms", mean_ms(ttft_parts.kv_transfer_ns, ttft_requests));
+  ttft.set("overhead_ms", mean_ms(ttft_parts.overhead_ns, ttft_requests));
+  block.objects.push_back(std::move(ttft));
+  FieldGroup itl{"itl_attribution", {}, {}};
+  itl.set("decode_compute_ms", mean_ms(decode_parts.decode_compute_ns, decode_gaps));
+  itl.set("prefill_interference_ms", mean_ms(decode_parts.prefill_interference_ns, decode_gaps));
+  itl.set("stall_ms", mean_ms(decode_parts.stall_ns, decode_gaps));
+  itl.set("preemption_ms", mean_ms(decode_parts.preemption_ns, decode_gaps));
+  itl.set("overhead_ms", mean_ms(decode_parts.overhead_ns, decode_gaps));
+  block.objects.push_back(std::move(itl));
 }
 
 SummaryBlock MetricGroup::to_block(Tick duration_ns) const {
@@ -126,6 +227,7 @@ SummaryBlock MetricGroup::to_block(Tick duration_ns) const {
   block.set("preempted_s", seconds_from_ticks(preempted_ns));
   block.set_count("truncated", truncated);
   block.rejected_reasons = rejected_reasons;
+  add_new_fields(block, duration_ns);
   return block;
 }
 

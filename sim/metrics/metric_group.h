@@ -8,6 +8,7 @@
 #include "sim/core/time.h"
 #include "sim/metrics/quantile_sketch.h"
 #include "sim/metrics/request_record.h"
+#include "sim/metrics/slo.h"
 #include "sim/metrics/summary.h"
 
 namespace servesim {
@@ -31,12 +32,31 @@ struct MetricGroup {
   Tick preempted_ns = 0;                 // time they lost to it
   std::int64_t truncated = 0;            // requests cut to the model's context
 
+  // Latency attribution, summed over completed requests (docs/metrics.md).
+  TtftParts ttft_parts;                  // of those with a first token
+  std::int64_t ttft_requests = 0;        // how many that is
+  DecodeParts decode_parts;              // over all gaps of those with 2+ tokens
+  std::int64_t decode_gaps = 0;          // output_tokens_done - 1 of each
+  // Cost (USD) of completed requests by token class, and what prefix hits saved.
+  double prefill_usd = 0, cached_usd = 0, decode_usd = 0;
+  std::int64_t sessions = 0;             // first turns, and requests outside a session
+  Tick prefill_saved_ns = 0;
+  // SLO goodput: completed requests that met every SLO of their class.
+  std::int64_t slo_met = 0;
+  std::int64_t slo_met_mean_itl = 0;     // the same with ITL judged on the mean gap
+
   // Counts one request by its outcome (see MetricsRecorder::record_request).
-  void add_request(const RequestRecord& record);
+  // `usd_per_replica_ns`: the price of one ns of the request's replica (all its GPUs);
+  // `slo`: its class's objectives.
+  void add_request(const RequestRecord& record, double usd_per_replica_ns = 0, const SloTargets& slo = {});
   // Adds every value and counter of `other`.
   void merge(const MetricGroup& other);
   // The block of fields in the order of docs/metrics.md.
   SummaryBlock to_block(Tick duration_ns) const;
+
+ private:
+  void add_accounting(const RequestRecord& record, double usd_per_replica_ns);
+  void add_new_fields(SummaryBlock& block, Tick duration_ns) const;
 };
 
 }  // namespace servesim

@@ -10,6 +10,13 @@ namespace servesim {
 struct MetricsRecorder::Impl {
   std::vector<MetricGroup> classes;
   std::vector<MetricGroup> pools;
+  std::vector<SloTargets> slos;            // per class; empty: none
+  std::vector<double> usd_per_replica_ns;  // per pool; empty: no prices
+  // Prefix-cache figures per replica of each pool, grown as replica indexes appear.
+  struct ReplicaTokens {
+    std::int64_t completed = 0, input_tokens = 0, cached_input_tokens = 0;
+  };
+  std::vector<std::vector<ReplicaTokens>> replicas;
 };
 
 MetricsRecorder::MetricsRecorder(std::vector<std::string> class_names,
@@ -19,6 +26,24 @@ MetricsRecorder::MetricsRecorder(std::vector<std::string> class_names,
       impl_(std::make_shared<Impl>()) {
   impl_->classes.resize(class_names_.size());
   impl_->pools.resize(pool_names_.size());
+  impl_->replicas.resize(pool_names_.size());
+}
+
+void MetricsRecorder::set_class_slos(std::vector<SloTargets> slos) {
+  SS_ASSERT(slos.size() == class_names_.size(), "one SLO set per class");
+  impl_->slos = std::move(slos);
+}
+
+void MetricsRecorder::set_pool_replica_counts(const std::vector<int>& replicas) {
+  SS_ASSERT(replicas.size() == pool_names_.size(), "one replica count per pool");
+  for (std::size_t p = 0; p < replicas.size(); ++p)
+    if (impl_->replicas[p].size() < static_cast<std::size_t>(replicas[p]))
+      impl_->replicas[p].resize(static_cast<std::size_t>(replicas[p]));
+}
+
+void MetricsRecorder::set_pool_prices(std::vector<double> usd_per_replica_ns) {
+  SS_ASSERT(usd_per_replica_ns.size() == pool_names_.size(), "one price per pool");
+  impl_->usd_per_replica_ns = std::move(usd_per_replica_ns);
 }
 
 void MetricsRecorder::record_itl(int class_index, int pool_index, Tick gap_ns,
@@ -39,11 +64,28 @@ void MetricsRecorder::record_request(const RequestRecord& record) {
             "request of an unknown class");
   SS_ASSERT(record.pool_index >= -1 && record.pool_index < static_cast<int>(impl_->pools.size()),
             "request of an unknown pool");
-  impl_->classes[static_cast<std::size_t>(record.class_index)].add_request(record);
+  const auto c = static_cast<std::size_t>(record.class_index);
+  const SloTargets slo = impl_->slos.empty() ? SloTargets{} : impl_->slos[c];
+  double usd_per_ns = 0;
   if (record.pool_index >= 0) {
-    impl_->pools[static_cast<std::size_t>(record.pool_index)].add_request(record);
+    const auto p = static_cast<std::size_t>(record.pool_index);
+    if (!impl_->usd_per_replica_ns.empty()) usd_per_ns = impl_->usd_per_replica_ns[p];
+    impl_->pools[p].add_request(record, usd_per_ns, slo);
+    if (record.replica_index >= 0 && record.outcome == Outcome::completed) {
+      auto& replicas = impl_->replicas[p];
+      const auto r = static_cast<std::size_t>(record.replica_index);
+      if (replicas.size() <= r) replicas.resize(r + 1);
+      replicas[r].completed += 1;
+      replicas[r].input_tokens += record.prompt_tokens;
+      replicas[r].cached_input_tokens += record.cached_prompt_tokens;
+    }
   }
-  if (sink_) sink_(record);
+  impl_->classes[c].add_request(record, usd_per_ns, slo);
+  if (sink_) {
+    RequestRecord priced = record;
+    priced.cost_usd = record.acct.gpu.total() * usd_per_ns;
+    sink_(priced);
+  }
 }
 
 RunSummary MetricsRecorder::summarize(Tick duration_ns) const {
@@ -57,7 +99,21 @@ RunSummary MetricsRecorder::summarize(Tick duration_ns) const {
     summary.classes.emplace_back(class_names_[i], impl_->classes[i].to_block(duration_ns));
   }
   for (std::size_t i = 0; i < pool_names_.size(); ++i) {
-    summary.pools.emplace_back(pool_names_[i], impl_->pools[i].to_block(duration_ns));
+    SummaryBlock block = impl_->pools[i].to_block(duration_ns);
+    const auto& replicas = impl_->replicas[i];
+    for (std::size_t r = 0; r < replicas.size(); ++r) {
+      FieldGroup item{"", {}, {}};
+      item.set_count("replica", static_cast<std::int64_t>(r));
+      item.set_count("completed", replicas[r].completed);
+      item.set_count("total_input_tokens", replicas[r].input_tokens);
+      item.set_count("cached_input_tokens", replicas[r].cached_input_tokens);
+      item.set("prefix_cache_hit_rate", replicas[r].input_tokens > 0
+                                            ? static_cast<double>(replicas[r].cached_input_tokens) /
+                                                  static_cast<double>(replicas[r].input_tokens)
+                                            : 0.0);
+      block.replicas.push_back(std::move(item));
+    }
+    summary.pools.emplace_back(pool_names_[i], std::move(block));
   }
   return summary;
 }

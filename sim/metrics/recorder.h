@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/metrics/request_record.h"
+#include "sim/metrics/slo.h"
 #include "sim/metrics/summary.h"
 
 namespace servesim {
@@ -24,6 +25,14 @@ class MetricsRecorder {
   // counters take completed requests only; rejected and unfinished ones are counted apart.
   // A request with pool_index -1 (never routed) counts in its class and overall only.
   void record_request(const RequestRecord& record);
+  // Optional, before the first request: each class's SLOs (goodput), in class order.
+  void set_class_slos(std::vector<SloTargets> slos);
+  // Optional, before the first request: what one ns of one replica of each pool costs in
+  // USD (price per GPU-hour x GPUs per replica / 3.6e12), in pool order. Without it every
+  // cost figure is 0.
+  void set_pool_prices(std::vector<double> usd_per_replica_ns);
+  // Optional: replicas per pool, so the per-replica figures list every replica.
+  void set_pool_replica_counts(const std::vector<int>& replicas);
   // Optional: every record is also passed here (requests.csv is written as the run goes).
   void set_request_sink(std::function<void(const RequestRecord&)> sink) { sink_ = std::move(sink); }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/core/time.h"
+#include "sim/metrics/attribution.h"
 
 namespace servesim {
 
@@ -30,6 +31,10 @@ struct RequestRecord {
   std::int64_t truncated_tokens = 0;    // cut by on_context_overflow: truncate (0: none)
   std::uint64_t session_id = 0;
   int turn = 0;
+  // Where its time went and the GPU time it used (attribution.h); meaningful for
+  // completed requests.
+  RequestAccounting acct;
+  double cost_usd = 0;  // its GPU time at its pool's price; set by MetricsRecorder
 
   Tick queue_ns() const { return first_scheduled_ns >= 0 ? first_scheduled_ns - arrival_ns : -1; }
   Tick ttft_ns() const { return first_token_ns >= 0 ? first_token_ns - arrival_ns : -1; }

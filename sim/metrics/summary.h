@@ -10,6 +10,19 @@
 
 namespace servesim {
 
+// A named group of fields written as one JSON object (e.g. "ttft_attribution") or as one
+// item of a list (a pool's "replicas"), in the order they were added.
+struct FieldGroup {
+  std::string name;
+  std::vector<std::pair<std::string, double>> fields;
+  std::vector<std::string> count_fields;  // printed as integers
+  void set(const std::string& field, double value) { fields.emplace_back(field, value); }
+  void set_count(const std::string& field, std::int64_t value) {
+    fields.emplace_back(field, static_cast<double>(value));
+    count_fields.push_back(field);
+  }
+};
+
 struct SummaryBlock {
   std::vector<std::pair<std::string, double>> fields;  // in output order
   // Names of the fields that are counts; writers print them as integers.
@@ -17,6 +30,10 @@ struct SummaryBlock {
   // Rejected requests by reason (the RequestRecord's reject_reason). A std::map so the
   // order of the JSON object does not depend on the order rejections happened in.
   std::map<std::string, std::int64_t> rejected_reasons;
+  // Written after every field: each as "NAME": {fields}.
+  std::vector<FieldGroup> objects;
+  // Pools only: one item per replica, written as "replicas": [{fields}, ...]; none: omitted.
+  std::vector<FieldGroup> replicas;
 
   // The value of a field, or NaN when absent.
   double get(const std::string& name) const;

@@ -40,6 +40,14 @@ TEST_CASE("requests csv: rows hold every column in the header's order", "[metric
   done.preemptions = 2;
   done.session_id = 9;
   done.turn = 4;
+  done.acct.ttft.queue_ns = 12'500'000;  // the TTFT parts add up to 250 ms
+  done.acct.ttft.prefill_compute_ns = 200'000'000;
+  done.acct.ttft.batch_share_ns = 30'000'000;
+  done.acct.ttft.stall_ns = 7'500'000;
+  done.acct.decode.decode_compute_ns = 900'000'000;  // and the decode parts to 1000 ms
+  done.acct.decode.prefill_interference_ns = 100'000'000;
+  done.acct.max_itl_ns = 150'000'000;
+  done.cost_usd = 0.25;
   writer.write(done);
 
   RequestRecord refused;
@@ -70,10 +78,14 @@ TEST_CASE("requests csv: rows hold every column in the header's order", "[metric
   const std::string expected =
       "id,class,pool,replica,outcome,reject_reason,arrival_s,queue_ms,ttft_ms,e2el_ms,tpot_ms,"
       "prompt_tokens,output_tokens,output_tokens_done,cached_prompt_tokens,preemptions,"
-      "session_id,turn\n"
-      "17,chat,big,3,completed,,1.500000123,12.5,250,1250,100,2048,11,11,1024,2,9,4\n"
-      "18,\"batch, bulk\",,,rejected,queue_full,2,,,,,100,20,0,0,0,,\n"
-      "19,chat,main,0,unfinished,,3,0,40,,,10,100,7,0,0,,\n";
+      "session_id,turn,"
+      "ttft_queue_ms,ttft_prefill_compute_ms,ttft_batch_share_ms,ttft_stall_ms,ttft_preemption_ms,"
+      "ttft_kv_transfer_ms,ttft_overhead_ms,decode_compute_ms,decode_prefill_interference_ms,"
+      "decode_stall_ms,decode_preemption_ms,decode_overhead_ms,max_itl_ms,prefill_saved_ms,cost_usd\n"
+      "17,chat,big,3,completed,,1.500000123,12.5,250,1250,100,2048,11,11,1024,2,9,4,"
+      "12.5,200,30,7.5,0,0,0,900,100,0,0,0,150,0,0.25\n"
+      "18,\"batch, bulk\",,,rejected,queue_full,2,,,,,100,20,0,0,0,,,,,,,,,,,,,,,,,\n"
+      "19,chat,main,0,unfinished,,3,0,40,,,10,100,7,0,0,,,,,,,,,,,,,,,,,\n";
   CHECK(out.str() == expected);
   CHECK(writer.rows_written() == 3);
 }

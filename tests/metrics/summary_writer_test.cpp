@@ -53,6 +53,9 @@ TEST_CASE("summary json: keys follow the block order - then classes and pools", 
     expected.push_back(field.first);
     if (field.first == "rejected") expected.push_back("rejected_reasons");
   }
+  for (const auto& group : summary.overall.objects) expected.push_back(group.name);  // after every field
+  CHECK(expected[expected.size() - 2] == "ttft_attribution");
+  CHECK(expected.back() == "itl_attribution");
   expected.push_back("classes");
   expected.push_back("pools");
   std::vector<std::string> keys;

@@ -1,0 +1,159 @@
+#include "sim/engine/step_accounting.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "sim/core/assert.h"
+
+namespace servesim {
+
+namespace {
+
+Tick cost_of_chunk(const CostModel& model, std::int64_t new_tokens, std::int64_t past_tokens) {
+  BatchShape shape;
+  shape.prefills.push_back(PrefillChunk{new_tokens, past_tokens, true});
+  return model.step_cost(shape).total_ns;
+}
+
+// What the step's decode work alone costs: the shape without its prompt/recompute chunks.
+// Speculative verify chunks (appended after them by Replica::speculate, one per
+// extra_sampled_tokens / spec_k) are decode work and stay.
+StepCost decode_only_cost(const StepPlan& plan, const CostModel& model) {
+  const BatchShape& s = plan.shape;
+  const std::int64_t verifies = plan.spec_k > 0 ? s.extra_sampled_tokens / plan.spec_k : 0;
+  BatchShape d;
+  d.prefills.assign(s.prefills.end() - static_cast<std::ptrdiff_t>(verifies), s.prefills.end());
+  d.decode_seqs = s.decode_seqs;
+  d.decode_context_sum = s.decode_context_sum;
+  d.extra_sampled_tokens = s.extra_sampled_tokens;
+  if (d.empty()) {
+    StepCost none;
+    none.total_ns = 0;
+    return none;
+  }
+  return model.step_cost(d);
+}
+
+// a * b / c rounded down. A step's time (a, ns) times its tokens (b) stays far below 2^63:
+// 100 s x 10^7 tokens is 10^18. REQUIRES: c > 0, a, b >= 0.
+Tick mul_div(Tick a, std::int64_t b, std::int64_t c) {
+  SS_ASSERT(b == 0 || a <= INT64_MAX / b, "step share overflow");
+  return a * b / c;
+}
+
+}  // namespace
+
+void account_gap(RequestState& r, Tick now) {
+  RequestAccounting& a = r.acct;
+  const Tick from = a.mark_ns < 0 ? r.spec.arrival_ns : a.mark_ns;
+  SS_ASSERT(now >= from, "attribution went back in time");
+  a.mark_ns = now;
+  const Tick d = now - from;
+  if (d == 0) return;
+  const bool before_first_step = r.first_scheduled_ns < 0 || r.first_scheduled_ns >= now;
+  // A preemption that started before `now` (one starting now began at this step's
+  // scheduling: what came before it was an ordinary stall).
+  const bool preempted = r.preempted_at_ns >= 0 && r.preempted_at_ns < now;
+  if (r.first_token_ns < 0) {
+    if (before_first_step) a.ttft.queue_ns += d;
+    else if (preempted) a.ttft.preemption_ns += d;
+    else a.ttft.stall_ns += d;
+  } else {
+    if (preempted) a.decode.preemption_ns += d;
+    else a.decode.stall_ns += d;
+  }
+}
+
+StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick extra_ns, const StepCost& cost,
+                             const CostModel& cost_model) {
+  StepSplit split;
+  split.total_ns = total_ns;
+  split.extra_ns = extra_ns;
+  const Tick model_ns = total_ns - extra_ns;
+  SS_ASSERT(model_ns >= 1 && extra_ns >= 0, "a step's model time must be positive");
+  for (RequestState* v : plan.preempted) account_gap(*v, now);
+  for (const auto& c : plan.chunks) {
+    account_gap(*c.request, now);
+    if (is_decode_work(c)) split.decode_chunks += 1;
+    else split.prefill_tokens += c.num_tokens;
+  }
+  // Decode part: the whole model time in a pure decode step, none in a pure prefill step,
+  // and in a mixed step what the decodes would have cost alone; prefills own the rest.
+  if (split.prefill_tokens == 0) {
+    split.decode_ns = model_ns;
+    split.decode_flops = cost.flops;
+    split.decode_bytes = cost.bytes;
+  } else if (split.decode_chunks > 0) {
+    const StepCost alone = decode_only_cost(plan, cost_model);
+    split.decode_ns = std::min(model_ns, alone.total_ns);
+    split.decode_flops = std::min(cost.flops, alone.flops);
+    split.decode_bytes = std::min(cost.bytes, alone.bytes);
+  }
+  split.prefill_ns = model_ns - split.decode_ns;
+  split.prefill_flops = cost.flops - split.decode_flops;
+  split.prefill_bytes = cost.bytes - split.decode_bytes;
+
+  // GPU-time shares: prefill time by new tokens, decode time evenly per decode, each scaled
+  // so the step's shares sum to its whole time (extra included).
+  const double scale = static_cast<double>(total_ns) / static_cast<double>(model_ns);
+  for (const auto& c : plan.chunks) {
+    RequestState& r = *c.request;
+    GpuTimeShares& g = r.acct.gpu;
+    if (is_decode_work(c)) {
+      g.decode_ns += static_cast<double>(split.decode_ns) / static_cast<double>(split.decode_chunks) * scale;
+      continue;
+    }
+    const double share = static_cast<double>(split.prefill_ns) * static_cast<double>(c.num_tokens) /
+                         static_cast<double>(split.prefill_tokens) * scale;
+    // Prefix-cache hits are not computed, but every prompt chunk still reads their KV in
+    // attention: that extra time (this chunk priced over its past with and without the
+    // cached tokens) is what the cached tokens cost.
+    const std::int64_t past = r.num_computed_tokens;
+    const std::int64_t cached = r.preemptions == 0 && r.in_prefill() ? std::min(past, r.cached_prompt_tokens) : 0;
+    double cached_share = 0;
+    if (cached > 0) {
+      const Tick with = cost_of_chunk(cost_model, c.num_tokens, past);
+      const Tick without = cost_of_chunk(cost_model, c.num_tokens, past - cached);
+      cached_share = std::min(share, static_cast<double>(std::max<Tick>(0, with - without)) * scale);
+      // Once, at its first chunk: what computing the cached tokens too would have added.
+      if (r.first_scheduled_ns == now && r.acct.prefill_saved_ns == 0) {
+        const Tick full = cost_of_chunk(cost_model, c.num_tokens + cached, past - cached);
+        r.acct.prefill_saved_ns = std::max<Tick>(0, full - with);
+      }
+    }
+    g.cached_ns += cached_share;
+    g.prefill_ns += share - cached_share;
+  }
+  return split;
+}
+
+void account_step_end(const StepPlan& plan, const StepSplit& split, Tick start_ns, Tick end_ns) {
+  SS_ASSERT(end_ns - start_ns == split.total_ns, "a step ended at another time than it was priced for");
+  const Tick model_ns = split.total_ns - split.extra_ns;
+  for (const auto& c : plan.chunks) {
+    RequestState& r = *c.request;
+    RequestAccounting& a = r.acct;
+    SS_ASSERT(a.mark_ns == start_ns, "a scheduled request's attribution must reach its step's start");
+    a.mark_ns = end_ns;
+    const bool prefill_phase = r.first_token_ns < 0;
+    if (r.preempted_at_ns >= 0) {  // recomputing (or swapping back) what a preemption took
+      (prefill_phase ? a.ttft.preemption_ns : a.decode.preemption_ns) += split.total_ns;
+      continue;
+    }
+    Tick own = 0;
+    if (is_decode_work(c)) own = split.decode_ns;
+    else own = mul_div(split.prefill_ns, c.num_tokens, split.prefill_tokens);
+    const Tick rest = model_ns - own;
+    if (prefill_phase) {
+      a.ttft.prefill_compute_ns += own;
+      a.ttft.batch_share_ns += rest;
+      a.ttft.overhead_ns += split.extra_ns;
+    } else {
+      a.decode.decode_compute_ns += own;
+      a.decode.prefill_interference_ns += rest;
+      a.decode.overhead_ns += split.extra_ns;
+    }
+  }
+}
+
+}  // namespace servesim
