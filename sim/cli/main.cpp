@@ -23,6 +23,7 @@ const Subcommand kSubcommands[] = {
     {"calibrate", "fit a hardware profile's roofline parameters to measured times", servesim::cli::calibrate_command},
     {"sweep", "run a scenario over axes of values; one table, Pareto front marked", servesim::cli::sweep_command},
     {"capacity", "find the highest arrival rate that meets the SLOs", servesim::cli::capacity_command},
+    {"search", "the cheapest configuration that carries a rate within the SLOs", servesim::cli::search_command},
     {"compare", "compare two summaries or sweep tables; exit 1 on a regression", servesim::cli::compare_command},
     {"merge", "join the tables of sweep shards into one", servesim::cli::merge_command},
 };

@@ -1,0 +1,211 @@
+#include "sim/cli/search_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include "sim/cli/search_cost.h"
+#include "sim/io/sweep_table.h"
+
+namespace servesim::cli {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+std::optional<double> field_of(const SearchCandidate& c, const std::string& field) {
+  if (!c.summary) return std::nullopt;
+  const double v = c.summary->overall.get(field);
+  if (std::isnan(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<double> per_million(const SearchCandidate& c, const std::string& throughput_field) {
+  const auto tps = field_of(c, throughput_field);
+  return tps ? cost_per_million_tokens(c.cost_per_hour, *tps) : std::nullopt;
+}
+
+ojson opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
+
+std::string fixed(double v, int precision) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(precision) << v;
+  return os.str();
+}
+
+std::string csv_cell(const ojson& v) {
+  if (v.is_null()) return "";
+  if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
+  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
+const SummaryBlock* block_of(const RunSummary& s, const std::string& class_name) {
+  if (class_name.empty()) return &s.overall;
+  for (const auto& [name, block] : s.classes)
+    if (name == class_name) return &block;
+  return nullptr;
+}
+
+void print_aligned(const std::vector<std::vector<std::string>>& lines, std::ostream& out) {
+  std::vector<std::size_t> widths;
+  for (const auto& line : lines)
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      if (widths.size() <= i) widths.push_back(0);
+      widths[i] = std::max(widths[i], line[i].size());
+    }
+  for (const auto& line : lines) {
+    for (std::size_t i = 0; i < line.size(); ++i) out << (i ? "  " : "") << std::setw(static_cast<int>(widths[i])) << line[i];
+    out << "\n";
+  }
+}
+
+}  // namespace
+
+void rank_candidates(SearchReport& report) {
+  report.ranking.clear();
+  for (std::size_t i = 0; i < report.plan.size(); ++i)
+    if (report.plan[i].status == CandidateStatus::feasible) report.ranking.push_back(i);
+  const auto key = [&](std::size_t i) {
+    const SearchCandidate& c = report.candidates[i];
+    const auto m = per_million(c, "output_throughput");
+    return std::make_tuple(c.cost_per_hour, c.gpus, m.value_or(INFINITY), i);
+  };
+  std::sort(report.ranking.begin(), report.ranking.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+}
+
+std::string candidate_label(const SearchReport& report, std::size_t index) {
+  std::string label;
+  for (std::size_t a = 0; a < report.axes.size(); ++a) {
+    std::string v = report.candidates[index].values[a];
+    if (v.size() > 48) v = v.substr(0, 45) + "...";
+    label += (a ? ", " : "") + report.axes[a] + "=" + v;
+  }
+  return label;
+}
+
+ojson search_report_to_json(const SearchReport& report) {
+  ojson j = ojson::object();
+  j["servesim_search"] = 1;
+  j["scenario"] = report.scenario;
+  j["space"] = report.space_path;
+  j["target"] = report.rate_key.empty() ? ojson(nullptr) : ojson{{"key", report.rate_key}, {"rate", report.rate}};
+  j["slo"] = ojson::array();
+  for (const auto& [cls, t] : report.slo)
+    j["slo"].push_back({{"class", cls.empty() ? ojson(nullptr) : ojson(cls)}, {"field", t.field()}, {"max", t.bound_ms}});
+  j["axes"] = report.axes;
+  j["candidates"] = report.candidates.size();
+  j["runs"] = report.runs;
+  j["pruned"] = report.pruned;
+  j["prune"] = report.prune;
+  j["unpriced_hardware"] = report.unpriced;
+  j["winner"] = report.ranking.empty() ? ojson(nullptr) : ojson(report.ranking.front());
+  j["ranking"] = report.ranking;
+  j["rows"] = ojson::array();
+  for (std::size_t i = 0; i < report.candidates.size(); ++i) {
+    const SearchCandidate& c = report.candidates[i];
+    const PlanEntry& p = report.plan[i];
+    const ojson sweep_row = make_sweep_row(i, report.axes, c.values, c.summary ? &*c.summary : nullptr, "");
+    const auto rank = std::find(report.ranking.begin(), report.ranking.end(), i);
+    ojson row = ojson::object();
+    row["candidate"] = i;
+    row["values"] = sweep_row["values"];
+    row["status"] = candidate_status_name(p.status);
+    row["rank"] = rank == report.ranking.end() ? ojson(nullptr) : ojson(rank - report.ranking.begin() + 1);
+    row["ran"] = p.ran;
+    row["gpus"] = c.gpus;
+    row["cost_per_hour"] = c.cost_per_hour;
+    row["cost_per_1m_output_tokens"] = opt(per_million(c, "output_throughput"));
+    row["cost_per_1m_total_tokens"] = opt(per_million(c, "total_token_throughput"));
+    row["reason"] = p.reason.empty() ? ojson(nullptr) : ojson(p.reason);
+    row["summary"] = sweep_row["summary"];
+    j["rows"].push_back(std::move(row));
+  }
+  return j;
+}
+
+void write_search_csv(const ojson& j, std::ostream& out) {
+  const std::vector<std::string> fixed_columns = {"status", "rank", "ran", "gpus", "cost_per_hour",
+                                                  "cost_per_1m_output_tokens", "cost_per_1m_total_tokens", "reason"};
+  std::vector<std::string> classes;
+  for (const auto& row : j["rows"])
+    if (row["summary"].is_object() && row["summary"].contains("classes"))
+      for (const auto& [name, _] : row["summary"]["classes"].items())
+        if (std::find(classes.begin(), classes.end(), name) == classes.end()) classes.push_back(name);
+
+  out << "candidate";
+  for (const auto& a : j["axes"]) out << "," << csv_cell(a);
+  for (const auto& c : fixed_columns) out << "," << c;
+  for (const auto& f : sweep_fields()) out << "," << f;
+  for (const auto& cls : classes)
+    for (const auto& f : sweep_fields()) out << "," << csv_cell("classes." + cls + "." + f);
+  out << "\n";
+  for (const auto& row : j["rows"]) {
+    out << row["candidate"].dump();
+    for (const auto& a : j["axes"]) out << "," << csv_cell(row["values"][a.get<std::string>()]);
+    for (const auto& c : fixed_columns) out << "," << csv_cell(row[c]);
+    const ojson& s = row["summary"];
+    for (const auto& f : sweep_fields()) out << "," << (s.is_object() ? csv_cell(s[f]) : "");
+    for (const auto& cls : classes)
+      for (const auto& f : sweep_fields()) {
+        const bool has = s.is_object() && s.contains("classes") && s["classes"].contains(cls);
+        out << "," << (has ? csv_cell(s["classes"][cls][f]) : "");
+      }
+    out << "\n";
+  }
+}
+
+void print_search_report(const SearchReport& report, std::size_t top, std::ostream& out) {
+  if (!report.ranking.empty()) {
+    std::vector<std::string> head = {"rank", "candidate", "$/hour", "$/1M out tok", "GPUs"};
+    for (const auto& a : report.axes) head.push_back(a.size() > 28 ? "..." + a.substr(a.size() - 25) : a);
+    head.push_back("req/s");
+    for (const auto& [cls, t] : report.slo) head.push_back((cls.empty() ? "" : cls + ".") + t.field());
+    std::vector<std::vector<std::string>> lines = {head};
+    for (std::size_t r = 0; r < report.ranking.size() && r < top; ++r) {
+      const std::size_t i = report.ranking[r];
+      const SearchCandidate& c = report.candidates[i];
+      const auto m = per_million(c, "output_throughput");
+      std::vector<std::string> line = {std::to_string(r + 1), std::to_string(i), fixed(c.cost_per_hour, 2),
+                                       m ? fixed(*m, 3) : "-", std::to_string(c.gpus)};
+      for (const auto& v : c.values) line.push_back(v.size() > 28 ? v.substr(0, 25) + "..." : v);
+      line.push_back(fixed(c.summary->overall.get("request_throughput"), 2));
+      for (const auto& [cls, t] : report.slo) {
+        const SummaryBlock* b = block_of(*c.summary, cls);
+        const double v = b ? b->get(t.field()) : NAN;
+        line.push_back(std::isnan(v) ? "-" : fixed(v, 2));
+      }
+      lines.push_back(std::move(line));
+    }
+    print_aligned(lines, out);
+    const std::size_t w = report.ranking.front();
+    const SearchCandidate& c = report.candidates[w];
+    const auto m = per_million(c, "output_throughput");
+    out << "winner: candidate " << w << " (" << candidate_label(report, w) << "): $" << fixed(c.cost_per_hour, 2)
+        << "/hour for " << c.gpus << (c.gpus == 1 ? " GPU" : " GPUs");
+    if (m) out << ", $" << fixed(*m, 3) << " per 1M output tokens";
+    out << "\n";
+  } else {
+    out << "no candidate is feasible\n";
+  }
+  std::size_t shown = 0, others = 0;
+  for (std::size_t i = 0; i < report.plan.size(); ++i) {
+    if (report.plan[i].status == CandidateStatus::feasible) continue;
+    if (others++ == 0) out << "not feasible or not needed:\n";
+    if (shown >= 20) continue;
+    ++shown;
+    out << "  candidate " << i << " (" << candidate_label(report, i) << "): " << candidate_status_name(report.plan[i].status)
+        << ", " << report.plan[i].reason << "\n";
+  }
+  if (others > shown) out << "  ... and " << others - shown << " more (see search.csv)\n";
+  for (const auto& hw : report.unpriced)
+    out << "warning: hardware '" << hw << "' has no price_per_gpu_hour; its GPUs count as free (give --price "
+        << hw << "=USD)\n";
+}
+
+}  // namespace servesim::cli
