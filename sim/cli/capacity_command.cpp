@@ -11,6 +11,7 @@
 
 #include "sim/cli/capacity_search.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/run_judgement.h"
 #include "sim/cli/options.h"
 #include "sim/cluster/saturation_watch.h"
 #include "sim/cluster/simulation.h"
@@ -43,12 +44,6 @@ struct Knob {
     for (const auto& [key, base] : keys) out.push_back(key + "=" + ojson(scale ? base * x : x).dump());
     return out;
   }
-};
-
-// Where the objectives are checked: "" is the overall block, else a class.
-struct SloScope {
-  std::string class_name;
-  std::vector<SloTarget> targets;
 };
 
 std::string fmt(double v) {
@@ -86,18 +81,6 @@ std::optional<double> known_value(const Scenario& s, const std::string& key) {
   return std::nullopt;
 }
 
-std::int64_t slots_of(const Scenario& s) {
-  std::int64_t slots = 0;
-  for (const auto& p : s.cluster.pools) slots += std::int64_t{p.replicas} * p.engine.max_num_seqs;
-  return slots;
-}
-
-const SummaryBlock* block_of(const RunSummary& summary, const std::string& class_name) {
-  if (class_name.empty()) return &summary.overall;
-  for (const auto& [name, block] : summary.classes)
-    if (name == class_name) return &block;
-  return nullptr;
-}
 
 }  // namespace
 
@@ -215,37 +198,18 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
     for (auto& o : knob.overrides(x)) overrides.push_back(std::move(o));
     Scenario s = load_scenario(scenario_path, overrides);
     if (vm.count("seed")) s.seed = vm["seed"].as<std::uint64_t>();
-    Simulation sim(s.seed, s.stop, s.workload, s.cluster);
-    SaturationWatch watch(slots_of(s));
-    const bool early_stop = vm.count("no-early-stop") == 0;
-    sim.set_arrival_observer([&](std::int64_t arrived, std::int64_t in_flight) {
-      return watch.observe(arrived, in_flight) && early_stop;
-    });
-    const RunResult r = sim.run();
+    RunJudgement judged = run_and_judge(s, scopes, reject_share, vm.count("no-early-stop") == 0, false);
+    const RunResult& r = judged.result;
     summaries.push_back(r.summary);
 
     CapacityTrial t;
-    std::vector<std::string> why;
-    if (watch.saturated())
-      why.push_back(std::string("saturated: ") + std::to_string(watch.excess()) + " requests queued beyond full batches " +
-                    (r.aborted ? "after " + std::to_string(r.arrived) + " arrivals, run stopped early"
-                               : "at the last arrival, and growing"));
-    if (r.completed == 0) why.push_back("no request completed");
-    if (r.arrived > 0 && static_cast<double>(r.rejected) > reject_share * static_cast<double>(r.arrived))
-      why.push_back(std::to_string(r.rejected) + " of " + std::to_string(r.arrived) + " requests rejected");
-    if (!r.aborted)
-      for (const auto& sc : scopes) {
-        const SummaryBlock* b = block_of(r.summary, sc.class_name);
-        if (!b) throw ConfigError(scenario_path, 0, "--class", "class '" + sc.class_name + "' is not in the run");
-        for (auto& v : slo_violations(sc.targets, *b)) why.push_back(v);
-      }
-    t.feasible = why.empty();
-    for (const auto& w : why) t.reason += (t.reason.empty() ? "" : "; ") + w;
+    t.feasible = judged.feasible;
+    t.reason = std::move(judged.reason);
     if (!quiet && !json) {
       out << "  " << std::setw(12) << fmt(x) << " " << knob.unit << "  " << (t.feasible ? "ok  " : "FAIL") << "  ";
       if (t.feasible)
         for (const auto& sc : scopes)
-          for (const auto& tg : sc.targets) out << tg.field() << " " << fmt(block_of(r.summary, sc.class_name)->get(tg.field())) << "  ";
+          for (const auto& tg : sc.targets) out << tg.field() << " " << fmt(summary_block_of(r.summary, sc.class_name)->get(tg.field())) << "  ";
       out << t.reason << "\n";
     }
     return t;
@@ -307,7 +271,7 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   for (const auto& sc : scopes)
     for (const auto& t : sc.targets)
       out << ", " << (sc.class_name.empty() ? "" : sc.class_name + ".") << t.field() << " "
-          << fmt(block_of(summaries[*result.best], sc.class_name)->get(t.field()));
+          << fmt(summary_block_of(summaries[*result.best], sc.class_name)->get(t.field()));
   out << "\n";
   return 0;
 }

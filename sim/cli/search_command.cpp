@@ -14,6 +14,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
+#include "sim/cli/run_judgement.h"
 #include "sim/cli/search_cost.h"
 #include "sim/cli/search_plan.h"
 #include "sim/cli/search_report.h"
@@ -43,48 +44,19 @@ struct RunVerdict {
   std::optional<RunSummary> summary;
 };
 
-std::int64_t slots_of(const Scenario& s) {
-  std::int64_t slots = 0;
-  for (const auto& p : s.cluster.pools) slots += std::int64_t{p.replicas} * p.engine.max_num_seqs;
-  return slots;
-}
-
-const SummaryBlock* block_of(const RunSummary& summary, const std::string& class_name) {
-  if (class_name.empty()) return &summary.overall;
-  for (const auto& [name, block] : summary.classes)
-    if (name == class_name) return &block;
-  return nullptr;
-}
-
 // The same test of a run as `servesim capacity` (docs/sweeps.md): not saturated, something
 // completed, rejections within the allowance, every SLO target met.
 RunVerdict run_candidate(const Scenario& s, const std::vector<std::pair<std::string, SloTarget>>& slo,
                          double reject_share, bool early_stop) {
   RunVerdict v;
   try {
-    Simulation sim(s.seed, s.stop, s.workload, s.cluster);
-    SaturationWatch watch(slots_of(s));
-    sim.set_arrival_observer(
-        [&](std::int64_t arrived, std::int64_t in_flight) { return watch.observe(arrived, in_flight) && early_stop; });
-    const RunResult r = sim.run();
-    v.summary = r.summary;
-    std::vector<std::string> why;
-    if (watch.saturated())
-      why.push_back("saturated: " + std::to_string(watch.excess()) + " requests queued beyond full batches " +
-                    (r.aborted ? "after " + std::to_string(r.arrived) + " arrivals, run stopped early"
-                               : "at the last arrival, and growing"));
-    if (r.completed == 0) why.push_back("no request completed");
-    if (r.arrived > 0 && static_cast<double>(r.rejected) > reject_share * static_cast<double>(r.arrived))
-      why.push_back(std::to_string(r.rejected) + " of " + std::to_string(r.arrived) + " requests rejected");
-    if (!r.aborted)
-      for (const auto& [cls, target] : slo) {
-        const SummaryBlock* b = block_of(r.summary, cls);
-        if (!b) continue;  // checked before any run
-        for (auto& miss : slo_violations({target}, *b)) why.push_back("SLO missed: " + miss + (cls.empty() ? "" : " (" + cls + ")"));
-      }
-    v.feasible = why.empty();
+    std::vector<SloScope> scopes;
+    for (const auto& [cls, target] : slo) scopes.push_back({cls, {target}});
+    RunJudgement judged = run_and_judge(s, scopes, reject_share, early_stop, true);
+    v.summary = judged.result.summary;
+    v.feasible = judged.feasible;
     v.load_failure = !v.feasible;
-    for (const auto& w : why) v.reason += (v.reason.empty() ? "" : "; ") + w;
+    v.reason = std::move(judged.reason);
   } catch (const ConfigError& e) {
     // Weights larger than memory at this tp, say: a fact about this candidate alone.
     v.reason = "cannot be built: " + format_config_error("", 0, e.column(), e.key(), e.message());
