@@ -15,6 +15,7 @@ int calibrate_command(const std::vector<std::string>& args, std::ostream& out, s
 int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int capacity_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int explain_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace servesim::cli
