@@ -207,13 +207,15 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     });
     // A phase owns the metric when its levers improve it most: a lever that only makes the
     // metric worse (speculation's draft prefill adds to TTFT) shows what it costs, not
-    // where the problem lies.
+    // where the problem lies. A lever that undoes a setting of the base counts the other
+    // way: what turning it off costs is what the setting gives.
     const bool higher_better = metrics()[m].higher_is_better;
-    std::map<std::string, double> by_phase;  // phase -> largest improvement by its levers
+    std::map<std::string, double> by_phase;  // phase -> largest effect of its levers
     std::map<std::string, std::string> top_of_phase;
     for (const Ran* r : order) {
       const Lever& l = levers[r->lever];
-      const double c = std::isfinite(r->changes[m]) ? (higher_better ? r->changes[m] : -r->changes[m]) : 0;
+      double c = std::isfinite(r->changes[m]) ? (higher_better ? r->changes[m] : -r->changes[m]) : 0;
+      if (l.undoes_base) c = -c;
       if (!by_phase.count(l.phase) || c > by_phase[l.phase]) {
         by_phase[l.phase] = c;
         top_of_phase[l.phase] = l.name;
@@ -231,10 +233,11 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     text << "\n" << metric.label << " (base " << std::fixed << std::setprecision(2) << b.get(metric.field) << " "
          << metric.unit << std::defaultfloat << "): ";
     if (owner == "none") {
-      text << "no lever improves it by more than " << kMovesThreshold * 100 << "%\n";
+      text << "no lever improves it (or undoes a setting that helps it) by more than " << kMovesThreshold * 100
+           << "%\n";
     } else {
       text << "owned by " << (owner == "capacity" ? "queueing (capacity)" : owner) << ": " << owner
-           << " levers improve it by up to " << magnitude(by_phase[owner]) << " (" << top_of_phase[owner]
+           << " levers move it by up to " << magnitude(by_phase[owner]) << " (" << top_of_phase[owner]
            << ")";
       for (const char* phase : {"prefill", "decode", "capacity"}) {
         if (phase == owner || !by_phase.count(phase)) continue;

@@ -38,6 +38,7 @@ std::vector<Lever> make_levers(const Scenario& s) {
   const bool cache_on = all([](const PoolConfig& p) { return p.engine.prefix_cache; });
   levers.push_back(per_pool(s, cache_on ? "prefix caching off" : "prefix caching on", "prefill",
                             [&](const PoolConfig&) { return cache_on ? "false" : "true"; }, "engine.prefix_cache"));
+  levers.back().undoes_base = cache_on;
   const bool by_chunk = all([](const PoolConfig& p) { return p.engine.prefill_chunk_tokens > 0; });
   const std::string chunk_key = by_chunk ? "prefill_chunk_tokens" : "max_batched_tokens";
   for (const auto& [label, factor] : {std::pair{"/2", 0.5}, std::pair{"x2", 2.0}}) {

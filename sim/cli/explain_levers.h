@@ -14,6 +14,9 @@ struct Lever {
   std::string phase;                   // "prefill" | "decode" | "capacity"
   std::vector<std::string> overrides;  // KEY=VALUE, applied after the user's --set
   std::string skip_reason;             // non-empty: the lever does not apply to this base
+  // The lever turns off something the base has on (prefix caching off): how much worse it
+  // makes a metric is how much that setting does for it, so that counts as its effect.
+  bool undoes_base = false;
 };
 
 // Every lever, in a fixed order, for `base` (the scenario with the user's --set applied).

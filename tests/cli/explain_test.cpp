@@ -114,3 +114,17 @@ TEST_CASE("explain: a lever that cannot apply is skipped with its reason", "[cli
   CHECK(variant(j, "weights fp8")["overrides"][0] == "cluster.pools.0.weights=fp8");
   CHECK(run_cli("explain").exit_code == 2);
 }
+
+TEST_CASE("explain: with the cache on in the base turning it off shows prefill owns TTFT", "[cli][explain]") {
+  TempDir dir("explain-undo");
+  const auto scenario = dir.write("shared.yaml", kSharedPrompt);
+  const auto r = run_cli("explain " + scenario.string() + " --json --jobs 2 --set cluster.pools.0.engine.prefix_cache=true" +
+                         " --out " + dir.path.string());
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.output);
+  const auto& off = variant(j, "prefix caching off");
+  // Without the cache every prompt computes 3100 tokens instead of ~100: TTFT several times longer.
+  CHECK(off["change"]["median_ttft_ms"].get<double>() > 1.0);
+  CHECK(j["metrics"]["median_ttft_ms"]["owner"] == "prefill");
+  CHECK(j["metrics"]["median_ttft_ms"]["ranking"][0]["lever"] == "prefix caching off");
+}
