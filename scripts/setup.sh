@@ -6,7 +6,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${SERVESIM_BUILD_DIR:-$ROOT/build}"
 PACKAGES=(build-essential cmake ninja-build libboost-graph-dev libboost-program-options-dev
-          nlohmann-json3-dev libyaml-cpp-dev catch2)
+          nlohmann-json3-dev libyaml-cpp-dev catch2
+          python3-matplotlib)  # scripts/plot.py
 # Only scripts/fuzz installs these: clang and its compiler-rt, which holds libFuzzer.
 FUZZ_PACKAGES=(clang libclang-rt-dev)
 

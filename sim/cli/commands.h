@@ -16,6 +16,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
 int capacity_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int search_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int explain_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace servesim::cli

@@ -25,6 +25,7 @@ const Subcommand kSubcommands[] = {
     {"capacity", "find the highest arrival rate that meets the SLOs", servesim::cli::capacity_command},
     {"search", "the cheapest configuration that carries a rate within the SLOs", servesim::cli::search_command},
     {"compare", "compare two summaries or sweep tables; exit 1 on a regression", servesim::cli::compare_command},
+    {"explain", "rank how far one-lever variants move TTFT, ITL and throughput", servesim::cli::explain_command},
     {"merge", "join the tables of sweep shards into one", servesim::cli::merge_command},
 };
 

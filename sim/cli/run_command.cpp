@@ -8,6 +8,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
+#include "sim/cli/run_reports.h"
 #include "sim/cluster/invariant_checker.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
@@ -60,7 +61,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   po::variables_map vm;
   if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
   if (vm.count("help")) {
-    out << "Simulates a scenario; writes summary.json and requests.csv to --out.\n\n" << opts;
+    out << "Simulates a scenario; writes summary.json and requests.csv (and, when the scenario's outputs ask,\n"
+           "timeseries.csv and trace.json) to --out. On a terminal, stderr shows a progress line.\n\n"
+        << opts;
     return 0;
   }
   if (scenario_path.empty()) {
@@ -94,20 +97,26 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   if (scenario.outputs.requests_csv) {
     csv_file.emplace(fs::path(out_dir) / "requests.csv");
     csv.emplace(csv_file->tmp().string(), class_names, pool_names);
-    simulation->set_request_sink([&](const RequestRecord& r) { csv->write(r); });
   }
+  // timeseries.csv, trace.json and the progress line (on a terminal only).
+  RunReports reports(*simulation, scenario, out_dir, !vm.count("quiet") && stderr_is_terminal(err), err);
+  const InvariantChecker::RecordSink sink = [&](const RequestRecord& r) {
+    if (csv) csv->write(r);
+    reports.on_request(r);
+  };
 
-  // The checker takes over the request sink and passes each record on to requests.csv.
+  // The checker takes over the request sink and passes each record on.
   std::optional<InvariantChecker> checker;
   if (vm.count("check-invariants")) {
-    InvariantChecker::RecordSink forward;
-    if (csv) forward = [&](const RequestRecord& r) { csv->write(r); };
-    checker.emplace(*simulation, std::move(forward));
+    checker.emplace(*simulation, sink);
+  } else {
+    simulation->set_request_sink(sink);
   }
 
   const auto wall_start = std::chrono::steady_clock::now();
   const RunResult result = simulation->run();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  reports.end_progress();
 
   if (checker) {
     checker->check_end(result);
@@ -121,6 +130,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     csv->close();
     csv_file->commit();
   }
+  reports.commit();
   AtomicFile summary_file(fs::path(out_dir) / "summary.json");
   {
     std::ofstream f(summary_file.tmp());
@@ -139,6 +149,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     if (result.stopped_by_time) out << "note: stop.time ended the run with requests still in flight\n";
     out << "wrote " << (fs::path(out_dir) / "summary.json").string();
     if (csv) out << ", " << (fs::path(out_dir) / "requests.csv").string();
+    for (const auto& path : reports.written()) out << ", " << path;
     out << "\n";
     if (checker) out << "invariants (docs/INVARIANTS.md): all held over " << checker->figures().steps << " steps\n";
   }

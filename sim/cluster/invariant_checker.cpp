@@ -8,7 +8,7 @@ namespace servesim {
 InvariantChecker::InvariantChecker(Simulation& sim, RecordSink forward) : sim_(sim), forward_(std::move(forward)) {
   for (int p = 0; p < static_cast<int>(sim.pools().size()); ++p) {
     for (auto& replica : sim.pools()[static_cast<std::size_t>(p)]->replicas()) {
-      replica->set_step_observer([this, p](int i, Tick start_ns, const StepPlan& plan, const StepCost& cost) {
+      replica->add_step_observer([this, p](int i, Tick start_ns, const StepPlan& plan, const StepCost& cost) {
         on_step(p, i, start_ns, plan, cost);
       });
     }

@@ -27,8 +27,9 @@ class InvariantChecker {
  public:
   using RecordSink = std::function<void(const RequestRecord&)>;
 
-  // Takes over every replica's step observer and the simulation's request sink; records
-  // are passed on to `forward` after they are checked (requests.csv keeps working).
+  // Adds a step observer to every replica (other observers, such as timeseries.csv or
+  // trace.json, keep theirs) and takes over the simulation's request sink; records are
+  // passed on to `forward` after they are checked (requests.csv keeps working).
   // REQUIRES: `sim` outlives the checker and run() has not been called yet.
   explicit InvariantChecker(Simulation& sim, RecordSink forward = {});
 

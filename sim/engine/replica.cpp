@@ -83,7 +83,7 @@ void Replica::maybe_start_step() {
   note_utilisation(split_);
   busy_ = true;
   step_start_ns_ = now;
-  if (step_observer_) step_observer_(replica_index_, now, plan_, cost);
+  for (const auto& observe : step_observers_) observe(replica_index_, now, plan_, cost);
   sim_.schedule_in(cost.total_ns, [this] { on_step_end(); });
 }
 

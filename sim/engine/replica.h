@@ -61,9 +61,15 @@ class Replica {
   double kv_usage() const { return kv_.usage(); }
   const KvCacheManager& kv() const { return kv_; }
   const ReplicaStats& stats() const { return stats_; }
-  // Called at the start of every step with its plan and cost (traces, timelines, tests).
+  // Called at the start of every step with its plan and cost (traces, timelines, tests,
+  // the invariant checker). Several may watch one replica: each add appends, in order;
+  // set replaces them all with one.
   using StepObserver = std::function<void(int replica_index, Tick start_ns, const StepPlan&, const StepCost&)>;
-  void set_step_observer(StepObserver fn) { step_observer_ = std::move(fn); }
+  void add_step_observer(StepObserver fn) { step_observers_.push_back(std::move(fn)); }
+  void set_step_observer(StepObserver fn) {
+    step_observers_.clear();
+    step_observers_.push_back(std::move(fn));
+  }
   // Calls fn on every request still inside (for end-of-run accounting).
   void for_each_request(const std::function<void(RequestState&)>& fn);
 
@@ -115,7 +121,7 @@ class Replica {
   bool busy_ = false;
   Tick step_start_ns_ = 0;
   ReplicaStats stats_;
-  StepObserver step_observer_;
+  std::vector<StepObserver> step_observers_;
   SwapSpace swap_;
   double swap_bytes_per_token_ = 0;
   double host_link_bytes_per_s_ = 0;

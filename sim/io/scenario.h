@@ -14,7 +14,9 @@ namespace servesim {
 
 struct OutputsSpec {
   bool requests_csv = true;
-  bool chrome_trace = false;
+  bool chrome_trace = false;                     // trace.json
+  bool timeseries = false;                       // timeseries.csv
+  Tick timeseries_interval_ns = 1'000'000'000;   // one row per replica per this much simulated time
 };
 
 struct Scenario {

@@ -48,10 +48,15 @@ StopSpec parse_stop(const Field& f) {
 }
 
 OutputsSpec parse_outputs(const Field& f) {
-  f.expect_map({"requests_csv", "chrome_trace"});
+  f.expect_map({"requests_csv", "chrome_trace", "timeseries", "timeseries_interval"});
   OutputsSpec out;
   if (auto v = f.get("requests_csv")) out.requests_csv = v->as_bool();
   if (auto v = f.get("chrome_trace")) out.chrome_trace = v->as_bool();
+  if (auto v = f.get("timeseries")) out.timeseries = v->as_bool();
+  if (auto v = f.get("timeseries_interval")) {
+    out.timeseries_interval_ns = v->as_duration_ns();
+    if (out.timeseries_interval_ns <= 0) v->fail("the interval must be > 0, got " + v->node().Scalar());
+  }
   return out;
 }
 

@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Turn servesim outputs into PNG plots (docs/metrics.md, "Plots").
+
+    scripts/plot.py RUN_DIR [--out DIR]          # a `servesim run` output folder
+    scripts/plot.py --sweep SWEEP [--out DIR]    # a sweep folder or its sweep.csv
+    scripts/plot.py RUN_DIR --sweep SWEEP        # both
+
+From a run folder:
+  ttft_cdf.png      TTFT CDF per class (requests.csv, completed requests with a first token)
+  itl_cdf.png      per-request mean ITL (TPOT) CDF per class (requests.csv; requests.csv has
+                    one row per request, so each request's inter-token gaps appear as their mean)
+  timeline.png      batch size, KV-cache occupancy and waiting queue over simulated time, one
+                    line per replica (timeseries.csv; written when the scenario sets
+                    outputs.timeseries: true, otherwise this plot is skipped with a note)
+From a sweep:
+  sweep_tradeoff.png  p99 TTFT and p99 ITL against output throughput, one point per sweep
+                      point, the Pareto front ringed (sweep.csv)
+
+Needs matplotlib (Debian: python3-matplotlib). Prints each file it writes; exits 2 on bad
+input (a missing folder or file, a CSV without the expected columns).
+"""
+import argparse
+import csv
+import os
+import sys
+
+
+def fail(message):
+    print(f"plot.py: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_csv(path):
+    try:
+        with open(path, newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError as e:
+        fail(f"{path}: cannot read: {e.strerror}")
+
+
+def need_columns(path, rows, columns):
+    if not rows:
+        return
+    missing = [c for c in columns if c not in rows[0]]
+    if missing:
+        fail(f"{path}: missing column(s) {', '.join(missing)}")
+
+
+def number(cell):
+    """A float, or None for an empty cell (a latency the request does not have)."""
+    if cell is None or cell == "":
+        return None
+    try:
+        return float(cell)
+    except ValueError:
+        return None
+
+
+def cdf_plot(plt, by_class, xlabel, title, path):
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name in sorted(by_class):
+        values = sorted(by_class[name])
+        if not values:
+            continue
+        n = len(values)
+        ax.step(values, [(i + 1) / n for i in range(n)], where="post", label=f"{name} (n={n})")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("fraction of requests")
+    ax.set_title(title)
+    ax.set_ylim(0, 1.01)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+def plot_run(plt, run_dir, out_dir):
+    requests_path = os.path.join(run_dir, "requests.csv")
+    if not os.path.exists(requests_path):
+        fail(f"{requests_path}: not found (is {run_dir} a `servesim run` output folder with requests_csv on?)")
+    rows = read_csv(requests_path)
+    need_columns(requests_path, rows, ["class", "outcome", "ttft_ms", "tpot_ms"])
+    ttft, tpot = {}, {}
+    for r in rows:
+        if r["outcome"] != "completed":
+            continue
+        t = number(r["ttft_ms"])
+        if t is not None:
+            ttft.setdefault(r["class"], []).append(t)
+        p = number(r["tpot_ms"])
+        if p is not None:
+            tpot.setdefault(r["class"], []).append(p)
+    cdf_plot(plt, ttft, "TTFT (ms)", "Time to first token, per class", os.path.join(out_dir, "ttft_cdf.png"))
+    cdf_plot(plt, tpot, "TPOT: mean inter-token latency of a request (ms)", "Inter-token latency (per-request mean), per class",
+             os.path.join(out_dir, "itl_cdf.png"))
+
+    ts_path = os.path.join(run_dir, "timeseries.csv")
+    if not os.path.exists(ts_path):
+        print(f"note: {ts_path} not found (set outputs.timeseries: true); timeline.png skipped")
+        return
+    ts = read_csv(ts_path)
+    need_columns(ts_path, ts, ["time_s", "pool", "replica", "batch_mean", "kv_occupancy_mean", "waiting_mean"])
+    series = {}
+    for r in ts:
+        key = f"{r['pool']}/{r['replica']}"
+        s = series.setdefault(key, {"t": [], "batch": [], "kv": [], "waiting": []})
+        s["t"].append(float(r["time_s"]))
+        s["batch"].append(float(r["batch_mean"]))
+        s["kv"].append(100.0 * float(r["kv_occupancy_mean"]))
+        s["waiting"].append(float(r["waiting_mean"]))
+    # Each row covers [time_s, time_s + interval): repeat the last value at the end of its
+    # interval so the step plot shows it.
+    times = sorted({t for s in series.values() for t in s["t"]})
+    interval = min((b - a for a, b in zip(times, times[1:])), default=1.0)
+    for s in series.values():
+        for field in ("batch", "kv", "waiting"):
+            s[field].append(s[field][-1])
+        s["t"].append(s["t"][-1] + interval)
+    fig, axes = plt.subplots(3, 1, figsize=(9, 8), sharex=True)
+    panels = [("batch", "batch size (mean)"), ("kv", "KV cache used (%)"), ("waiting", "waiting queue (mean)")]
+    for ax, (field, label) in zip(axes, panels):
+        for key in sorted(series):
+            ax.step(series[key]["t"], series[key][field], where="post", label=f"replica {key}")
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_title("Per replica over simulated time (timeseries.csv)")
+    axes[-1].set_xlabel("simulated time (s)")
+    if len(series) <= 12:
+        axes[0].legend(fontsize="small", ncol=min(len(series), 4))
+    fig.tight_layout()
+    path = os.path.join(out_dir, "timeline.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+def plot_sweep(plt, sweep, out_dir):
+    path = os.path.join(sweep, "sweep.csv") if os.path.isdir(sweep) else sweep
+    if not os.path.exists(path):
+        fail(f"{path}: not found (give a `servesim sweep` output folder or its sweep.csv)")
+    rows = read_csv(path)
+    need_columns(path, rows, ["point", "pareto", "output_throughput", "p99_ttft_ms", "p99_itl_ms"])
+    pts = []
+    for r in rows:
+        x, ttft, itl = number(r["output_throughput"]), number(r["p99_ttft_ms"]), number(r["p99_itl_ms"])
+        if x is None or ttft is None or itl is None:
+            continue  # a point that failed to run
+        pts.append((x, ttft, itl, r["pareto"] == "1", r["point"]))
+    if not pts:
+        fail(f"{path}: no point has throughput and latency figures")
+    pts.sort()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    for ax, col, label in [(axes[0], 1, "p99 TTFT (ms)"), (axes[1], 2, "p99 ITL (ms)")]:
+        ax.plot([p[0] for p in pts], [p[col] for p in pts], "o-", alpha=0.6, label="sweep points")
+        front = [p for p in pts if p[3]]
+        if front:
+            ax.scatter([p[0] for p in front], [p[col] for p in front], s=120, facecolors="none",
+                       edgecolors="red", label="Pareto front")
+        for p in pts:
+            ax.annotate(p[4], (p[0], p[col]), fontsize="x-small", xytext=(3, 3), textcoords="offset points")
+        ax.set_xlabel("output throughput (tok/s)")
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+    fig.suptitle("Latency / throughput trade-off (numbers: sweep point)")
+    fig.tight_layout()
+    out = os.path.join(out_dir, "sweep_tradeoff.png")
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    print(f"wrote {out}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Plot servesim run and sweep outputs as PNGs.")
+    ap.add_argument("run_dir", nargs="?", help="a `servesim run` output folder")
+    ap.add_argument("--sweep", help="a `servesim sweep` output folder or its sweep.csv")
+    ap.add_argument("--out", help="where the PNGs go (default: the run folder, else the sweep folder)")
+    args = ap.parse_args()
+    if not args.run_dir and not args.sweep:
+        ap.print_usage(sys.stderr)
+        fail("give a run folder, --sweep, or both")
+    if args.run_dir and not os.path.isdir(args.run_dir):
+        fail(f"{args.run_dir}: not a folder")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")  # files only, no display needed
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("plot.py: matplotlib is not installed (Debian: apt-get install python3-matplotlib)", file=sys.stderr)
+        sys.exit(3)
+    out_dir = args.out or args.run_dir or (args.sweep if os.path.isdir(args.sweep) else os.path.dirname(args.sweep) or ".")
+    os.makedirs(out_dir, exist_ok=True)
+    if args.run_dir:
+        plot_run(plt, args.run_dir, out_dir)
+    if args.sweep:
+        plot_sweep(plt, args.sweep, out_dir)
+
+
+if __name__ == "__main__":
+    main()

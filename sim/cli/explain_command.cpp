@@ -1,0 +1,274 @@
+// `servesim explain SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--json] [--jobs N]`:
+// runs the scenario and one-lever variants of it (explain_levers.h) and reports, for TTFT
+// p50/p99, ITL p50/p99 and throughput, how far each lever moves each metric, ranked, and
+// which phase owns each metric (docs/explain.md).
+#include <boost/program_options.hpp>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "sim/cli/commands.h"
+#include "sim/cli/explain_levers.h"
+#include "sim/cli/options.h"
+#include "sim/cluster/parallel_runs.h"
+#include "sim/cluster/simulation.h"
+#include "sim/core/errors.h"
+#include "sim/io/atomic_write.h"
+#include "sim/io/scenario_loader.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace servesim::cli {
+namespace {
+
+struct Metric {
+  const char* field;  // summary.json field
+  const char* label;
+  const char* unit;
+  bool higher_is_better;
+};
+
+const std::vector<Metric>& metrics() {
+  static const std::vector<Metric> m = {
+      {"median_ttft_ms", "TTFT p50", "ms", false}, {"p99_ttft_ms", "TTFT p99", "ms", false},
+      {"median_itl_ms", "ITL p50", "ms", false},   {"p99_itl_ms", "ITL p99", "ms", false},
+      {"output_throughput", "throughput", "tok/s", true}};
+  return m;
+}
+
+// A lever improves a metric when it changes it by more than this; smaller moves are noise
+// of a finite run, not an effect worth acting on.
+constexpr double kMovesThreshold = 0.01;
+
+struct Outcome {
+  std::optional<RunSummary> summary;
+  std::string error;
+};
+
+// (variant - base) / base; NaN when either is missing or the base is 0.
+double relative_change(double base, double variant) {
+  if (!std::isfinite(base) || !std::isfinite(variant) || base == 0) return std::nan("");
+  return (variant - base) / base;
+}
+
+std::string percent(double change) {
+  if (!std::isfinite(change)) return "n/a";
+  std::ostringstream os;
+  os << std::showpos << std::fixed << std::setprecision(1) << change * 100 << "%";
+  return os.str();
+}
+
+// |change| as "42.1%".
+std::string magnitude(double change) { return percent(std::fabs(change)).substr(1); }
+
+nlohmann::ordered_json number_or_null(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nullptr; }
+
+}  // namespace
+
+int explain_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts("servesim explain SCENARIO.yaml [options]");
+  std::string scenario_path, out_dir;
+  std::vector<std::string> sets;
+  int jobs = default_jobs();
+  opts.add_options()("help,h", "show this help")
+      ("out,o", po::value(&out_dir), "output folder for explain.json (default results/NAME-explain)")
+      ("set", po::value(&sets)->composing(), "override a scenario key of the base: --set stop.requests=2000")
+      ("seed", po::value<std::uint64_t>(), "override the scenario's seed (every variant uses the same seed)")
+      ("jobs,j", po::value(&jobs), "variants run at once on local cores (default: all hardware threads)")
+      ("json", "print the result as JSON instead of text");
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value(&scenario_path));
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
+  if (vm.count("help")) {
+    out << "Runs the scenario and one-lever variants of it (prefix caching, chunk size, batch cap,\n"
+           "weight precision, speculative decoding, one more replica) and ranks how far each lever\n"
+           "moves TTFT p50/p99, ITL p50/p99 and throughput, saying which phase owns each metric.\n\n"
+        << opts;
+    return 0;
+  }
+  if (scenario_path.empty()) {
+    err << "servesim explain: a scenario file is required\n\n" << opts;
+    return 2;
+  }
+  if (jobs < 1) throw ConfigError("--jobs", 0, std::to_string(jobs), "must be at least 1");
+
+  Scenario base = load_scenario(scenario_path, sets);
+  if (vm.count("seed")) base.seed = vm["seed"].as<std::uint64_t>();
+  if (out_dir.empty()) out_dir = "results/" + base.name + "-explain";
+  std::vector<Lever> levers = make_levers(base);
+
+  // Load every variant first: one that does not validate is skipped with the loader's
+  // message, before anything runs.
+  std::vector<Scenario> scenarios = {base};
+  std::vector<std::size_t> lever_of_run = {static_cast<std::size_t>(-1)};
+  for (std::size_t i = 0; i < levers.size(); ++i) {
+    if (!levers[i].skip_reason.empty()) continue;
+    std::vector<std::string> overrides = sets;
+    overrides.insert(overrides.end(), levers[i].overrides.begin(), levers[i].overrides.end());
+    try {
+      Scenario s = load_scenario(scenario_path, overrides);
+      s.seed = base.seed;
+      scenarios.push_back(std::move(s));
+      lever_of_run.push_back(i);
+    } catch (const ConfigError& e) {
+      levers[i].skip_reason = e.message();
+    }
+  }
+
+  std::vector<Outcome> outcomes(scenarios.size());
+  run_parallel(scenarios.size(), jobs, [&](std::size_t i) {
+    const Scenario& s = scenarios[i];
+    try {
+      Simulation sim(s.seed, s.stop, s.workload, s.cluster);
+      outcomes[i].summary = sim.run().summary;
+    } catch (const ConfigError& e) {
+      outcomes[i].error = e.message();
+    }
+  });
+  if (!outcomes[0].summary) {
+    throw ConfigError(scenario_path, 0, "", "the base scenario cannot run: " + outcomes[0].error);
+  }
+  const SummaryBlock& b = outcomes[0].summary->overall;
+
+  // changes[v][m] for each variant that ran.
+  struct Ran {
+    std::size_t lever;
+    std::vector<double> values, changes;
+  };
+  std::vector<Ran> ran;
+  for (std::size_t i = 1; i < scenarios.size(); ++i) {
+    Lever& lever = levers[lever_of_run[i]];
+    if (!outcomes[i].summary) {
+      lever.skip_reason = outcomes[i].error;
+      continue;
+    }
+    Ran r{lever_of_run[i], {}, {}};
+    for (const auto& m : metrics()) {
+      r.values.push_back(outcomes[i].summary->overall.get(m.field));
+      r.changes.push_back(relative_change(b.get(m.field), r.values.back()));
+    }
+    ran.push_back(std::move(r));
+  }
+
+  // Per metric: levers ranked by how far they move it, and the phase whose levers move it most.
+  nlohmann::ordered_json j;
+  j["scenario"] = base.name;
+  j["seed"] = base.seed;
+  j["threshold"] = kMovesThreshold;
+  nlohmann::ordered_json jbase = nlohmann::ordered_json::object();
+  for (const auto& m : metrics()) jbase[m.field] = number_or_null(b.get(m.field));
+  j["base"] = jbase;
+  j["variants"] = nlohmann::ordered_json::array();
+  for (const auto& r : ran) {
+    const Lever& l = levers[r.lever];
+    nlohmann::ordered_json v;
+    v["lever"] = l.name;
+    v["phase"] = l.phase;
+    v["overrides"] = l.overrides;
+    nlohmann::ordered_json values = nlohmann::ordered_json::object(), changes = nlohmann::ordered_json::object();
+    for (std::size_t m = 0; m < metrics().size(); ++m) {
+      values[metrics()[m].field] = number_or_null(r.values[m]);
+      changes[metrics()[m].field] = number_or_null(r.changes[m]);
+    }
+    v["metrics"] = values;
+    v["change"] = changes;
+    j["variants"].push_back(v);
+  }
+  j["skipped"] = nlohmann::ordered_json::array();
+  for (const auto& l : levers)
+    if (!l.skip_reason.empty()) j["skipped"].push_back({{"lever", l.name}, {"phase", l.phase}, {"reason", l.skip_reason}});
+
+  std::ostringstream text;
+  text << "servesim explain: " << base.name << " (seed " << base.seed << "), base and " << ran.size()
+       << " one-lever variants\nbase:";
+  for (std::size_t m = 0; m < metrics().size(); ++m)
+    text << (m ? ", " : " ") << metrics()[m].label << " " << std::fixed << std::setprecision(2)
+         << b.get(metrics()[m].field) << " " << metrics()[m].unit;
+  text << std::defaultfloat << "\n";
+  j["metrics"] = nlohmann::ordered_json::object();
+  for (std::size_t m = 0; m < metrics().size(); ++m) {
+    std::vector<const Ran*> order;
+    for (const auto& r : ran) order.push_back(&r);
+    // Largest move first; NaN last; ties keep the lever order (stable).
+    std::stable_sort(order.begin(), order.end(), [m](const Ran* a, const Ran* c) {
+      const double x = std::isfinite(a->changes[m]) ? std::fabs(a->changes[m]) : -1;
+      const double y = std::isfinite(c->changes[m]) ? std::fabs(c->changes[m]) : -1;
+      return x > y;
+    });
+    // A phase owns the metric when its levers improve it most: a lever that only makes the
+    // metric worse (speculation's draft prefill adds to TTFT) shows what it costs, not
+    // where the problem lies. A lever that undoes a setting of the base counts the other
+    // way: what turning it off costs is what the setting gives.
+    const bool higher_better = metrics()[m].higher_is_better;
+    std::map<std::string, double> by_phase;  // phase -> largest effect of its levers
+    std::map<std::string, std::string> top_of_phase;
+    for (const Ran* r : order) {
+      const Lever& l = levers[r->lever];
+      double c = std::isfinite(r->changes[m]) ? (higher_better ? r->changes[m] : -r->changes[m]) : 0;
+      if (l.undoes_base) c = -c;
+      if (!by_phase.count(l.phase) || c > by_phase[l.phase]) {
+        by_phase[l.phase] = c;
+        top_of_phase[l.phase] = l.name;
+      }
+    }
+    std::string owner = "none";
+    double owner_move = kMovesThreshold;
+    for (const char* phase : {"prefill", "decode", "capacity"}) {
+      if (by_phase.count(phase) && by_phase[phase] > owner_move) {
+        owner = phase;
+        owner_move = by_phase[phase];
+      }
+    }
+    const Metric& metric = metrics()[m];
+    text << "\n" << metric.label << " (base " << std::fixed << std::setprecision(2) << b.get(metric.field) << " "
+         << metric.unit << std::defaultfloat << "): ";
+    if (owner == "none") {
+      text << "no lever improves it (or undoes a setting that helps it) by more than " << kMovesThreshold * 100
+           << "%\n";
+    } else {
+      text << "owned by " << (owner == "capacity" ? "queueing (capacity)" : owner) << ": " << owner
+           << " levers move it by up to " << magnitude(by_phase[owner]) << " (" << top_of_phase[owner]
+           << ")";
+      for (const char* phase : {"prefill", "decode", "capacity"}) {
+        if (phase == owner || !by_phase.count(phase)) continue;
+        text << "; " << phase << " levers "
+             << (by_phase[phase] > 0 ? "at most " + magnitude(by_phase[phase]) : std::string("none"));
+      }
+      text << "\n";
+    }
+    nlohmann::ordered_json ranking = nlohmann::ordered_json::array();
+    for (const Ran* r : order) {
+      const Lever& l = levers[r->lever];
+      text << "  " << std::setw(8) << percent(r->changes[m]) << "  " << l.name << " [" << l.phase << "]\n";
+      ranking.push_back({{"lever", l.name}, {"phase", l.phase}, {"change", number_or_null(r->changes[m])}});
+    }
+    j["metrics"][metric.field] = {{"label", metric.label}, {"base", number_or_null(b.get(metric.field))},
+                                  {"owner", owner}, {"ranking", ranking}};
+  }
+  if (!j["skipped"].empty()) {
+    text << "\nskipped:\n";
+    for (const auto& l : levers)
+      if (!l.skip_reason.empty()) text << "  " << l.name << ": " << l.skip_reason << "\n";
+  }
+
+  const std::string json_path = (fs::path(out_dir) / "explain.json").string();
+  write_file_atomically(json_path, "--out", [&](std::ostream& f) { f << j.dump(2) << "\n"; });
+  if (vm.count("json")) {
+    out << j.dump(2) << "\n";
+  } else {
+    out << text.str() << "\nwrote " << json_path << "\n";
+  }
+  return 0;
+}
+
+}  // namespace servesim::cli

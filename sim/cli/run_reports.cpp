@@ -1,0 +1,116 @@
+#include "sim/cli/run_reports.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+
+#include "sim/cluster/step_sampler.h"
+#include "sim/core/errors.h"
+
+namespace fs = std::filesystem;
+
+namespace servesim::cli {
+namespace {
+
+// At most this many progress lines per wall second; the clock is read every
+// kStepsPerClockRead steps so that a fast run pays almost nothing for it.
+constexpr auto kProgressPeriod = std::chrono::milliseconds(250);
+constexpr std::int64_t kStepsPerClockRead = 64;
+
+}  // namespace
+
+bool stderr_is_terminal(const std::ostream& err) { return &err == &std::cerr && isatty(fileno(stderr)) == 1; }
+
+RunReports::RunReports(Simulation& sim, const Scenario& scenario, const fs::path& out_dir, bool progress,
+                       std::ostream& err)
+    : sim_(sim), err_(err), progress_(progress) {
+  std::vector<std::string> class_names, pool_names;
+  for (const auto& c : scenario.workload) class_names.push_back(c.name);
+  for (const auto& p : scenario.cluster.pools) pool_names.push_back(p.name);
+  const std::vector<int> replicas = replicas_per_pool(sim);
+  if (scenario.outputs.timeseries) {
+    timeseries_file_.emplace(open(out_dir / "timeseries.csv"));
+    timeseries_ = std::make_unique<TimeseriesWriter>(
+        timeseries_file_->stream, scenario.outputs.timeseries_interval_ns, pool_names, replicas,
+        [this](int pool, int replica) { return replica_gauges(sim_, pool, replica); });
+  }
+  if (scenario.outputs.chrome_trace) {
+    trace_file_.emplace(open(out_dir / "trace.json"));
+    trace_ = std::make_unique<ChromeTraceWriter>(trace_file_->stream, class_names, pool_names, replicas);
+  }
+  wall_start_ = last_print_ = std::chrono::steady_clock::now();
+  if (timeseries_ || trace_ || progress_) add_step_sampler(sim, [this](const StepSample& s) { on_step(s); });
+}
+
+RunReports::~RunReports() {
+  // Not committed (an error or a failed check): leave no partial file behind.
+  std::error_code ec;
+  for (auto* f : {&timeseries_file_, &trace_file_}) {
+    if (!*f) continue;
+    (*f)->stream.close();
+    fs::remove((*f)->tmp, ec);
+  }
+}
+
+RunReports::File RunReports::open(const fs::path& path) {
+  File f;
+  f.path = path;
+  f.tmp = path.string() + ".partial";
+  f.stream.open(f.tmp);
+  if (!f.stream) throw ConfigError(f.tmp.string(), 0, "--out", "cannot open the file for writing");
+  return f;
+}
+
+void RunReports::close(File& f) {
+  f.stream.close();
+  if (!f.stream) throw ConfigError(f.tmp.string(), 0, "--out", "cannot write the file (disk full?)");
+  fs::rename(f.tmp, f.path);
+  written_.push_back(f.path.string());
+}
+
+void RunReports::on_step(const StepSample& s) {
+  if (timeseries_) timeseries_->on_step(s);
+  if (trace_) trace_->on_step(s);
+  if (progress_ && ++steps_ % kStepsPerClockRead == 0) maybe_print_progress(s.start_ns);
+}
+
+void RunReports::on_request(const RequestRecord& r) {
+  ++requests_done_;
+  if (trace_) trace_->on_request(r);
+}
+
+void RunReports::maybe_print_progress(Tick sim_ns) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_print_ < kProgressPeriod) return;
+  last_print_ = now;
+  const double wall_s = std::chrono::duration<double>(now - wall_start_).count();
+  const double sim_s = static_cast<double>(sim_ns) * 1e-9;
+  err_ << "\r\033[Kservesim: simulated " << std::fixed << std::setprecision(1) << sim_s << " s, " << requests_done_
+       << " requests done, " << std::setprecision(0) << static_cast<double>(requests_done_) / wall_s
+       << " req/s, " << std::setprecision(1) << sim_s / wall_s << "x real time" << std::defaultfloat << std::flush;
+  progress_shown_ = true;
+}
+
+void RunReports::end_progress() {
+  if (!progress_shown_) return;
+  err_ << "\r\033[K" << std::flush;
+  progress_shown_ = false;
+}
+
+void RunReports::commit() {
+  end_progress();
+  if (timeseries_) {
+    timeseries_->finish();
+    close(*timeseries_file_);
+    timeseries_file_.reset();
+  }
+  if (trace_) {
+    trace_->finish();
+    close(*trace_file_);
+    trace_file_.reset();
+  }
+}
+
+}  // namespace servesim::cli

@@ -1,0 +1,67 @@
+#pragma once
+// The files `servesim run` writes as the run goes besides requests.csv — timeseries.csv
+// (outputs.timeseries) and trace.json (outputs.chrome_trace) — and the progress line on a
+// terminal. Each file goes to PATH.partial and is renamed only by commit(), so an
+// interrupted run never leaves a file that looks complete.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/cluster/simulation.h"
+#include "sim/io/chrome_trace.h"
+#include "sim/io/scenario.h"
+#include "sim/metrics/timeseries.h"
+
+namespace servesim::cli {
+
+class RunReports {
+ public:
+  // Opens the files the scenario asks for and adds one step observer to every replica
+  // when any report needs steps. `progress`: print a progress line on `err` (a terminal).
+  // REQUIRES: `sim` outlives this object and run() has not been called yet.
+  RunReports(Simulation& sim, const Scenario& scenario, const std::filesystem::path& out_dir, bool progress,
+             std::ostream& err);
+  ~RunReports();
+
+  // Every request record, as it leaves.
+  void on_request(const RequestRecord& r);
+  // After the run: closes the files and renames them into place.
+  void commit();
+  // Clears the progress line, if one was printed.
+  void end_progress();
+  // The paths commit() wrote.
+  const std::vector<std::string>& written() const { return written_; }
+
+ private:
+  struct File {
+    std::filesystem::path path, tmp;
+    std::ofstream stream;
+  };
+  File open(const std::filesystem::path& path);
+  void close(File& f);
+  void on_step(const StepSample& s);
+  void maybe_print_progress(Tick sim_ns);
+
+  Simulation& sim_;
+  std::ostream& err_;
+  std::optional<File> timeseries_file_, trace_file_;
+  std::unique_ptr<TimeseriesWriter> timeseries_;
+  std::unique_ptr<ChromeTraceWriter> trace_;
+  bool progress_ = false;
+  bool progress_shown_ = false;
+  std::int64_t requests_done_ = 0;
+  std::int64_t steps_ = 0;
+  std::chrono::steady_clock::time_point wall_start_, last_print_;
+  std::vector<std::string> written_;
+};
+
+// Whether `err` is the process's stderr and that is a terminal (the progress line is for
+// people watching, never for logs or pipes).
+bool stderr_is_terminal(const std::ostream& err);
+
+}  // namespace servesim::cli

@@ -1,0 +1,129 @@
+#include "sim/metrics/timeseries.h"
+
+#include <algorithm>
+#include <ostream>
+
+#include "sim/core/assert.h"
+
+namespace servesim {
+namespace {
+
+// Printed with enough digits to be exact for integers below 10^12 and for the times a run
+// reaches; the same value always prints the same text, so the file is deterministic.
+void put(std::ostream& out, double v, int digits) {
+  const auto old = out.precision(digits);
+  out << v;
+  out.precision(old);
+}
+
+// RFC 4180: a name holding a comma, quote or line break is quoted, quotes doubled.
+std::string csv_quoted(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string q = "\"";
+  for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+TimeseriesWriter::TimeseriesWriter(std::ostream& out, Tick interval_ns, std::vector<std::string> pool_names,
+                                   std::vector<int> replicas_per_pool, GaugeFn gauges)
+    : out_(out), interval_ns_(interval_ns), pool_names_(std::move(pool_names)), gauges_(std::move(gauges)) {
+  SS_ASSERT(interval_ns_ > 0, "timeseries interval must be positive");
+  SS_ASSERT(pool_names_.size() == replicas_per_pool.size(), "one replica count per pool");
+  for (int p = 0; p < static_cast<int>(replicas_per_pool.size()); ++p) {
+    first_flat_.push_back(static_cast<int>(replicas_.size()));
+    for (int r = 0; r < replicas_per_pool[static_cast<std::size_t>(p)]; ++r) replicas_.emplace_back(p, r);
+  }
+  for (auto& name : pool_names_) name = csv_quoted(name);
+  buckets_.assign(replicas_.size(), Bucket{});
+  out_ << kHeader << "\n";
+}
+
+void TimeseriesWriter::on_step(const StepSample& s) {
+  const std::int64_t interval = s.start_ns / interval_ns_;
+  SS_ASSERT(interval >= current_, "timeseries samples must come in time order");
+  if (current_ < 0) current_ = interval;  // the file starts at the first step, not at t = 0
+  // Close the open interval and every one the whole cluster sat through without a step,
+  // so each replica has one row per interval from the first step to the last.
+  while (current_ < interval) write_interval(current_++);
+
+  Bucket& b = buckets_[static_cast<std::size_t>(first_flat_[static_cast<std::size_t>(s.pool)] + s.replica)];
+  b.steps += 1;
+  b.busy_ns += s.duration_ns;
+  b.batch_sum += s.batch;
+  b.batch_max = std::max(b.batch_max, s.batch);
+  b.kv_used_max = std::max(b.kv_used_max, s.kv_used_blocks);
+  b.kv_total = s.kv_total_blocks;
+  const double occupancy =
+      s.kv_total_blocks > 0 ? static_cast<double>(s.kv_used_blocks) / static_cast<double>(s.kv_total_blocks) : 0.0;
+  b.occupancy_sum += occupancy;
+  b.occupancy_max = std::max(b.occupancy_max, occupancy);
+  b.waiting_sum += s.waiting;
+  b.waiting_max = std::max(b.waiting_max, s.waiting);
+  b.running_sum += s.running;
+  b.running_max = std::max(b.running_max, s.running);
+  b.prefill_tokens += s.prefill_tokens;
+  b.decode_tokens += s.decode_tokens;
+  b.output_tokens += s.output_tokens;
+}
+
+void TimeseriesWriter::finish() {
+  if (current_ >= 0) write_interval(current_++);
+  out_.flush();
+}
+
+void TimeseriesWriter::write_interval(std::int64_t interval) {
+  const double interval_s = static_cast<double>(interval_ns_) * 1e-9;
+  for (std::size_t i = 0; i < replicas_.size(); ++i) {
+    Bucket& b = buckets_[i];
+    const auto [pool, replica] = replicas_[i];
+    // Means are over the steps that started in the interval. A replica that started none
+    // reports its state when the row is written (docs/metrics.md).
+    double batch_mean = 0, occ_mean = 0, occ_max = 0, waiting_mean = 0, running_mean = 0;
+    std::int64_t kv_used_max = 0, kv_total = 0, waiting_max = 0, running_max = 0;
+    if (b.steps > 0) {
+      const double n = static_cast<double>(b.steps);
+      batch_mean = static_cast<double>(b.batch_sum) / n;
+      occ_mean = b.occupancy_sum / n;
+      occ_max = b.occupancy_max;
+      waiting_mean = static_cast<double>(b.waiting_sum) / n;
+      running_mean = static_cast<double>(b.running_sum) / n;
+      kv_used_max = b.kv_used_max;
+      kv_total = b.kv_total;
+      waiting_max = b.waiting_max;
+      running_max = b.running_max;
+    } else if (gauges_) {
+      const ReplicaGauges g = gauges_(pool, replica);
+      kv_used_max = g.kv_used_blocks;
+      kv_total = g.kv_total_blocks;
+      occ_mean = occ_max = kv_total > 0 ? static_cast<double>(kv_used_max) / static_cast<double>(kv_total) : 0.0;
+      waiting_mean = static_cast<double>(g.waiting);
+      waiting_max = g.waiting;
+      running_mean = static_cast<double>(g.running);
+      running_max = g.running;
+    }
+    put(out_, static_cast<double>(interval) * interval_s, 12);
+    out_ << ',' << pool_names_[static_cast<std::size_t>(pool)] << ',' << replica << ',' << b.steps << ',';
+    put(out_, static_cast<double>(b.busy_ns) * 1e-9, 12);
+    out_ << ',';
+    put(out_, batch_mean, 6);
+    out_ << ',' << b.batch_max << ',' << kv_used_max << ',' << kv_total << ',';
+    put(out_, occ_mean, 6);
+    out_ << ',';
+    put(out_, occ_max, 6);
+    out_ << ',';
+    put(out_, waiting_mean, 6);
+    out_ << ',' << waiting_max << ',';
+    put(out_, running_mean, 6);
+    out_ << ',' << running_max << ',' << b.prefill_tokens << ',' << b.decode_tokens << ',' << b.output_tokens << ',';
+    put(out_, static_cast<double>(b.output_tokens) / interval_s, 9);
+    out_ << ',';
+    put(out_, static_cast<double>(b.prefill_tokens + b.decode_tokens) / interval_s, 9);
+    out_ << '\n';
+    ++rows_;
+    b = Bucket{};
+  }
+}
+
+}  // namespace servesim

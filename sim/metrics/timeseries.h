@@ -1,0 +1,88 @@
+#pragma once
+// timeseries.csv (docs/metrics.md): per replica and per interval of simulated time, what
+// its engine steps did — batch size, KV-cache occupancy, queue lengths, tokens computed
+// and throughput. Fed one sample per engine step (never per token) and written as the run
+// goes: only the current interval's accumulators are held, one per replica, so memory
+// does not grow with the run's length. Knows nothing of the engine: the cluster layer
+// turns a step into a StepSample (sim/cluster/run_taps.h).
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "sim/core/time.h"
+
+namespace servesim {
+
+// One engine step of one replica, as seen when it starts.
+struct StepSample {
+  int pool = 0;
+  int replica = 0;          // index inside its pool
+  Tick start_ns = 0;
+  Tick duration_ns = 0;
+  std::int64_t batch = 0;           // requests computing tokens this step
+  std::int64_t prefill_tokens = 0;  // prompt (and recompute) tokens computed
+  std::int64_t decode_tokens = 0;   // one per decoding request
+  std::int64_t output_tokens = 0;   // tokens emitted at the step's end (speculation included)
+  std::int64_t kv_used_blocks = 0;  // after this step's allocations
+  std::int64_t kv_total_blocks = 0;
+  std::int64_t waiting = 0;         // queue length after scheduling
+  std::int64_t running = 0;
+};
+
+// A replica's queue and KV state at some moment, for rows of intervals in which it
+// started no step.
+struct ReplicaGauges {
+  std::int64_t kv_used_blocks = 0;
+  std::int64_t kv_total_blocks = 0;
+  std::int64_t waiting = 0;
+  std::int64_t running = 0;
+};
+
+class TimeseriesWriter {
+ public:
+  static constexpr const char* kHeader =
+      "time_s,pool,replica,steps,busy_s,batch_mean,batch_max,kv_used_blocks_max,kv_total_blocks,"
+      "kv_occupancy_mean,kv_occupancy_max,waiting_mean,waiting_max,running_mean,running_max,"
+      "prefill_tokens,decode_tokens,output_tokens,output_tokens_per_s,tokens_per_s";
+
+  using GaugeFn = std::function<ReplicaGauges(int pool, int replica)>;
+
+  // `replicas_per_pool[p]` replicas in pool p named pool_names[p]. Writes the header.
+  // REQUIRES: interval_ns > 0; `out` outlives the writer.
+  TimeseriesWriter(std::ostream& out, Tick interval_ns, std::vector<std::string> pool_names,
+                   std::vector<int> replicas_per_pool, GaugeFn gauges);
+
+  // REQUIRES: samples come in non-decreasing start_ns (simulated time order).
+  void on_step(const StepSample& s);
+  // Writes the interval still open. Call once, after the run.
+  void finish();
+
+  std::int64_t rows_written() const { return rows_; }
+
+ private:
+  struct Bucket {
+    std::int64_t steps = 0;
+    Tick busy_ns = 0;
+    std::int64_t batch_sum = 0, batch_max = 0;
+    std::int64_t kv_used_max = 0, kv_total = 0;
+    double occupancy_sum = 0, occupancy_max = 0;
+    std::int64_t waiting_sum = 0, waiting_max = 0;
+    std::int64_t running_sum = 0, running_max = 0;
+    std::int64_t prefill_tokens = 0, decode_tokens = 0, output_tokens = 0;
+  };
+  void write_interval(std::int64_t interval);  // every replica's row, then resets them
+
+  std::ostream& out_;
+  Tick interval_ns_;
+  std::vector<std::string> pool_names_;
+  std::vector<std::pair<int, int>> replicas_;  // flat index -> (pool, replica)
+  std::vector<int> first_flat_;                 // pool -> flat index of its replica 0
+  GaugeFn gauges_;
+  std::vector<Bucket> buckets_;
+  std::int64_t current_ = -1;  // interval being filled; -1 before the first step
+  std::int64_t rows_ = 0;
+};
+
+}  // namespace servesim
