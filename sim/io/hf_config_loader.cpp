@@ -1,5 +1,6 @@
 #include "sim/io/hf_config_loader.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <filesystem>
@@ -155,7 +156,12 @@ ModelSpec load_hf_config(const std::string& path) {
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
+  } catch (const json::parse_error& e) {
+    // e.byte is 1-based; the newlines before it give the line users can find.
+    const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    throw ConfigError(path, line, "", std::string("not valid JSON: ") + e.what());
+  } catch (const json::exception& e) {  // out_of_range for a number like 1e400
     throw ConfigError(path, 0, "", std::string("not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) throw ConfigError(path, 0, "", "expected a JSON object at the top");

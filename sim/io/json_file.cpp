@@ -25,6 +25,8 @@ nlohmann::ordered_json read_json_file(const std::string& path) {
     const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, s.size());
     const int line = 1 + static_cast<int>(std::count(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
     throw ConfigError(path, line, "", "not valid JSON: " + std::string(e.what()));
+  } catch (const nlohmann::json::exception& e) {  // out_of_range for a number like 1e400
+    throw ConfigError(path, 0, "", "not valid JSON: " + std::string(e.what()));
   }
 }
 

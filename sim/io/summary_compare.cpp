@@ -23,9 +23,16 @@ std::optional<double> number_or_null(const ojson& v) {
 // One block (the top level, a class, a pool, or a sweep row's summary): every numeric field
 // of the baseline against the same field of the candidate. Sub-objects are left to callers.
 void compare_block(const ojson& base, const ojson& cand, const std::string& block, const std::string& key_prefix,
-                   const std::string& cand_path, const Tolerances& tol, Comparison& out) {
+                   const std::string& base_path, const std::string& cand_path, const Tolerances& tol,
+                   Comparison& out) {
   for (const auto& [field, bv] : base.items()) {
-    if (!(bv.is_number() || bv.is_null())) continue;  // classes, pools, rejected_reasons, text
+    if (!(bv.is_number() || bv.is_null())) {
+      // A gated figure that is not a number is a broken file, not a field to skip: skipping
+      // it would let a comparison pass without looking at it.
+      if (field_direction(field) != Direction::neutral)
+        throw ConfigError(base_path, 0, key_prefix + field, "must be a number or null, got " + bv.dump());
+      continue;  // classes, pools, rejected_reasons, text
+    }
     if (!cand.contains(field))
       throw ConfigError(cand_path, 0, key_prefix + field, "missing; the baseline has it");
     const ojson& cv = cand[field];
@@ -63,8 +70,8 @@ void compare_block(const ojson& base, const ojson& cand, const std::string& bloc
 
 // "classes" or "pools": each named block of the baseline must be in the candidate.
 void compare_named_blocks(const ojson& base, const ojson& cand, const char* group, const std::string& block_prefix,
-                          const std::string& key_prefix, const std::string& cand_path, const Tolerances& tol,
-                          Comparison& out) {
+                          const std::string& key_prefix, const std::string& base_path, const std::string& cand_path,
+                          const Tolerances& tol, Comparison& out) {
   if (!base.contains(group) || !base[group].is_object()) return;
   const std::string key = key_prefix + group;
   if (!cand.contains(group) || !cand[group].is_object()) throw ConfigError(cand_path, 0, key, "missing; the baseline has it");
@@ -72,7 +79,8 @@ void compare_named_blocks(const ojson& base, const ojson& cand, const char* grou
     if (!cand[group].contains(name)) throw ConfigError(cand_path, 0, key + "." + name, "missing; the baseline has it");
     if (!block.is_object() || !cand[group][name].is_object())
       throw ConfigError(cand_path, 0, key + "." + name, "must be an object of figures");
-    compare_block(block, cand[group][name], block_prefix + group + "." + name, key + "." + name + ".", cand_path, tol, out);
+    compare_block(block, cand[group][name], block_prefix + group + "." + name, key + "." + name + ".", base_path,
+                  cand_path, tol, out);
   }
 }
 
@@ -97,9 +105,9 @@ Comparison compare_summaries(const ojson& baseline, const ojson& candidate, cons
     throw ConfigError(baseline_path, 0, "completed", "missing; is this a summary.json of servesim run?");
   if (!candidate.is_object()) throw ConfigError(candidate_path, 0, "", "must be a JSON object (a summary.json)");
   Comparison out;
-  compare_block(baseline, candidate, "overall", "", candidate_path, tolerances, out);
-  compare_named_blocks(baseline, candidate, "classes", "", "", candidate_path, tolerances, out);
-  compare_named_blocks(baseline, candidate, "pools", "", "", candidate_path, tolerances, out);
+  compare_block(baseline, candidate, "overall", "", baseline_path, candidate_path, tolerances, out);
+  compare_named_blocks(baseline, candidate, "classes", "", "", baseline_path, candidate_path, tolerances, out);
+  compare_named_blocks(baseline, candidate, "pools", "", "", baseline_path, candidate_path, tolerances, out);
   return out;
 }
 
@@ -137,8 +145,9 @@ Comparison compare_sweep_tables(const SweepTable& baseline, const SweepTable& ca
     }
     if (!b_ok || !c_ok) continue;
     const std::string prefix = "rows (point " + std::to_string(p) + ").summary.";
-    compare_block(brow["summary"], crow["summary"], block, prefix, candidate_path, tolerances, out);
-    compare_named_blocks(brow["summary"], crow["summary"], "classes", block + ".", prefix, candidate_path, tolerances, out);
+    compare_block(brow["summary"], crow["summary"], block, prefix, baseline_path, candidate_path, tolerances, out);
+    compare_named_blocks(brow["summary"], crow["summary"], "classes", block + ".", prefix, baseline_path, candidate_path,
+                         tolerances, out);
   }
   return out;
 }

@@ -1,5 +1,7 @@
 // Whole runs with prefix caching: hit rates that follow from the prompt structure alone,
 // computed by hand, and the KV bookkeeping of shared blocks under memory pressure.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -196,7 +198,9 @@ TEST_CASE("prefix runs: a Mooncake trace hits what its hash ids share", "[prefix
   // Ids of 512-token blocks. Row 2 shares id 0 with row 1 (512 tokens, 32 blocks of 16);
   // row 3 repeats row 1's ids over 1000 tokens: id 0 whole, then 30 whole blocks of id 1's
   // first 488 tokens, which row 1 computed: 992 tokens, exactly the cap (1000-1)/16 blocks.
-  const std::string path = std::filesystem::temp_directory_path() / "servesim_prefix_run_mc.jsonl";
+  // The pid keeps concurrent suites (other build folders, other checkouts) apart.
+  const std::string path =
+      std::filesystem::temp_directory_path() / ("servesim_prefix_run_mc_" + std::to_string(::getpid()) + ".jsonl");
   std::ofstream(path) << "{\"timestamp\": 0, \"input_length\": 1024, \"output_length\": 3, \"hash_ids\": [0, 1]}\n"
                          "{\"timestamp\": 1000, \"input_length\": 1024, \"output_length\": 3, \"hash_ids\": [0, 2]}\n"
                          "{\"timestamp\": 2000, \"input_length\": 1000, \"output_length\": 3, \"hash_ids\": [0, 1]}\n";

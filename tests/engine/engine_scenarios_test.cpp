@@ -1,5 +1,7 @@
 // Whole runs of the bundled engine scenarios: Sarathi-Serve's ITL claim, speculative
 // decoding's sign flip with concurrency, and presets loaded through the scenario loader.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -72,7 +74,9 @@ TEST_CASE("engine scenarios: speculative decoding helps at concurrency 1 and hur
     text += line + "\n";
   }
   REQUIRE(dropped == 1);
-  const auto plain_path = std::filesystem::temp_directory_path() / "servesim-speculative-baseline.yaml";
+  // The pid keeps concurrent suites (other build folders, other checkouts) apart.
+  const auto plain_path = std::filesystem::temp_directory_path() /
+                          ("servesim-speculative-baseline-" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(plain_path) << text;
 
   auto tpot_ms = [](const std::string& file, int users) {

@@ -3,19 +3,24 @@
 // also replay the seed corpora inside the ordinary test suite (tests/reliability/
 // fuzz_corpus_test.cpp) on machines without clang. Each returns normally when the input was
 // accepted or rejected with ConfigError; anything else escapes or aborts (fuzz_util.h).
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
+#include "sim/io/json_file.h"
+#include "sim/io/measurements_csv.h"
 #include "sim/io/model_loader.h"
 #include "sim/io/scenario_loader.h"
+#include "sim/io/summary_compare.h"
+#include "sim/io/sweep_table.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace servesim::fuzz {
 
-// A trace file of `format` (azure | vidur | lengths): build the class's source through
+// A trace file of `format` (azure | vidur | lengths | mooncake | csv): build the class's source through
 // make_source, as a run does, and drain it, at speedup 1 (the exact integer path) and at a
 // fractional speedup (the rounded path). A length-only trace takes a Poisson arrival.
 inline void trace_input(const char* format, const std::uint8_t* data, std::size_t size) {
@@ -25,6 +30,8 @@ inline void trace_input(const char* format, const std::uint8_t* data, std::size_
     ClassSpec spec;
     spec.name = "fuzz";
     spec.trace = TraceSpec{format, file.path(), speedup};
+    // csv prefix ids: a hash block of 16 tokens (the KV block) as well as Mooncake's 512.
+    if (std::string(format) == "csv" && speedup != 1.0) spec.trace->hash_block_tokens = 16;
     if (std::string(format) == "lengths") {
       spec.arrival = ArrivalSpec{};
       spec.arrival->process = ArrivalSpec::Process::poisson;
@@ -68,6 +75,52 @@ inline void hf_config_input(const std::uint8_t* data, std::size_t size) {
         m.head_dim < 1 || m.intermediate_size < 1 || m.vocab_size < 1)
       finding("a loaded model has a size below 1");
     if (m.num_attention_heads % m.num_kv_heads != 0) finding("kv heads do not divide heads");
+  } catch (const ConfigError&) {
+  }
+}
+
+// A step-time measurement CSV (`calibrate --measurements`). Rows that load must be usable
+// by the calibration: a positive, finite time and no negative sizes.
+inline void measurements_input(const std::uint8_t* data, std::size_t size) {
+  static const TempFile file("measurements.csv");
+  file.write(data, size);
+  try {
+    for (const Measurement& m : read_measurements(file.path())) {
+      if (!(m.ms > 0) || !std::isfinite(m.ms)) finding("a measurement row with a time that is not positive and finite");
+      if (m.prefill_tokens < 0 || m.past_tokens < 0 || m.decode_batch < 0 || m.decode_context < 0 || m.gemm_m < 0 ||
+          m.gemm_k < 0 || m.gemm_n < 0)
+        finding("a measurement row with a negative size");
+      if (m.line < 2) finding("a measurement row without its line");
+    }
+  } catch (const ConfigError&) {
+  }
+}
+
+// A summary.json or sweep.json given to `compare` (and, for sweep tables, `merge`). The
+// input is compared with itself (every field of a baseline checked) and, for a summary,
+// as the candidate of a small valid baseline.
+inline void compare_input(const std::uint8_t* data, std::size_t size) {
+  static const TempFile file("candidate.json");
+  file.write(data, size);
+  static const nlohmann::ordered_json baseline = nlohmann::ordered_json::parse(
+      R"({"completed": 10, "rejected": 0, "duration": 2.5, "request_throughput": 4.0, "mean_ttft_ms": 12.5,
+          "p99_ttft_ms": 30, "mean_itl_ms": null, "classes": {"default": {"completed": 10, "p99_ttft_ms": 30}}})");
+  const std::string& path = file.path();
+  try {
+    const nlohmann::ordered_json j = read_json_file(path);
+    Tolerances tol;
+    tol.per_field["p99_ttft_ms"] = 0.1;
+    if (is_sweep_table_json(j)) {
+      const SweepTable t = sweep_table_from_json(j, path);
+      compare_sweep_tables(t, t, path, path, tol);
+      SweepTable whole = merge_sweep_tables({t}, {path}, true);
+      std::ostringstream json, csv;
+      write_sweep_json(whole, json);
+      write_sweep_csv(whole, csv);
+    } else {
+      compare_summaries(j, j, path, path, tol);
+      compare_summaries(baseline, j, "baseline.json", path, tol);
+    }
   } catch (const ConfigError&) {
   }
 }

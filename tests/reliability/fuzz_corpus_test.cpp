@@ -42,8 +42,18 @@ TEST_CASE("fuzz corpora: every seed trace is read to the end or rejected with Co
   CHECK(replay("azure_trace", [](const std::uint8_t* d, std::size_t n) { trace_input("azure", d, n); }) >= 5);
   CHECK(replay("vidur_trace", [](const std::uint8_t* d, std::size_t n) { trace_input("vidur", d, n); }) >= 5);
   CHECK(replay("lengths_trace", [](const std::uint8_t* d, std::size_t n) { trace_input("lengths", d, n); }) >= 5);
+  CHECK(replay("mooncake_trace", [](const std::uint8_t* d, std::size_t n) { trace_input("mooncake", d, n); }) >= 5);
+  CHECK(replay("csv_trace", [](const std::uint8_t* d, std::size_t n) { trace_input("csv", d, n); }) >= 5);
 }
 
 TEST_CASE("fuzz corpora: every seed config.json loads or is rejected with ConfigError", "[reliability]") {
   CHECK(replay("hf_config", hf_config_input) >= 5);
+}
+
+TEST_CASE("fuzz corpora: every seed measurement CSV loads or is rejected with ConfigError", "[reliability]") {
+  CHECK(replay("measurements", measurements_input) >= 5);
+}
+
+TEST_CASE("fuzz corpora: every seed compare input is compared or rejected with ConfigError", "[reliability]") {
+  CHECK(replay("compare", compare_input) >= 5);
 }
