@@ -89,7 +89,7 @@ void RequestsCsvWriter::write(const RequestRecord& r) {
     << r.cached_prompt_tokens << ',' << r.preemptions << ',';
   if (in_session) o << r.session_id << ',' << r.turn;
   else o << ',';
-  o << '\n';
+  o << ',' << format_scaled_integer(r.kv_transfer_ns, 6) << '\n';
   ++rows_;
 }
 

@@ -17,7 +17,7 @@ class RequestsCsvWriter {
   static constexpr const char* kHeader =
       "id,class,pool,replica,outcome,reject_reason,arrival_s,queue_ms,ttft_ms,e2el_ms,tpot_ms,"
       "prompt_tokens,output_tokens,output_tokens_done,cached_prompt_tokens,preemptions,"
-      "session_id,turn";
+      "session_id,turn,kv_transfer_ms";
 
   // Creates (or truncates) the file at `path` and writes the header.
   // Throws ConfigError naming the path when it cannot be opened.

@@ -40,6 +40,7 @@ void MetricGroup::add_request(const RequestRecord& record) {
       e2el_ns.add(static_cast<double>(e2el));
       const Tick queue = record.queue_ns();
       if (queue >= 0) queue_ns.add(static_cast<double>(queue));
+      kv_transfer_ns += record.kv_transfer_ns;
       break;
     }
     case Outcome::rejected: {
@@ -61,6 +62,7 @@ void MetricGroup::merge(const MetricGroup& other) {
   e2el_ns.merge(other.e2el_ns);
   queue_ns.merge(other.queue_ns);
   completed += other.completed;
+  kv_transfer_ns += other.kv_transfer_ns;
   rejected += other.rejected;
   unfinished += other.unfinished;
   input_tokens += other.input_tokens;
@@ -115,6 +117,9 @@ SummaryBlock MetricGroup::to_block(Tick duration_ns) const {
     for (const auto& [prefix, q] : ladder) block.set(prefix + suffix, ms(sketch->quantile(q)));
   }
   block.set("mean_queue_ms", ms(queue_ns.mean()));
+  // The KV-transfer part of TTFT (prefill/decode disaggregation, docs/cluster.md).
+  block.set("mean_kv_transfer_ms",
+            completed > 0 ? ms_from_ticks(kv_transfer_ns) / static_cast<double>(completed) : 0.0);
 
   block.set("prefix_cache_hit_rate",
             input_tokens > 0

@@ -70,10 +70,10 @@ TEST_CASE("requests csv: rows hold every column in the header's order", "[metric
   const std::string expected =
       "id,class,pool,replica,outcome,reject_reason,arrival_s,queue_ms,ttft_ms,e2el_ms,tpot_ms,"
       "prompt_tokens,output_tokens,output_tokens_done,cached_prompt_tokens,preemptions,"
-      "session_id,turn\n"
-      "17,chat,big,3,completed,,1.500000123,12.5,250,1250,100,2048,11,11,1024,2,9,4\n"
-      "18,\"batch, bulk\",,,rejected,queue_full,2,,,,,100,20,0,0,0,,\n"
-      "19,chat,main,0,unfinished,,3,0,40,,,10,100,7,0,0,,\n";
+      "session_id,turn,kv_transfer_ms\n"
+      "17,chat,big,3,completed,,1.500000123,12.5,250,1250,100,2048,11,11,1024,2,9,4,0\n"
+      "18,\"batch, bulk\",,,rejected,queue_full,2,,,,,100,20,0,0,0,,,0\n"
+      "19,chat,main,0,unfinished,,3,0,40,,,10,100,7,0,0,,,0\n";
   CHECK(out.str() == expected);
   CHECK(writer.rows_written() == 3);
 }
