@@ -192,19 +192,21 @@ ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classe
     cluster.pools.push_back(std::move(pool));
   }
   if (auto router = f.get("router")) {
-    // `router: NAME`, or `router: {name: NAME, staleness: 50ms}`.
-    std::optional<Field> name = router;
-    if (router->is_map()) {
-      router->expect_map({"name", "staleness"});
-      name = router->get("name");
-      if (auto s = router->get("staleness")) cluster.router_staleness_ns = s->as_duration_ns();
-    }
-    if (name) {
-      cluster.router = name->as_string();
+    // `router: NAME`, or `router: {name: NAME, staleness: 50ms}`. (Fields are never
+    // assigned to each other: YAML::Node assignment would overwrite the tree.)
+    auto read_name = [&](const Field& name) {
+      cluster.router = name.as_string();
       const std::vector<std::string> routers = router_names();
       if (!contains(routers, cluster.router)) {
-        name->fail(unknown_choice_message("router", "routers", cluster.router, routers));
+        name.fail(unknown_choice_message("router", "routers", cluster.router, routers));
       }
+    };
+    if (router->is_map()) {
+      router->expect_map({"name", "staleness"});
+      if (auto s = router->get("staleness")) cluster.router_staleness_ns = s->as_duration_ns();
+      if (auto n = router->get("name")) read_name(*n);
+    } else {
+      read_name(*router);
     }
   }
   for (std::size_t i = 0; i < cluster.pools.size(); ++i) {

@@ -51,6 +51,7 @@ TEST_CASE("cluster keys: router staleness admission roles and a declared topolog
       "    links: [{a: a, b: b, bandwidth: 400Gb/s, latency: 2us}]\n",
       kDisaggPools)));
   CHECK(s.cluster.router == "power-of-two");
+  CHECK(s.cluster.router_staleness_ns == 50 * kNsPerMs);
   REQUIRE(s.cluster.admission.size() == 1);
   CHECK(*s.cluster.admission[0].queue_limit == 7);
   CHECK(*s.cluster.admission[0].timeout_ns == 2 * kNsPerSec);
