@@ -31,7 +31,8 @@ CLAIMS = [
     ("01", "Document assistant", "whatif-01-document-assistant.yaml",
      [("30k in, 400 out", [])],
      [("TTFT p50 ms", "median_ttft_ms"), ("decode p50 ms", "decode_ms"), ("E2E p50 ms", "median_e2el_ms"),
-      ("ITL p50 ms", "median_itl_ms")]),
+      ("ITL p50 ms", "median_itl_ms"), ("TTFT: own prefill ms", "ttft_attribution.prefill_compute_ms"),
+      ("TTFT: queue ms", "ttft_attribution.queue_ms"), ("ITL: own decode ms", "itl_attribution.decode_compute_ms")]),
     ("02", "Optimising the wrong phase", "whatif-02-wrong-phase.yaml",
      [("H100 bf16", []), ("H100 int4 weights", ["cluster.pools.0.weights=int4"]),
       ("H100 fp8 (W8A8)", ["cluster.pools.0.weights=fp8"]),
@@ -43,7 +44,7 @@ CLAIMS = [
      [("timestamp first", []), ("timestamp after system prompt", [TIMESTAMP_LAST]),
       ("prefix cache off", ["cluster.pools.0.engine.prefix_cache=false"])],
      [("hit rate", "prefix_cache_hit_rate"), ("TTFT p50 ms", "median_ttft_ms"), ("TTFT p99 ms", "p99_ttft_ms"),
-      ("ITL p99 ms", "p99_itl_ms")]),
+      ("ITL p99 ms", "p99_itl_ms"), ("$ per request", "cost_per_request")]),
     ("04", "Batch size tension", "whatif-04-batch-size.yaml",
      [("max_num_seqs %d" % n, ["cluster.pools.0.engine.max_num_seqs=%d" % n]) for n in (4, 8, 16, 32, 64, 128, 256)],
      [("output tok/s", "output_throughput"), ("ITL p50 ms", "median_itl_ms"), ("ITL mean ms", "mean_itl_ms")]),
@@ -53,7 +54,8 @@ CLAIMS = [
       ("history cut at 6000, cache off", ["workload.0.session.max_history_tokens=6000",
                                           "cluster.pools.0.engine.prefix_cache=false"])],
      [("hit rate", "prefix_cache_hit_rate"), ("TTFT p50 ms", "median_ttft_ms"), ("TTFT p99 ms", "p99_ttft_ms"),
-      ("turn-20 prefill tokens", "turn20_computed"), ("session prefill tokens", "session_computed")]),
+      ("turn-20 prefill tokens", "turn20_computed"), ("session prefill tokens", "session_computed"),
+      ("$ per session", "cost_per_session")]),
     ("06", "The output-limit myth", "whatif-06-output-limit.yaml",
      [("100 tokens out", []), ("1000 tokens out", ["workload.0.output.fixed=1000"])],
      [("TTFT p50 ms", "median_ttft_ms"), ("E2E p50 ms", "median_e2el_ms")]),
@@ -78,11 +80,14 @@ CLAIMS = [
      [("E2E p50 ms", "median_e2el_ms"), ("TTFT mean ms", "mean_ttft_ms")]),
     ("11", "Short classification calls", "whatif-11-short-calls.yaml",
      [("200 in, 5 out at 40/s", [])],
-     [("E2E p50 ms", "median_e2el_ms"), ("queue p50 ms", "p50_queue_ms"), ("TTFT p50 ms", "median_ttft_ms"),
-      ("ITL p50 ms", "median_itl_ms")]),
+     [("E2E mean ms", "mean_e2el_ms"), ("TTFT mean ms", "mean_ttft_ms"), ("TTFT: queue ms", "ttft_attribution.queue_ms"),
+      ("TTFT: own prefill ms", "ttft_attribution.prefill_compute_ms"),
+      ("TTFT: others' work ms", "ttft_attribution.batch_share_ms"), ("ITL mean ms", "mean_itl_ms")]),
     ("12", "Pricing", "whatif-12-pricing.yaml",
      [("chat, shared 2k system prompt", [])],
-     [("hit rate", "prefix_cache_hit_rate"), ("TTFT p50 ms", "median_ttft_ms"), ("ITL p50 ms", "median_itl_ms")]),
+     [("hit rate", "prefix_cache_hit_rate"), ("$/1M cached input", "cost_per_1m_cached_input_tokens"),
+      ("$/1M input", "cost_per_1m_input_tokens"), ("$/1M output", "cost_per_1m_output_tokens"),
+      ("$ per request", "cost_per_request")]),
     ("13", "Retrieval instead of stuffing", "whatif-13-retrieval.yaml",
      [("Qwen2.5-7B, 20 documents", []), ("Qwen2.5-7B, 3 passages", ["workload.0.prompt.0.tokens=3000"]),
       ("Llama-3.2-1B, 20 documents", ["cluster.pools.0.model=llama-3.2-1b"])],
@@ -141,6 +146,8 @@ def run_variant(servesim, scenario, sets, run_dir):
 def fmt(value):
     if value is None:
         return "-"
+    if abs(value) < 0.01 and value != 0:
+        return "%.2g" % value
     if abs(value) < 10 and value != int(value):
         return "%.3g" % value
     return "%.0f" % value if abs(value) >= 100 else "%.1f" % value

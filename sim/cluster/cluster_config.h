@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cluster/topology_spec.h"
 #include "sim/engine/engine_config.h"
 #include "sim/hardware/cost_model_spec.h"
 #include "sim/hardware/hardware_spec.h"
@@ -13,6 +14,11 @@
 #include "sim/model/model_spec.h"
 
 namespace servesim {
+
+// What a pool does with a request (docs/cluster.md). `prefill` pools run the prompt, then
+// hand the request's KV over the topology to a replica of their `decode_pool`; `decode`
+// pools take only such hand-overs; `unified` pools do both (the default).
+enum class PoolRole { unified, prefill, decode };
 
 struct PoolConfig {
   std::string name = "main";
@@ -23,6 +29,19 @@ struct PoolConfig {
   EngineConfig engine;
   CostModelSpec cost_model;
   std::vector<std::string> classes;  // workload classes routed here; empty = every class
+  PoolRole role = PoolRole::unified;
+  std::string decode_pool;  // role prefill: the decode pool its requests move to
+};
+
+// Per-class admission at the door of the class's pool (docs/cluster.md).
+struct ClassAdmission {
+  std::string class_name;
+  // Most requests of the class that may wait in the pool never yet scheduled; an arrival
+  // beyond it is rejected with reason `queue_full`.
+  std::optional<std::int64_t> queue_limit;
+  // Longest wait from arrival to the first step that computes any of the request's tokens;
+  // a request still unscheduled then leaves with reason `timed_out`.
+  std::optional<Tick> timeout_ns;
 };
 
 // When a run ends (the scenario's `stop:`), whichever comes first.
@@ -34,6 +53,12 @@ struct StopSpec {
 struct ClusterConfig {
   std::vector<PoolConfig> pools;
   std::string router = "least-outstanding";
+  // Routers see replica load as it was at the last refresh, every this many ns (0: live).
+  Tick router_staleness_ns = 0;
+  std::vector<ClassAdmission> admission;
+  // The network KV moves over between prefill and decode pools; unset: a DGX H100 preset
+  // with as many nodes as the pools need.
+  std::optional<TopologySpec> topology;
 };
 
 }  // namespace servesim

@@ -6,8 +6,8 @@
 namespace servesim {
 
 Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::string& router_name,
-           std::uint64_t seed, MetricsRecorder& metrics, ReplicaListener& listener)
-    : config_(config), index_(pool_index) {
+           std::uint64_t seed, MetricsRecorder& metrics, ReplicaListener& listener, Tick router_staleness_ns)
+    : config_(config), index_(pool_index), sim_(sim), staleness_ns_(router_staleness_ns) {
   const std::string key = "cluster.pools." + std::to_string(pool_index);
   memory_plan_ = plan_memory(config_.model, config_.hardware, config_.deployment,
                              config_.engine.gpu_memory_utilization, config_.engine.max_batched_tokens);
@@ -37,18 +37,48 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
                                                   policy->factory(), cost_model_, metrics, listener,
                                                   config_.model.max_context_tokens));
     set_up_replica(*replicas_.back(), config_, memory_plan_, draft_cost_model);
+    replicas_.back()->set_hand_over_after_prefill(config_.role == PoolRole::prefill);
   }
   snapshots_.resize(replicas_.size());
+  take_snapshots();  // the empty pool, as a stale router first sees it
 }
 
-void Pool::submit(RequestState& request) {
+void Pool::take_snapshots() {
   for (std::size_t i = 0; i < replicas_.size(); ++i) {
     const Replica& r = *replicas_[i];
     snapshots_[i] = ReplicaSnapshot{static_cast<int>(i), r.outstanding(), r.num_waiting(), r.num_running(), r.kv_usage()};
-    if (router_->wants_cached_prefix()) snapshots_[i].cached_prefix_tokens = r.kv().cached_prefix_tokens(request.spec);
   }
+}
+
+// Keeps refreshing while any replica has work; an idle pool's snapshot stays true until the
+// next submit, which re-arms the refresh at the next multiple of the interval.
+void Pool::on_refresh() {
+  take_snapshots();
+  for (const auto& r : replicas_)
+    if (r->outstanding() > 0) {
+      refresh_ = sim_.schedule_in(staleness_ns_, [this] { on_refresh(); });
+      return;
+    }
+}
+
+int Pool::route(const RequestState& request) {
+  if (staleness_ns_ == 0) take_snapshots();
+  // The prefix cache is asked live: it is the router's own index, not reported load.
+  if (router_->wants_cached_prefix())
+    for (std::size_t i = 0; i < replicas_.size(); ++i)
+      snapshots_[i].cached_prefix_tokens = replicas_[i]->kv().cached_prefix_tokens(request.spec);
   const RouteDecision d = router_->route(request.spec, snapshots_);
-  replicas_[static_cast<std::size_t>(d.target)]->submit(request);
+  return d.target;
+}
+
+void Pool::submit(RequestState& request) { submit_to(request, route(request)); }
+
+void Pool::submit_to(RequestState& request, int replica) {
+  replicas_[static_cast<std::size_t>(replica)]->submit(request);
+  if (staleness_ns_ > 0 && !sim_.pending(refresh_)) {
+    const Tick next = (sim_.now() / staleness_ns_ + 1) * staleness_ns_;
+    refresh_ = sim_.schedule_at(next, [this] { on_refresh(); });
+  }
 }
 
 }  // namespace servesim

@@ -1,5 +1,7 @@
 #pragma once
-// A named group of identical replicas behind one router.
+// A named group of identical replicas behind one router. With router staleness the router
+// sees load snapshots taken at the last refresh, refreshed every staleness interval by one
+// event (none while the pool is idle, so an idle pool never keeps a run alive).
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,10 +17,17 @@ class Pool {
  public:
   // Throws ConfigError when the model does not fit or a name is unknown.
   Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::string& router_name,
-       std::uint64_t seed, MetricsRecorder& metrics, ReplicaListener& listener);
+       std::uint64_t seed, MetricsRecorder& metrics, ReplicaListener& listener,
+       Tick router_staleness_ns = 0);
 
   // Routes and submits a request to one replica.
   void submit(RequestState& request);
+  // The replica the router picks for `request` now (what submit() would use).
+  int route(const RequestState& request);
+  // Submits to a replica chosen earlier by route() (a disaggregated hand-over).
+  void submit_to(RequestState& request, int replica);
+  // The load the router sees now (live, or the last refresh's with staleness).
+  const std::vector<ReplicaSnapshot>& router_view() const { return snapshots_; }
 
   const PoolConfig& config() const { return config_; }
   const MemoryPlan& memory_plan() const { return memory_plan_; }
@@ -34,7 +43,13 @@ class Pool {
   std::shared_ptr<const CostModel> cost_model_;
   std::unique_ptr<Router> router_;
   std::vector<std::unique_ptr<Replica>> replicas_;
-  std::vector<ReplicaSnapshot> snapshots_;  // reused on every route
+  void take_snapshots();
+  void on_refresh();
+
+  Simulator& sim_;
+  Tick staleness_ns_ = 0;
+  EventHandle refresh_;
+  std::vector<ReplicaSnapshot> snapshots_;  // reused on every route; the stale view with staleness
 };
 
 }  // namespace servesim

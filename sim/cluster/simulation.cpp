@@ -31,18 +31,19 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
 
   for (int p = 0; p < static_cast<int>(cluster_.pools.size()); ++p)
     pools_.push_back(std::make_unique<Pool>(sim_, p, cluster_.pools[static_cast<std::size_t>(p)], cluster_.router,
-                                            seed_, *metrics_, *this));
+                                            seed_, *metrics_, *this, cluster_.router_staleness_ns));
 
   // Each class goes to the first pool that names it, else to the first pool that takes
-  // every class.
+  // every class. Decode pools take only hand-overs from their prefill pools.
   for (std::size_t c = 0; c < workload_.size(); ++c) {
     int chosen = -1;
     for (std::size_t p = 0; p < cluster_.pools.size() && chosen < 0; ++p) {
       const auto& names = cluster_.pools[p].classes;
+      if (cluster_.pools[p].role == PoolRole::decode) continue;
       if (std::find(names.begin(), names.end(), workload_[c].name) != names.end()) chosen = static_cast<int>(p);
     }
     for (std::size_t p = 0; p < cluster_.pools.size() && chosen < 0; ++p)
-      if (cluster_.pools[p].classes.empty()) chosen = static_cast<int>(p);
+      if (cluster_.pools[p].classes.empty() && cluster_.pools[p].role != PoolRole::decode) chosen = static_cast<int>(p);
     if (chosen < 0)
       throw ConfigError("", 0, "workload." + std::to_string(c) + ".class",
                         "no pool serves class '" + workload_[c].name + "'");
@@ -59,6 +60,8 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
                           "class '" + c.name + "' has synthetic arrivals that never run out; "
                           "give stop.requests or stop.time");
   }
+  resolve_admission();
+  place_on_topology();
   source_events_.resize(sources_.size());
   source_event_ns_.assign(sources_.size(), kTickMax);
   std::int64_t slots = 0;  // requests the cluster runs at once
@@ -116,7 +119,19 @@ void Simulation::on_arrival(int c) {
     admitting_ = false;
     for (auto& h : source_events_) sim_.cancel(h);
   }
-  pools_[static_cast<std::size_t>(pool_of_class_[static_cast<std::size_t>(c)])]->submit(*state);
+  const auto ci = static_cast<std::size_t>(c);
+  const int pool = pool_of_class_[ci];
+  if (queue_limit_[ci] >= 0 && unscheduled_[ci] >= queue_limit_[ci]) {
+    reject_at_door(*state, pool, "queue_full");
+  } else {
+    ++unscheduled_[ci];  // until its first step (on_first_scheduled) or it leaves
+    if (timeout_ns_[ci] >= 0) {
+      const std::uint64_t id = state->spec.id;
+      const EventHandle h = sim_.schedule_in(timeout_ns_[ci], [this, id] { on_timeout(id); });
+      timeouts_.emplace(id, std::pair{h, state});
+    }
+    pools_[static_cast<std::size_t>(pool)]->submit(*state);
+  }
   // After submit, so a request rejected on arrival does not count as inside.
   peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
   in_flight_at_last_arrival_ = in_flight_;
@@ -132,12 +147,40 @@ void Simulation::on_arrival(int c) {
 }
 
 void Simulation::on_request_done(RequestState& request, Tick now_ns) {
+  if (request.first_scheduled_ns < 0) --unscheduled_[static_cast<std::size_t>(request.spec.class_index)];
+  if (auto it = timeouts_.find(request.spec.id); it != timeouts_.end()) {
+    sim_.cancel(it->second.first);
+    timeouts_.erase(it);
+  }
   --in_flight_;
   last_done_ns_ = std::max(last_done_ns_, now_ns);
   const int c = request.spec.class_index;
   sources_[static_cast<std::size_t>(c)]->on_finished(request.spec, now_ns);
   free_states_.push_back(&request);
   arm_source(c);
+}
+
+void Simulation::record_unfinished(const RequestState& r) {
+  RequestRecord rec;
+  rec.id = r.spec.id;
+  rec.class_index = r.spec.class_index;
+  rec.pool_index = r.pool_index;
+  rec.replica_index = r.replica_index;
+  rec.outcome = Outcome::unfinished;
+  rec.arrival_ns = r.spec.arrival_ns;
+  rec.first_scheduled_ns = r.first_scheduled_ns;
+  rec.first_token_ns = r.first_token_ns;
+  rec.prompt_tokens = r.spec.prompt_tokens;
+  rec.output_tokens = r.spec.output_tokens;
+  rec.output_tokens_done = r.num_output_done;
+  rec.cached_prompt_tokens = r.cached_prompt_tokens;
+  rec.preemptions = r.preemptions;
+  rec.preempted_ns = r.preempted_ns + (r.preempted_at_ns >= 0 ? sim_.now() - r.preempted_at_ns : 0);
+  rec.truncated_tokens = r.truncated_tokens;
+  rec.kv_transfer_ns = r.kv_transfer_ns;
+  rec.session_id = r.spec.session_id;
+  rec.turn = r.spec.turn;
+  metrics_->record_request(rec);
 }
 
 // Saturation uses the same rule as `servesim capacity` (SaturationWatch, docs/reliability.md):
@@ -206,30 +249,11 @@ RunResult Simulation::run() {
   // Requests still inside when time ran out are reported as unfinished, never dropped.
   for (auto& pool : pools_)
     for (auto& replica : pool->replicas()) {
-      replica->for_each_request([&](RequestState& r) {
-        RequestRecord rec;
-        rec.id = r.spec.id;
-        rec.class_index = r.spec.class_index;
-        rec.pool_index = r.pool_index;
-        rec.replica_index = r.replica_index;
-        rec.outcome = Outcome::unfinished;
-        rec.arrival_ns = r.spec.arrival_ns;
-        rec.first_scheduled_ns = r.first_scheduled_ns;
-        rec.first_token_ns = r.first_token_ns;
-        rec.prompt_tokens = r.spec.prompt_tokens;
-        rec.output_tokens = r.spec.output_tokens;
-        rec.output_tokens_done = r.num_output_done;
-        rec.cached_prompt_tokens = r.cached_prompt_tokens;
-        rec.preemptions = r.preemptions;
-        rec.preempted_ns = r.preempted_ns + (r.preempted_at_ns >= 0 ? sim_.now() - r.preempted_at_ns : 0);
-        rec.truncated_tokens = r.truncated_tokens;
-        rec.session_id = r.spec.session_id;
-        rec.turn = r.spec.turn;
-        metrics_->record_request(rec);
-      });
+      replica->for_each_request([&](RequestState& r) { record_unfinished(r); });
       result.steps += replica->stats().steps;
       result.preemptions += replica->stats().preemptions;
     }
+  for (const auto& [id, h] : hand_overs_) record_unfinished(*h.request);  // KV still on the wire
 
   result.end_ns = result.stopped_by_time ? sim_.now() : last_done_ns_;
   const Tick start = first_arrival_ns_ < 0 ? 0 : first_arrival_ns_;

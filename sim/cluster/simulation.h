@@ -3,10 +3,13 @@
 // A Simulation owns everything it uses, so runs can go in parallel threads.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/cluster/cluster_config.h"
+#include "sim/cluster/kv_transfer_network.h"
 #include "sim/cluster/pool.h"
 #include "sim/cluster/saturation_watch.h"
 #include "sim/core/simulator.h"
@@ -57,8 +60,28 @@ class Simulation final : public ReplicaListener {
   const std::vector<std::unique_ptr<Pool>>& pools() const { return pools_; }
 
   void on_request_done(RequestState& request, Tick now_ns) override;
+  void on_first_scheduled(RequestState& request, Tick now_ns) override;
+  void on_prefill_handed_over(RequestState& request, Tick now_ns) override;
+
+  // Disaggregation: the network, and the first GPU node of each replica (docs/cluster.md).
+  // Null / empty without a prefill pool.
+  const Topology* topology() const { return topology_.get(); }
+  int first_gpu(int pool, int replica) const;
 
  private:
+  struct HandOver {  // a request whose KV is on its way from a prefill to a decode replica
+    RequestState* request = nullptr;
+    int decode_replica = 0;
+    int flows_left = 0;
+    Tick prefill_end_ns = 0;
+  };
+  void resolve_admission();
+  void place_on_topology();
+  void on_kv_arrived(std::uint64_t request_id);
+  void on_timeout(std::uint64_t request_id);
+  void reject_at_door(RequestState& request, int pool, const char* reason);
+  void record_unfinished(const RequestState& request);
+
   void arm_source(int class_index);
   void on_arrival(int class_index);
   RequestState* new_request_state();
@@ -90,6 +113,19 @@ class Simulation final : public ReplicaListener {
   SaturationWatch saturation_{0};  // sized in the constructor, once the pools are known
   ArrivalObserver arrival_observer_;
   bool aborted_ = false;
+
+  // Admission (cluster.admission), per class: limits, and requests in the class's pool that
+  // were never scheduled. Pending timeouts by request id.
+  std::vector<std::int64_t> queue_limit_;  // -1: none
+  std::vector<Tick> timeout_ns_;           // -1: none
+  std::vector<std::int64_t> unscheduled_;
+  std::unordered_map<std::uint64_t, std::pair<EventHandle, RequestState*>> timeouts_;
+
+  std::vector<int> decode_pool_of_;  // per pool: its decode pool, -1 unless role prefill
+  std::unique_ptr<Topology> topology_;
+  std::unique_ptr<KvTransferNetwork> network_;
+  std::vector<std::vector<int>> first_gpu_;  // [pool][replica] -> index into topology_->gpus()
+  std::map<std::uint64_t, HandOver> hand_overs_;  // ordered: end-of-run records are deterministic
 };
 
 }  // namespace servesim

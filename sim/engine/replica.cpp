@@ -25,6 +25,7 @@ RequestRecord make_record(const RequestState& r, Outcome outcome, Tick now_ns) {
   rec.preemptions = r.preemptions;
   rec.preempted_ns = r.preempted_ns + (r.preempted_at_ns >= 0 ? now_ns - r.preempted_at_ns : 0);
   rec.truncated_tokens = r.truncated_tokens;
+  rec.kv_transfer_ns = r.kv_transfer_ns;
   rec.session_id = r.spec.session_id;
   rec.turn = r.spec.turn;
   rec.acct = r.acct;
@@ -75,7 +76,10 @@ void Replica::maybe_start_step() {
   const Tick now = sim_.now();
   const Tick extra_ns = prepare_step(now);  // CPU overheads, swap, speculation (plan_ parts)
   for (const auto& c : plan_.chunks)
-    if (c.request->first_scheduled_ns < 0) c.request->first_scheduled_ns = now;
+    if (c.request->first_scheduled_ns < 0) {
+      c.request->first_scheduled_ns = now;
+      listener_.on_first_scheduled(*c.request, now);
+    }
   StepCost cost = cost_model_->step_cost(plan_.shape);
   SS_ASSERT(cost.total_ns >= 1, "a step must take time");
   cost.total_ns += extra_ns;
@@ -109,6 +113,12 @@ void Replica::on_step_end() {
     r.num_output_done += 1;  // the step samples one token at the end of what it computed
     if (r.first_token_ns < 0) {
       r.first_token_ns = now;
+      if (hand_over_after_prefill_ && r.num_output_done < r.spec.output_tokens) {
+        r.last_token_ns = now;
+        r.status = RequestStatus::finished;  // leaves running below, handed over not finished
+        any_finished = true;
+        continue;
+      }
     } else {
       metrics_.record_itl(r.spec.class_index, pool_index_, now - r.last_token_ns);
       r.acct.max_itl_ns = std::max(r.acct.max_itl_ns, now - r.last_token_ns);
@@ -128,7 +138,14 @@ void Replica::on_step_end() {
     });
     done.assign(keep, running_.end());
     running_.erase(keep, running_.end());
-    for (RequestState* r : done) finish(*r);
+    for (RequestState* r : done) {
+      if (r->num_output_done < r->spec.output_tokens && r->spec.output_tokens > 0) {
+        kv_.free(*r);  // the decode replica holds it from now on
+        listener_.on_prefill_handed_over(*r, now);
+      } else {
+        finish(*r);
+      }
+    }
   }
   maybe_start_step();
 }
@@ -145,6 +162,16 @@ void Replica::reject(RequestState& r, const char* reason) {
   rec.reject_reason = reason;
   metrics_.record_request(rec);
   listener_.on_request_done(r, sim_.now());
+}
+
+bool Replica::withdraw_unscheduled(RequestState& r, const char* reason) {
+  if (r.first_scheduled_ns >= 0 || r.status != RequestStatus::waiting) return false;
+  const auto it = std::find(waiting_.begin(), waiting_.end(), &r);
+  if (it == waiting_.end()) return false;
+  SS_ASSERT(r.num_blocks == 0, "a never-scheduled request holds KV blocks");
+  waiting_.erase(it);
+  reject(r, reason);
+  return true;
 }
 
 void Replica::for_each_request(const std::function<void(RequestState&)>& fn) {

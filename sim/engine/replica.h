@@ -27,6 +27,11 @@ class ReplicaListener {
   virtual ~ReplicaListener() = default;
   // The request completed or was rejected; the replica no longer refers to it.
   virtual void on_request_done(RequestState& request, Tick now_ns) = 0;
+  // The request's first step starts (admission and timeouts, sim/cluster). Once per request.
+  virtual void on_first_scheduled(RequestState& /*request*/, Tick /*now_ns*/) {}
+  // With set_hand_over_after_prefill: the request's prompt is computed and its first token
+  // sampled; the replica has freed its KV and no longer refers to it.
+  virtual void on_prefill_handed_over(RequestState& /*request*/, Tick /*now_ns*/) {}
 };
 
 struct ReplicaStats {
@@ -81,6 +86,14 @@ class Replica {
   // proposals are free (n-gram lookup).
   void set_draft_cost_model(std::shared_ptr<const CostModel> draft) { draft_cost_model_ = std::move(draft); }
   const SwapSpace& swap_space() const { return swap_; }
+  // A prefill replica of a disaggregated pair (docs/cluster.md): a request that still has
+  // output tokens to produce after its first leaves at the end of the step that computed its
+  // prompt, through ReplicaListener::on_prefill_handed_over. A request submitted with its
+  // prompt already computed (num_computed_tokens = prompt, one output done) just decodes.
+  void set_hand_over_after_prefill(bool on) { hand_over_after_prefill_ = on; }
+  // Removes a request that waits and was never scheduled, recording it as rejected with
+  // `reason` (a static string). Returns false, changing nothing, when it is not such a one.
+  bool withdraw_unscheduled(RequestState& request, const char* reason);
 
  private:
   void maybe_start_step();
@@ -127,6 +140,7 @@ class Replica {
   double host_link_bytes_per_s_ = 0;
   std::shared_ptr<const CostModel> draft_cost_model_;
   std::optional<EngineConfig> step_config_;  // only with speculation
+  bool hand_over_after_prefill_ = false;
 };
 
 }  // namespace servesim

@@ -37,6 +37,8 @@ struct RequestState {
   std::int64_t truncated_tokens = 0;    // tokens cut by on_context_overflow: truncate
   double spec_credit = 0;               // speculative decoding: expected tokens owed, < 1
 
+  Tick kv_transfer_ns = 0;               // disaggregation: KV moved prefill -> decode (sim/cluster)
+
   Tick first_scheduled_ns = -1;
   Tick first_token_ns = -1;
   Tick last_token_ns = -1;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/cluster/router_names.h"
+#include "sim/cluster/topology.h"
 #include "sim/core/errors.h"
 #include "sim/hardware/cost_model.h"
 #include "sim/hardware/cost_model_spec.h"
@@ -17,11 +18,12 @@ namespace servesim {
 
 namespace {
 
-const std::vector<std::string> kClusterKeys = {"pools", "router"};
+const std::vector<std::string> kClusterKeys = {"pools", "router", "topology", "admission"};
+const std::vector<std::string> kRoles = {"unified", "prefill", "decode"};
 const std::vector<std::string> kPoolKeys = {"name",   "replicas",   "model",   "hardware",
                                             "tp",     "pp",         "weights", "kv_dtype",
                                             "engine", "cost_model", "classes", "ep",
-                                            "micro_batches", "activations"};
+                                            "micro_batches", "activations", "role", "decode_pool"};
 const std::vector<std::string> kWeightFormats = {"bf16", "fp8", "int8", "int4"};
 const std::vector<std::string> kKvFormats = {"bf16", "fp8"};
 
@@ -174,6 +176,20 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
       v->fail("an empty list would route nothing here; leave 'classes' out to serve every class");
     }
   }
+  if (auto v = f.get("role")) {
+    const std::string role = v->as_string();
+    if (!contains(kRoles, role)) v->fail(unknown_choice_message("pool role", "roles", role, kRoles));
+    pool.role = role == "prefill" ? PoolRole::prefill : role == "decode" ? PoolRole::decode : PoolRole::unified;
+  }
+  if (auto v = f.get("decode_pool")) {
+    if (pool.role != PoolRole::prefill) v->fail("only a pool with role: prefill names a decode_pool");
+    pool.decode_pool = v->as_string();
+  } else if (pool.role == PoolRole::prefill) {
+    f.require("role").fail("a prefill pool needs decode_pool: the name of the pool (role: decode) that decodes its requests");
+  }
+  if (pool.role == PoolRole::decode && f.get("classes")) {
+    f.get("classes")->fail("a decode pool takes requests only from prefill pools; route classes to the prefill pool");
+  }
   return pool;
 }
 
@@ -195,17 +211,59 @@ ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classe
     cluster.pools.push_back(std::move(pool));
   }
   if (auto router = f.get("router")) {
-    cluster.router = router->as_string();
-    const std::vector<std::string> routers = router_names();
-    if (!contains(routers, cluster.router)) {
-      router->fail(unknown_choice_message("router", "routers", cluster.router, routers));
+    // `router: NAME`, or `router: {name: NAME, staleness: 50ms}`. (Fields are never
+    // assigned to each other: YAML::Node assignment would overwrite the tree.)
+    auto read_name = [&](const Field& name) {
+      cluster.router = name.as_string();
+      const std::vector<std::string> routers = router_names();
+      if (!contains(routers, cluster.router)) {
+        name.fail(unknown_choice_message("router", "routers", cluster.router, routers));
+      }
+    };
+    if (router->is_map()) {
+      router->expect_map({"name", "staleness"});
+      if (auto s = router->get("staleness")) cluster.router_staleness_ns = s->as_duration_ns();
+      if (auto n = router->get("name")) read_name(*n);
+    } else {
+      read_name(*router);
     }
   }
+  for (std::size_t i = 0; i < cluster.pools.size(); ++i) {
+    const PoolConfig& p = cluster.pools[i];
+    if (p.role == PoolRole::prefill) {
+      const auto d = std::find_if(cluster.pools.begin(), cluster.pools.end(),
+                                  [&](const PoolConfig& q) { return q.name == p.decode_pool; });
+      const Field at = *items[i].get("decode_pool");
+      if (d == cluster.pools.end()) at.fail("no pool named '" + p.decode_pool + "'");
+      if (d->role != PoolRole::decode) at.fail("pool '" + p.decode_pool + "' needs role: decode");
+    }
+    if (p.role == PoolRole::decode) {
+      const bool fed = std::any_of(cluster.pools.begin(), cluster.pools.end(),
+                                   [&](const PoolConfig& q) { return q.decode_pool == p.name; });
+      if (!fed) items[i].require("role").fail("no prefill pool names decode pool '" + p.name + "' as its decode_pool");
+    }
+  }
+  if (auto t = f.get("topology")) cluster.topology = parse_topology(*t);
+  // Builds the network now, as `run` will, so too few GPUs or a bad link fail at load time.
+  if (std::any_of(cluster.pools.begin(), cluster.pools.end(), [](const PoolConfig& p) { return p.role == PoolRole::prefill; })) {
+    int gpus = 0;
+    for (const PoolConfig& p : cluster.pools) gpus += p.replicas * p.deployment.tp * p.deployment.pp;
+    TopologySpec preset;
+    preset.preset = "dgx-h100";
+    try {
+      (void)build_topology(cluster.topology.value_or(preset), gpus);
+    } catch (const ConfigError& e) {
+      const std::optional<Field> t = f.get("topology");
+      if (t) t->fail(e.message());
+      f.fail_at_key(e.message());
+    }
+  }
+  if (auto a = f.get("admission")) cluster.admission = parse_admission(*a, classes);
   // A class no pool accepts would have its requests dropped at the door.
   for (const ClassSpec& c : classes) {
     const bool served = std::any_of(
         cluster.pools.begin(), cluster.pools.end(),
-        [&](const PoolConfig& p) { return p.classes.empty() || contains(p.classes, c.name); });
+        [&](const PoolConfig& p) { return p.role != PoolRole::decode && (p.classes.empty() || contains(p.classes, c.name)); });
     if (!served) {
       pools.fail_at_key("class '" + c.name +
                         "' is not routed to any pool (add it to a pool's 'classes')");

@@ -13,4 +13,8 @@ namespace servesim {
 // make sure every class reaches at least one pool.
 ClusterConfig parse_cluster(const Field& cluster, const std::vector<ClassSpec>& classes);
 
+// Parts of the `cluster:` block (cluster_parse_topology.cpp).
+TopologySpec parse_topology(const Field& topology);
+std::vector<ClassAdmission> parse_admission(const Field& admission, const std::vector<ClassSpec>& classes);
+
 }  // namespace servesim

@@ -71,6 +71,7 @@ void MetricGroup::add_request(const RequestRecord& record, double usd_per_replic
       add_accounting(record, usd_per_replica_ns);
       if (slo.met_by(record)) ++slo_met;
       if (slo.met_by(record, /*itl_by_mean=*/true)) ++slo_met_mean_itl;
+      kv_transfer_ns += record.kv_transfer_ns;
       break;
     }
     case Outcome::rejected: {
@@ -109,6 +110,7 @@ void MetricGroup::merge(const MetricGroup& other) {
   e2el_ns.merge(other.e2el_ns);
   queue_ns.merge(other.queue_ns);
   completed += other.completed;
+  kv_transfer_ns += other.kv_transfer_ns;
   rejected += other.rejected;
   unfinished += other.unfinished;
   input_tokens += other.input_tokens;
@@ -216,6 +218,9 @@ SummaryBlock MetricGroup::to_block(Tick duration_ns) const {
     for (const auto& [prefix, q] : ladder) block.set(prefix + suffix, ms(sketch->quantile(q)));
   }
   block.set("mean_queue_ms", ms(queue_ns.mean()));
+  // The KV-transfer part of TTFT (prefill/decode disaggregation, docs/cluster.md).
+  block.set("mean_kv_transfer_ms",
+            completed > 0 ? ms_from_ticks(kv_transfer_ns) / static_cast<double>(completed) : 0.0);
 
   block.set("prefix_cache_hit_rate",
             input_tokens > 0

@@ -21,6 +21,7 @@ struct MetricGroup {
   QuantileSketch queue_ns;  // arrival -> first scheduled step, completed requests
 
   std::int64_t completed = 0;
+  Tick kv_transfer_ns = 0;  // summed over completed requests (disaggregated KV hand-over)
   std::int64_t rejected = 0;
   std::int64_t unfinished = 0;
   std::int64_t input_tokens = 0;         // prompt tokens of completed requests

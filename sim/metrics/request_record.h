@@ -29,6 +29,7 @@ struct RequestRecord {
   int preemptions = 0;
   Tick preempted_ns = 0;                // time lost to preemptions (docs/engine.md)
   std::int64_t truncated_tokens = 0;    // cut by on_context_overflow: truncate (0: none)
+  Tick kv_transfer_ns = 0;              // part of TTFT spent moving KV prefill -> decode
   std::uint64_t session_id = 0;
   int turn = 0;
   // Where its time went and the GPU time it used (attribution.h); meaningful for

@@ -121,7 +121,7 @@ TEST_CASE("recorder: summary fields come in the documented order", "[metrics]") 
       "p50_itl_ms", "p90_itl_ms", "p95_itl_ms", "p999_itl_ms",
       "p50_e2el_ms", "p90_e2el_ms", "p95_e2el_ms", "p999_e2el_ms",
       "p50_queue_ms", "p90_queue_ms", "p95_queue_ms", "p99_queue_ms", "p999_queue_ms",
-      "mean_queue_ms", "prefix_cache_hit_rate", "rejected", "unfinished",
+      "mean_queue_ms", "mean_kv_transfer_ms", "prefix_cache_hit_rate", "rejected", "unfinished",
       "preemptions", "preempted_s", "truncated",
       // issue 7, after the contract's fields (docs/metrics.md)
       "slo_met", "slo_attainment", "goodput", "slo_attainment_mean_itl", "goodput_mean_itl", "cached_input_tokens", "uncached_input_tokens",

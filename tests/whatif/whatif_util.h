@@ -28,6 +28,16 @@ inline const SummaryBlock& class_of(const RunResult& r, const std::string& name)
   return r.summary.overall;
 }
 
+// A field of one of a block's JSON objects (ttft_attribution, itl_attribution, ...).
+inline double object_field(const SummaryBlock& b, const std::string& object, const std::string& field) {
+  for (const auto& group : b.objects)
+    if (group.name == object)
+      for (const auto& [name, value] : group.fields)
+        if (name == field) return value;
+  FAIL("no " << object << "." << field << " in the summary");
+  return 0;
+}
+
 // Relative change from `before` to `after` (-0.4 is a 40% fall).
 inline double change(double before, double after) { return (after - before) / before; }
 
