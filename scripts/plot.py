@@ -12,6 +12,9 @@ From a run folder:
   timeline.png      batch size, KV-cache occupancy and waiting queue over simulated time, one
                     line per replica (timeseries.csv; written when the scenario sets
                     outputs.timeseries: true, otherwise this plot is skipped with a note)
+  attribution.png   mean TTFT and mean ITL per class as stacked bars of their parts (queue,
+                    own prefill, others' work, stall, preemption, KV transfer, overhead;
+                    decode, prefill interference, ...), from summary.json
 From a sweep:
   sweep_tradeoff.png  p99 TTFT and p99 ITL against output throughput, one point per sweep
                       point, the Pareto front ringed (sweep.csv)
@@ -21,6 +24,7 @@ input (a missing folder or file, a CSV without the expected columns).
 """
 import argparse
 import csv
+import json
 import os
 import sys
 
@@ -96,6 +100,8 @@ def plot_run(plt, run_dir, out_dir):
     cdf_plot(plt, tpot, "TPOT: mean inter-token latency of a request (ms)", "Inter-token latency (per-request mean), per class",
              os.path.join(out_dir, "itl_cdf.png"))
 
+    plot_attribution(plt, run_dir, out_dir)
+
     ts_path = os.path.join(run_dir, "timeseries.csv")
     if not os.path.exists(ts_path):
         print(f"note: {ts_path} not found (set outputs.timeseries: true); timeline.png skipped")
@@ -131,6 +137,48 @@ def plot_run(plt, run_dir, out_dir):
         axes[0].legend(fontsize="small", ncol=min(len(series), 4))
     fig.tight_layout()
     path = os.path.join(out_dir, "timeline.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"wrote {path}")
+
+
+def plot_attribution(plt, run_dir, out_dir):
+    """Stacked bars: what each class's mean TTFT and mean ITL are made of (docs/metrics.md)."""
+    summary_path = os.path.join(run_dir, "summary.json")
+    if not os.path.exists(summary_path):
+        print(f"note: {summary_path} not found; attribution.png skipped")
+        return
+    try:
+        with open(summary_path) as f:
+            summary = json.load(f)
+    except ValueError as e:
+        fail(f"{summary_path}: not JSON ({e})")
+    blocks = dict(summary.get("classes", {}))
+    blocks["overall"] = summary
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    drawn = False
+    for ax, key, title in [(axes[0], "ttft_attribution", "mean TTFT (ms) by part"),
+                           (axes[1], "itl_attribution", "mean ITL (ms) by part")]:
+        names = [n for n, b in blocks.items() if isinstance(b.get(key), dict)]
+        if not names:
+            ax.set_visible(False)
+            continue
+        parts = list(blocks[names[0]][key].keys())
+        bottoms = [0.0] * len(names)
+        for part in parts:
+            values = [float(blocks[n][key].get(part) or 0) for n in names]
+            ax.bar(names, values, bottom=bottoms, label=part.replace("_ms", "").replace("_", " "))
+            bottoms = [b + v for b, v in zip(bottoms, values)]
+        ax.set_title(title)
+        ax.legend(fontsize="small")
+        ax.grid(True, axis="y", alpha=0.3)
+        drawn = True
+    if not drawn:
+        plt.close(fig)
+        print(f"note: {summary_path} has no attribution; attribution.png skipped")
+        return
+    fig.tight_layout()
+    path = os.path.join(out_dir, "attribution.png")
     fig.savefig(path, dpi=110)
     plt.close(fig)
     print(f"wrote {path}")

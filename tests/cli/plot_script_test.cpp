@@ -79,7 +79,7 @@ TEST_CASE("plot.py turns a run and a sweep into CDF and timeline and trade-off P
                                   (dir.path / "png").string());
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  for (const char* png : {"ttft_cdf.png", "itl_cdf.png", "timeline.png", "sweep_tradeoff.png"}) {
+  for (const char* png : {"ttft_cdf.png", "itl_cdf.png", "attribution.png", "timeline.png", "sweep_tradeoff.png"}) {
     INFO(png);
     CHECK(is_png(dir.path / "png" / png));
     CHECK(r.output.find(png) != std::string::npos);

@@ -23,8 +23,10 @@ TEST_CASE("what-if 1: a 30k-token document's TTFT is its prefill and the rest of
   CHECK(prefill_own > 0.85 * ttft);
   // ...which `servesim step` prices at ~1.2 s for 30,000 tokens on an H100.
   CHECK(prefill_own == Approx(1200).epsilon(0.15));
-  // and each decode gap is the decode pass itself.
-  CHECK(decode_own > 0.9 * itl);
+  // and each decode gap is mostly the decode pass itself; the rest is the occasional gap
+  // stretched by another user's 30k-token prefill sharing the step.
+  CHECK(decode_own > 0.8 * itl);
+  CHECK(decode_own + object_field(b, "itl_attribution", "prefill_interference_ms") > 0.95 * itl);
 }
 
 TEST_CASE("what-if 11: short calls wait on fixed per-step costs and queueing more than on their own compute",
