@@ -1,5 +1,6 @@
 // The what-if library (docs/what-if.md), claims about which phase a lever acts on: each
 // runs a bundled scenario and its one-lever variant and asserts direction and size.
+#include "cli/cli_test_util.h"
 #include "whatif/whatif_util.h"
 
 using namespace servesim;
@@ -61,6 +62,39 @@ TEST_CASE("what-if 3: a timestamp before the system prompt destroys the hit rate
   const double ttft_moved = moved.summary.overall.get("median_ttft_ms");
   INFO("TTFT p50 " << ttft_first << " -> " << ttft_moved << " ms");
   CHECK(ttft_moved < 0.3 * ttft_first);
+
+  // Cost. The GPU computes the prompt's 4,000 shared tokens again for every request: the
+  // prompt's share of GPU time (uncached and cached input tokens at their prices) per request.
+  auto prompt_cost_per_request = [](const RunResult& r) {
+    const SummaryBlock& b = r.summary.overall;
+    return (b.get("cost_per_1m_input_tokens") * b.get("uncached_input_tokens") +
+            b.get("cost_per_1m_cached_input_tokens") * b.get("cached_input_tokens")) /
+           1e6 / b.get("completed");
+  };
+  const double prompt_first = prompt_cost_per_request(first);
+  const double prompt_moved = prompt_cost_per_request(moved);
+  INFO("prompt cost per request: USD " << prompt_first << " -> " << prompt_moved);
+  CHECK(prompt_moved < 0.2 * prompt_first);
+  // At 4 req/s the one GPU is busy all the time either way, so its hourly bill (and the
+  // run's cost per request) does not move: the saving is capacity. The most load one GPU
+  // carries within a TTFT p99 of 1 s, and so the cost per request at that load.
+  const std::string moved_set =
+      " --set 'workload.0.prompt=[{shared: system, tokens: 4000}, {unique: true, tokens: 20}, "
+      "{unique: true, tokens: {lognormal: {median: 200, sigma: 0.5}}}]'";
+  const auto capacity_of = [](const std::string& extra) {
+    const auto r = servesim::testing::run_cli("capacity scenarios/whatif-03-timestamp-prefix.yaml --slo ttft_p99=1s -q" + extra);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    const auto at = r.output.find("capacity: ");
+    REQUIRE(at != std::string::npos);
+    return std::stod(r.output.substr(at + 10));
+  };
+  const double cap_first = capacity_of("");
+  const double cap_moved = capacity_of(moved_set);
+  const double price = 3.0;  // configs/hardware/h100-sxm.yaml, USD per GPU-hour
+  INFO("capacity " << cap_first << " -> " << cap_moved << " req/s: USD " << price / 3600 / cap_first << " -> "
+                   << price / 3600 / cap_moved << " per request");
+  CHECK(cap_moved > 3 * cap_first);
 }
 
 TEST_CASE("what-if 4: a higher batch cap raises replica throughput and every user's ITL", "[whatif]") {
