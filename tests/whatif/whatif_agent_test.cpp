@@ -12,10 +12,11 @@ namespace {
 
 struct TurnFigures {
   int n = 0;
-  double prompt_tokens = 0, computed_tokens = 0, ttft_ms = 0;  // sums over the turn's requests
+  double prompt_tokens = 0, computed_tokens = 0, ttft_ms = 0, cost_usd = 0;  // sums over the turn's requests
   double mean_computed() const { return computed_tokens / n; }
   double mean_prompt() const { return prompt_tokens / n; }
   double mean_ttft() const { return ttft_ms / n; }
+  double mean_cost() const { return cost_usd / n; }
 };
 
 std::map<int, TurnFigures> run_by_turn(const std::vector<std::string>& sets) {
@@ -29,6 +30,7 @@ std::map<int, TurnFigures> run_by_turn(const std::vector<std::string>& sets) {
     t.prompt_tokens += static_cast<double>(r.prompt_tokens);
     t.computed_tokens += static_cast<double>(r.prompt_tokens - r.cached_prompt_tokens);
     t.ttft_ms += static_cast<double>(r.ttft_ns()) / 1e6;
+    t.cost_usd += r.cost_usd;
   });
   const RunResult result = sim.run();
   REQUIRE(result.summary.overall.get("saturated") == 0);
@@ -71,6 +73,13 @@ TEST_CASE("what-if 5: an agent loop's prefill grows with each turn and the prefi
   CHECK(cached.at(20).mean_computed() < 700);
   CHECK(total_cached < 0.15 * total_uncached);
   CHECK(cached.at(20).mean_ttft() < 0.2 * uncached.at(20).mean_ttft());
+  // Cost per turn (each step's GPU time shared among the requests in it): without the cache
+  // it grows with the history; with it, it stays flat. At this light load the GPU's time is
+  // mostly small decode batches, so the prompt is a minority of a turn's cost.
+  INFO("cost per turn, uncached: turn 1 USD " << uncached.at(1).mean_cost() << ", turn 20 " << uncached.at(20).mean_cost()
+                                              << "; cached: " << cached.at(1).mean_cost() << ", " << cached.at(20).mean_cost());
+  CHECK(uncached.at(20).mean_cost() > 1.4 * uncached.at(1).mean_cost());
+  CHECK(cached.at(20).mean_cost() < 1.15 * cached.at(1).mean_cost());
 }
 
 TEST_CASE("what-if 14: truncating history bounds the prompt but breaks the cached prefix after each cut",
