@@ -106,24 +106,12 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
       ("out,o", po::value(&out_dir), "also write capacity.json and the run at capacity's summary.json here")
       ("json", "print the result as JSON")
       ("quiet,q", "print only the result line");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&scenario_path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-
+  const char* about =
+      "Finds the highest arrival rate (or concurrency) whose SLOs hold: doubling until a run\n"
+      "fails, then bisection. A run whose queue grows without bound fails as saturated,\n"
+      "stopped as soon as that is plain. Exit 0 with the rate; 1 if no rate is feasible.\n";
   po::variables_map vm;
-  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "Finds the highest arrival rate (or concurrency) whose SLOs hold: doubling until a run\n"
-           "fails, then bisection. A run whose queue grows without bound fails as saturated,\n"
-           "stopped as soon as that is plain. Exit 0 with the rate; 1 if no rate is feasible.\n\n"
-        << opts;
-    return 0;
-  }
-  if (scenario_path.empty()) {
-    err << "servesim capacity: a scenario file is required\n\n" << opts;
-    return 2;
-  }
+  if (const auto done = parse_scenario_command("capacity", args, opts, about, scenario_path, vm, out, err)) return *done;
   const double tol = parse_percent_or_throw(tolerance, "--tolerance");
   if (!(tol > 0)) throw ConfigError("--tolerance", 0, tolerance, "must be > 0%");
   const double reject_share = parse_percent_or_throw(max_rejected, "--max-rejected");

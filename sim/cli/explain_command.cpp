@@ -83,23 +83,12 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
       ("seed", po::value<std::uint64_t>(), "override the scenario's seed (every variant uses the same seed)")
       ("jobs,j", po::value(&jobs), "variants run at once on local cores (default: all hardware threads)")
       ("json", "print the result as JSON instead of text");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&scenario_path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
+  const char* about =
+      "Runs the scenario and one-lever variants of it (prefix caching, chunk size, batch cap,\n"
+      "weight precision, speculative decoding, one more replica) and ranks how far each lever\n"
+      "moves TTFT p50/p99, ITL p50/p99 and throughput, saying which phase owns each metric.\n";
   po::variables_map vm;
-  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "Runs the scenario and one-lever variants of it (prefix caching, chunk size, batch cap,\n"
-           "weight precision, speculative decoding, one more replica) and ranks how far each lever\n"
-           "moves TTFT p50/p99, ITL p50/p99 and throughput, saying which phase owns each metric.\n\n"
-        << opts;
-    return 0;
-  }
-  if (scenario_path.empty()) {
-    err << "servesim explain: a scenario file is required\n\n" << opts;
-    return 2;
-  }
+  if (const auto done = parse_scenario_command("explain", args, opts, about, scenario_path, vm, out, err)) return *done;
   if (jobs < 1) throw ConfigError("--jobs", 0, std::to_string(jobs), "must be at least 1");
 
   Scenario base = load_scenario(scenario_path, sets);

@@ -19,4 +19,24 @@ bool parse_options(const std::vector<std::string>& args, const po::options_descr
   return true;
 }
 
+std::optional<int> parse_scenario_command(const std::string& command, const std::vector<std::string>& args,
+                                          const po::options_description& opts, const std::string& about,
+                                          std::string& scenario_path, po::variables_map& vm, std::ostream& out,
+                                          std::ostream& err) {
+  po::options_description hidden;
+  hidden.add_options()("scenario", po::value(&scenario_path));
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
+  if (vm.count("help")) {
+    out << about << "\n" << opts;
+    return 0;
+  }
+  if (scenario_path.empty()) {
+    err << "servesim " << command << ": a scenario file is required\n\n" << opts;
+    return 2;
+  }
+  return std::nullopt;
+}
+
 }  // namespace servesim::cli

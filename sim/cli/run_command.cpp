@@ -53,23 +53,11 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       ("quiet,q", "print nothing but errors")
       ("check-invariants", "check docs/INVARIANTS.md at every step and request (slower); on a violation "
                            "print it, write no results and exit 1");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&scenario_path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-
+  const char* about =
+      "Simulates a scenario; writes summary.json and requests.csv (and, when the scenario's outputs ask,\n"
+      "timeseries.csv and trace.json) to --out. On a terminal, stderr shows a progress line.\n";
   po::variables_map vm;
-  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "Simulates a scenario; writes summary.json and requests.csv (and, when the scenario's outputs ask,\n"
-           "timeseries.csv and trace.json) to --out. On a terminal, stderr shows a progress line.\n\n"
-        << opts;
-    return 0;
-  }
-  if (scenario_path.empty()) {
-    err << "servesim run: a scenario file is required\n\n" << opts;
-    return 2;
-  }
+  if (const auto done = parse_scenario_command("run", args, opts, about, scenario_path, vm, out, err)) return *done;
   if (vm.count("seed")) seed = vm["seed"].as<std::uint64_t>();
 
   Scenario scenario = load_scenario(scenario_path, sets);

@@ -108,20 +108,13 @@ int search_command(const std::vector<std::string>& args, std::ostream& out, std:
       ("out,o", po::value(&out_dir), "output folder for search.json and search.csv (default results/NAME-search)")
       ("json", "print the result (search.json) instead of the table")
       ("quiet,q", "print only the winner line");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&scenario_path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
+  const char* about =
+      "Finds the cheapest configuration that carries the target rate within the SLOs: every\n"
+      "candidate of the space runs at that rate; the feasible ones are ranked by cost per hour\n"
+      "(replicas x tp x pp x price per GPU-hour, over pools). Exit 0 with a winner, 1 if none.\n";
   po::variables_map vm;
-  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "Finds the cheapest configuration that carries the target rate within the SLOs: every\n"
-           "candidate of the space runs at that rate; the feasible ones are ranked by cost per hour\n"
-           "(replicas x tp x pp x price per GPU-hour, over pools). Exit 0 with a winner, 1 if none.\n\n"
-        << opts;
-    return 0;
-  }
-  if (scenario_path.empty() || space_path.empty()) {
+  if (const auto done = parse_scenario_command("search", args, opts, about, scenario_path, vm, out, err)) return *done;
+  if (space_path.empty()) {
     err << "servesim search: a scenario file and --space SPACE.yaml are required\n\n" << opts;
     return 2;
   }

@@ -94,23 +94,11 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
       ("pareto", po::value(&pareto_text), "front objectives (default max:output_throughput,min:p99_ttft_ms,min:p99_itl_ms)")
       ("point-summaries", "also write each point's summary.json to OUT/points/INDEX/")
       ("quiet,q", "print nothing but errors");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&scenario_path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-
+  const char* about =
+      "Runs the scenario once per point of the axes and writes sweep.csv and sweep.json:\n"
+      "one row per point with its values, the summary figures and the Pareto front.\n";
   po::variables_map vm;
-  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "Runs the scenario once per point of the axes and writes sweep.csv and sweep.json:\n"
-           "one row per point with its values, the summary figures and the Pareto front.\n\n"
-        << opts;
-    return 0;
-  }
-  if (scenario_path.empty()) {
-    err << "servesim sweep: a scenario file is required\n\n" << opts;
-    return 2;
-  }
+  if (const auto done = parse_scenario_command("sweep", args, opts, about, scenario_path, vm, out, err)) return *done;
   if (jobs < 1) throw ConfigError("--jobs", 0, std::to_string(jobs), "must be at least 1");
 
   std::vector<SweepAxis> axes;

@@ -21,24 +21,12 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   opts.add_options()("help,h", "show this help")(
       "set", po::value(&sets)->composing(),
       "override a scenario key before checking: --set cluster.pools.0.replicas=4");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&scenario_path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-
+  const char* about =
+      "Checks a scenario without running it: every key, value, model, hardware profile\n"
+      "and data file. Prints a summary and exits 0, or prints the first error with its\n"
+      "file, line and key and exits 2.\n";
   po::variables_map vm;
-  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "Checks a scenario without running it: every key, value, model, hardware profile\n"
-           "and data file. Prints a summary and exits 0, or prints the first error with its\n"
-           "file, line and key and exits 2.\n\n"
-        << opts;
-    return 0;
-  }
-  if (scenario_path.empty()) {
-    err << "servesim validate: a scenario file is required\n\n" << opts;
-    return 2;
-  }
+  if (const auto done = parse_scenario_command("validate", args, opts, about, scenario_path, vm, out, err)) return *done;
   try {
     const Scenario scenario = load_scenario(scenario_path, sets);
     out << describe_scenario(scenario) << "ok: the scenario is valid\n";
