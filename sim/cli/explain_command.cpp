@@ -94,7 +94,9 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
   Scenario base = load_scenario(scenario_path, sets);
   if (vm.count("seed")) base.seed = vm["seed"].as<std::uint64_t>();
   if (out_dir.empty()) out_dir = "results/" + base.name + "-explain";
-  std::vector<Lever> levers = make_levers(base);
+  std::string split_skip;
+  const std::string split = disaggregation_override(scenario_path, sets, split_skip);
+  std::vector<Lever> levers = make_levers(base, split, split_skip);
 
   // Load every variant first: one that does not validate is skipped with the loader's
   // message, before anything runs.

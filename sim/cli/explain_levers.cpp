@@ -24,7 +24,8 @@ Lever per_pool(const Scenario& s, std::string name, std::string phase,
 
 }  // namespace
 
-std::vector<Lever> make_levers(const Scenario& s) {
+std::vector<Lever> make_levers(const Scenario& s, const std::string& disaggregation,
+                               const std::string& disaggregation_skip) {
   std::vector<Lever> levers;
   const auto& pools = s.cluster.pools;
   auto all = [&](const std::function<bool(const PoolConfig&)>& pred) {
@@ -82,10 +83,12 @@ std::vector<Lever> make_levers(const Scenario& s) {
   }
   levers.push_back(per_pool(s, "one more replica", "capacity",
                             [](const PoolConfig& p) { return std::to_string(p.replicas + 1); }, "replicas"));
-  if (pools.size() == 1) {
-    levers.push_back(Lever{"separate prefill and decode pools", "capacity", {},
-                           "not built yet: the simulator has no prefill/decode disaggregation"});
-  }
+  // Shape: the same GPUs as a prefill pool and a decode pool (docs/cluster.md), so prompts
+  // never share a step with decodes, at the price of the KV transfer and fewer GPUs per phase.
+  levers.push_back(Lever{"separate prefill and decode pools", "capacity",
+                         disaggregation.empty() ? std::vector<std::string>{} : std::vector<std::string>{disaggregation},
+                         disaggregation.empty() ? (disaggregation_skip.empty() ? "cannot split this cluster" : disaggregation_skip)
+                                                : ""});
   return levers;
 }
 

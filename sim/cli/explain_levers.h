@@ -22,7 +22,10 @@ struct Lever {
 // Every lever, in a fixed order, for `base` (the scenario with the user's --set applied).
 // Levers that cannot apply carry a skip_reason; those whose overrides fail to load or build
 // are skipped later, with the error as the reason.
-std::vector<Lever> make_levers(const Scenario& base);
+// `disaggregation` is the override that splits the pool into prefill and decode pools (see
+// disaggregation_override), or empty with `disaggregation_skip` saying why it cannot.
+std::vector<Lever> make_levers(const Scenario& base, const std::string& disaggregation = "",
+                               const std::string& disaggregation_skip = "");
 
 // The draft model speculative decoding is tried with (models/llama-3.2-1b.yaml).
 inline constexpr const char* kExplainDraftModel = "llama-3.2-1b";

@@ -116,4 +116,44 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   }
 }
 
+std::string disaggregation_override(const std::string& path, const std::vector<std::string>& overrides,
+                                    std::string& why_not) {
+  YAML::Node root = read_yaml(path);
+  for (const std::string& text : overrides) apply_override(root, parse_override(text));
+  const YAML::Node pools = root["cluster"]["pools"];
+  if (!pools.IsSequence() || pools.size() != 1) {
+    why_not = "the scenario has several pools; split one yourself with role: prefill / decode";
+    return "";
+  }
+  const YAML::Node pool = pools[0];
+  if (pool["role"] && pool["role"].as<std::string>("unified") != "unified") {
+    why_not = "the pool is already disaggregated";
+    return "";
+  }
+  const long replicas = pool["replicas"] ? pool["replicas"].as<long>(0) : 1;
+  if (replicas < 2) {
+    why_not = "needs at least 2 replicas to split (this pool has " + std::to_string(replicas) + ")";
+    return "";
+  }
+  const std::string name = pool["name"] ? pool["name"].as<std::string>("main") : "main";
+  YAML::Node prefill = YAML::Clone(pool);
+  prefill["name"] = name + "-prefill";
+  prefill["role"] = "prefill";
+  prefill["decode_pool"] = name + "-decode";
+  prefill["replicas"] = (replicas + 1) / 2;
+  YAML::Node decode = YAML::Clone(pool);
+  decode.remove("classes");  // a decode pool is fed by its prefill pool, not by classes
+  decode["name"] = name + "-decode";
+  decode["role"] = "decode";
+  decode["replicas"] = replicas / 2;
+  YAML::Node split(YAML::NodeType::Sequence);
+  split.push_back(prefill);
+  split.push_back(decode);
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << split;
+  return std::string("cluster.pools=") + out.c_str();
+}
+
 }  // namespace servesim

@@ -16,4 +16,11 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 // Throws ConfigError(file, line, key, ...) on a malformed or negative value.
 Tick parse_duration(const std::string& text, const std::string& file, int line, const std::string& key);
 
+// The `--set` override (`cluster.pools=[...]`) that turns the scenario's single pool into a
+// prefill pool and a decode pool with the same settings, splitting its replicas (the prefill
+// pool gets the odd one): `servesim explain`'s disaggregation lever. Empty, with `why_not`
+// set, when the scenario (after `overrides`) has several pools or fewer than 2 replicas.
+std::string disaggregation_override(const std::string& path, const std::vector<std::string>& overrides,
+                                    std::string& why_not);
+
 }  // namespace servesim

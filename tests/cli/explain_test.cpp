@@ -128,3 +128,32 @@ TEST_CASE("explain: with the cache on in the base turning it off shows prefill o
   CHECK(j["metrics"]["median_ttft_ms"]["owner"] == "prefill");
   CHECK(j["metrics"]["median_ttft_ms"]["ranking"][0]["lever"] == "prefix caching off");
 }
+
+TEST_CASE("explain: two replicas split into a prefill and a decode pool that runs - one replica is skipped",
+          "[cli][explain]") {
+  TempDir dir("explain-split");
+  const auto scenario = dir.write("shared.yaml", kSharedPrompt);
+  const auto r = run_cli("explain " + scenario.string() + " --json --jobs 2 --set cluster.pools.0.replicas=2" +
+                         " --out " + dir.path.string());
+  INFO(r.output.substr(0, 2000));
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.output);
+  const auto& split = variant(j, "separate prefill and decode pools");
+  const std::string set = split["overrides"][0].get<std::string>();
+  CHECK(set.rfind("cluster.pools=", 0) == 0);
+  CHECK(set.find("role: prefill") != std::string::npos);
+  CHECK(set.find("decode_pool: main-decode") != std::string::npos);
+  CHECK(set.find("role: decode") != std::string::npos);
+  // It ran: TTFT now includes the KV hand-over and one prefill GPU instead of two.
+  CHECK(split["change"]["median_ttft_ms"].get<double>() != 0.0);
+
+  const auto one = run_cli("explain " + scenario.string() + " --json --jobs 2 --set stop.requests=10 --out " +
+                           dir.path.string() + "/one");
+  REQUIRE(one.exit_code == 0);
+  bool skipped = false;
+  const auto one_json = nlohmann::json::parse(one.output);
+  for (const auto& s : one_json["skipped"])
+    if (s["lever"] == "separate prefill and decode pools")
+      skipped = s["reason"].get<std::string>().find("at least 2 replicas") != std::string::npos;
+  CHECK(skipped);
+}
