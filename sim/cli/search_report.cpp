@@ -35,16 +35,6 @@ std::string fixed(double v, int precision) {
   return os.str();
 }
 
-std::string csv_cell(const ojson& v) {
-  if (v.is_null()) return "";
-  if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
-  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return quoted + "\"";
-}
-
 const SummaryBlock* block_of(const RunSummary& s, const std::string& class_name) {
   if (class_name.empty()) return &s.overall;
   for (const auto& [name, block] : s.classes)

@@ -29,16 +29,6 @@ ojson pick_fields(const SummaryBlock& block) {
   return out;
 }
 
-std::string csv_cell(const ojson& v) {
-  if (v.is_null()) return "";
-  if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
-  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 [[noreturn]] void bad(const std::string& path, const std::string& key, const std::string& msg) {
   throw ConfigError(path, 0, key, msg);
 }
@@ -264,6 +254,16 @@ SweepTable merge_sweep_tables(const std::vector<SweepTable>& tables, const std::
   }
   mark_pareto(out);
   return out;
+}
+
+std::string csv_cell(const ojson& v) {
+  if (v.is_null()) return "";
+  if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
+  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
 }
 
 }  // namespace servesim

@@ -32,6 +32,10 @@ struct SweepTable {
 // The summary.json fields a row keeps, overall and per class, in column order.
 const std::vector<std::string>& sweep_fields();
 
+// One CSV cell of a table value (RFC 4180: quoted when it holds a comma, quote or newline;
+// null is empty, booleans 1/0), shared by the sweep and search tables.
+std::string csv_cell(const nlohmann::ordered_json& value);
+
 // An axis value as JSON: a number when the whole text is one ("4", "0.5", "1e3"), else the
 // text itself, so tables plot without parsing strings.
 nlohmann::ordered_json axis_value_json(const std::string& text);
