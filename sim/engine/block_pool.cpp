@@ -4,79 +4,83 @@
 
 namespace servesim {
 
-BlockPool::BlockPool(std::int64_t num_blocks) {
+BlockPool::BlockPool(std::int64_t num_blocks) : index_(num_blocks) {
   SS_ASSERT(num_blocks >= 0 && num_blocks < (std::int64_t{1} << 31) - 2, "block pool size");
   const auto n = static_cast<std::size_t>(num_blocks);
-  ref_.assign(n, 0);
-  hash_.assign(n, 0);
-  has_hash_.assign(n, 0);
-  prev_.assign(n + 2, -1);
-  next_.assign(n + 2, -1);
+  blocks_.assign(n + 2, Block{});
   head_ = static_cast<std::int32_t>(n);
   tail_ = static_cast<std::int32_t>(n + 1);
-  next_[static_cast<std::size_t>(head_)] = tail_;
-  prev_[static_cast<std::size_t>(tail_)] = head_;
+  at(head_).next = tail_;
+  at(tail_).prev = head_;
   for (std::int32_t b = 0; b < static_cast<std::int32_t>(n); ++b) push_tail(b);
-  // A hash per block at most: reserving avoids rehashing in the middle of a run.
-  by_hash_.reserve(n);
 }
 
 void BlockPool::unlink(std::int32_t b) {
-  const auto i = static_cast<std::size_t>(b);
-  next_[static_cast<std::size_t>(prev_[i])] = next_[i];
-  prev_[static_cast<std::size_t>(next_[i])] = prev_[i];
-  prev_[i] = next_[i] = -1;
+  Block& k = at(b);
+  at(k.prev).next = k.next;
+  at(k.next).prev = k.prev;
+  k.prev = k.next = -1;
   --num_free_;
 }
 
 void BlockPool::push_tail(std::int32_t b) {
-  const auto i = static_cast<std::size_t>(b);
-  const std::int32_t last = prev_[static_cast<std::size_t>(tail_)];
-  prev_[i] = last;
-  next_[i] = tail_;
-  next_[static_cast<std::size_t>(last)] = b;
-  prev_[static_cast<std::size_t>(tail_)] = b;
+  Block& k = at(b);
+  const std::int32_t last = at(tail_).prev;
+  k.prev = last;
+  k.next = tail_;
+  at(last).next = b;
+  at(tail_).prev = b;
   ++num_free_;
 }
 
-std::int32_t BlockPool::find_cached(std::uint64_t hash) const {
-  const auto it = by_hash_.find(hash);
-  return it == by_hash_.end() ? -1 : it->second;
-}
+std::int32_t BlockPool::find_cached(std::uint64_t hash) const { return index_.find(hash); }
 
 void BlockPool::touch(std::int32_t b) {
-  auto& ref = ref_[static_cast<std::size_t>(b)];
-  if (ref == 0) unlink(b);
-  ++ref;
+  Block& k = at(b);
+  if (k.ref == 0) unlink(b);
+  ++k.ref;
 }
 
 std::int32_t BlockPool::allocate() {
   SS_ASSERT(num_free_ > 0, "allocation from an empty block pool");
-  const std::int32_t b = next_[static_cast<std::size_t>(head_)];
+  const std::int32_t b = at(head_).next;
   unlink(b);
-  const auto i = static_cast<std::size_t>(b);
-  if (has_hash_[i]) {
-    by_hash_.erase(hash_[i]);
-    has_hash_[i] = 0;
+  Block& k = at(b);
+  if (k.has_hash) {
+    if (k.indexed) index_.erase(k.hash);
+    k.has_hash = k.indexed = false;
+    --num_cached_;
     ++evictions_;
   }
-  ref_[i] = 1;
+  k.ref = 1;
   return b;
 }
 
 void BlockPool::release(std::int32_t b) {
-  auto& ref = ref_[static_cast<std::size_t>(b)];
-  SS_ASSERT(ref > 0, "release of a block nobody holds");
-  if (--ref == 0) push_tail(b);
+  Block& k = at(b);
+  SS_ASSERT(k.ref > 0, "release of a block nobody holds");
+  if (--k.ref == 0) push_tail(b);
 }
 
 bool BlockPool::cache(std::int32_t b, std::uint64_t hash) {
-  const auto i = static_cast<std::size_t>(b);
-  SS_ASSERT(ref_[i] > 0, "only a held block is registered in the prefix cache");
-  if (has_hash_[i]) return false;
-  if (!by_hash_.emplace(hash, b).second) return false;
-  hash_[i] = hash;
-  has_hash_[i] = 1;
+  Block& k = at(b);
+  SS_ASSERT(k.ref > 0, "only a held block is registered in the prefix cache");
+  if (k.has_hash) return false;
+  if (index_.find(hash) >= 0) return false;
+  k.hash = hash;
+  k.has_hash = k.indexed = true;
+  ++num_cached_;
+  index_.insert(hash, b);
+  return true;
+}
+
+bool BlockPool::cache_private(std::int32_t b, std::uint64_t hash) {
+  Block& k = at(b);
+  SS_ASSERT(k.ref > 0, "only a held block is registered in the prefix cache");
+  if (k.has_hash) return false;
+  k.hash = hash;
+  k.has_hash = true;
+  ++num_cached_;
   return true;
 }
 

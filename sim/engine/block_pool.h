@@ -9,9 +9,12 @@
 //     the eviction, and it takes the head of the queue, the block freed longest ago.
 // The queue is a doubly linked list threaded through the blocks (sentinels at both ends),
 // so a hit can take a block out of the middle in O(1). Every operation is O(1) expected.
+// A block's count, links and hash sit in one record: an eviction touches one cache line of
+// the pool (the blocks are visited in free-queue order, which soon is no order at all).
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
+
+#include "sim/engine/block_hash_index.h"
 
 namespace servesim {
 
@@ -20,11 +23,11 @@ class BlockPool {
   // All blocks start free, in id order. REQUIRES: 0 <= num_blocks < 2^31 - 2.
   explicit BlockPool(std::int64_t num_blocks);
 
-  std::int64_t num_blocks() const { return static_cast<std::int64_t>(ref_.size()); }
+  std::int64_t num_blocks() const { return static_cast<std::int64_t>(blocks_.size()) - 2; }
   // Blocks no request holds (cached or not): what an allocation may take.
   std::int64_t num_free() const { return num_free_; }
   // Blocks currently holding a hash (held or free).
-  std::int64_t num_cached() const { return static_cast<std::int64_t>(by_hash_.size()); }
+  std::int64_t num_cached() const { return num_cached_; }
   // Cached blocks reused for other content since the start.
   std::int64_t evictions() const { return evictions_; }
 
@@ -42,23 +45,43 @@ class BlockPool {
   // hash is already registered (another block computed the same content first: block
   // tables stay append-only, so the duplicate is not merged) or the block has a hash.
   bool cache(std::int32_t block, std::uint64_t hash);
+  // Registers held `block` as holding a hash only its own request can ever look up (a
+  // request's private hash, kv_cache_manager.h). Such blocks are cached, evicted and
+  // counted like the others but left out of the hash index: the request remembers which
+  // block holds each of its private hashes and asks holds(), which saves an index insert,
+  // lookup and erasure (a cache miss each) per block of every unshared prompt. Returns
+  // false when the block already has a hash.
+  bool cache_private(std::int32_t block, std::uint64_t hash);
+  // Whether `block` still holds `hash` (it was registered with it and not evicted since).
+  bool holds(std::int32_t block, std::uint64_t hash) const {
+    const Block& k = at(block);
+    return k.has_hash && k.hash == hash;
+  }
 
-  std::int32_t ref_count(std::int32_t block) const { return ref_[static_cast<std::size_t>(block)]; }
-  bool is_cached(std::int32_t block) const { return has_hash_[static_cast<std::size_t>(block)] != 0; }
+  std::int32_t ref_count(std::int32_t block) const { return at(block).ref; }
+  bool is_cached(std::int32_t block) const { return at(block).has_hash; }
 
  private:
   void unlink(std::int32_t block);
   void push_tail(std::int32_t block);
 
-  std::vector<std::int32_t> ref_;
-  std::vector<std::uint64_t> hash_;
-  std::vector<char> has_hash_;
-  // Free-queue links, indexed by block; head_ and tail_ are two extra sentinel slots.
-  std::vector<std::int32_t> prev_, next_;
+  struct Block {
+    std::uint64_t hash = 0;
+    std::int32_t ref = 0;
+    std::int32_t prev = -1, next = -1;  // free-queue links
+    bool has_hash = false;
+    bool indexed = false;  // has_hash and in index_ (not private)
+  };
+  Block& at(std::int32_t b) { return blocks_[static_cast<std::size_t>(b)]; }
+  const Block& at(std::int32_t b) const { return blocks_[static_cast<std::size_t>(b)]; }
+
+  // Indexed by block id; head_ and tail_ are two extra sentinel records at the end.
+  std::vector<Block> blocks_;
   std::int32_t head_, tail_;
   std::int64_t num_free_ = 0;
   std::int64_t evictions_ = 0;
-  std::unordered_map<std::uint64_t, std::int32_t> by_hash_;
+  std::int64_t num_cached_ = 0;
+  BlockHashIndex index_;  // hash -> block, for the blocks with has_hash set
 };
 
 }  // namespace servesim

@@ -10,6 +10,10 @@ namespace servesim {
 KvCacheManager::KvCacheManager(std::int64_t num_blocks, int block_size, bool prefix_cache)
     : total_blocks_(num_blocks), free_blocks_(num_blocks), block_size_(block_size) {
   SS_ASSERT(num_blocks >= 0 && block_size >= 1, "KV cache geometry");
+  if ((block_size & (block_size - 1)) == 0) {
+    block_shift_ = 0;
+    while ((1 << block_shift_) < block_size) ++block_shift_;
+  }
   if (prefix_cache) pool_ = std::make_unique<BlockPool>(num_blocks);
 }
 
@@ -52,9 +56,9 @@ void KvCacheManager::free(RequestState& request) {
 std::int64_t KvCacheManager::match_prefix(RequestState& request) {
   SS_ASSERT(request.num_blocks == 0 && request.num_computed_tokens == 0, "prefix match of a request holding KV");
   if (!pool_) return 0;
-  const std::int64_t max_blocks = (request.num_tokens() - 1) / block_size_;
+  const std::int64_t max_blocks = whole_blocks(request.num_tokens() - 1);
   for (std::int64_t j = 0; j < max_blocks; ++j) {
-    const std::int32_t b = pool_->find_cached(block_hash(request.spec, j));
+    const std::int32_t b = find_cached(request, j);
     if (b < 0) break;
     pool_->touch(b);
     request.block_ids.push_back(b);
@@ -80,13 +84,40 @@ void KvCacheManager::drop_unadmitted_matches() {
   matched_.clear();
 }
 
-void KvCacheManager::cache_computed_blocks(const RequestState& request, std::int64_t computed_before) {
+void KvCacheManager::cache_computed_blocks(RequestState& request, std::int64_t computed_before) {
   if (!pool_) return;
-  const std::int64_t first = computed_before / block_size_;
+  const std::int64_t first = whole_blocks(computed_before);
   const std::int64_t last =
-      std::min(request.num_computed_tokens / block_size_, static_cast<std::int64_t>(request.block_ids.size()));
-  for (std::int64_t j = first; j < last; ++j)
-    pool_->cache(request.block_ids[static_cast<std::size_t>(j)], block_hash(request.spec, j));
+      std::min(whole_blocks(request.num_computed_tokens), static_cast<std::int64_t>(request.block_ids.size()));
+  const auto source_blocks = static_cast<std::int64_t>(request.spec.block_hashes.size());
+  for (std::int64_t j = first; j < last; ++j) {
+    const std::int32_t b = request.block_ids[static_cast<std::size_t>(j)];
+    if (j < source_blocks) {
+      pool_->cache(b, request.spec.block_hashes[static_cast<std::size_t>(j)]);
+      continue;
+    }
+    // A private hash: registered once, in the block that first computed it, like cache().
+    if (request.private_blocks_owner != this) {
+      request.private_blocks.clear();
+      request.private_blocks_owner = this;
+    }
+    const auto i = static_cast<std::size_t>(j - source_blocks);
+    if (request.private_blocks.size() <= i) request.private_blocks.resize(i + 1, -1);
+    std::int32_t& holder = request.private_blocks[i];
+    const std::uint64_t hash = block_hash(request.spec, j);
+    if (holder >= 0 && pool_->holds(holder, hash)) continue;  // computed before, still cached
+    if (pool_->cache_private(b, hash)) holder = b;
+  }
+}
+
+std::int32_t KvCacheManager::find_cached(const RequestState& request, std::int64_t index) const {
+  const auto source_blocks = static_cast<std::int64_t>(request.spec.block_hashes.size());
+  if (index < source_blocks) return pool_->find_cached(request.spec.block_hashes[static_cast<std::size_t>(index)]);
+  if (request.private_blocks_owner != this) return -1;
+  const auto i = static_cast<std::size_t>(index - source_blocks);
+  if (i >= request.private_blocks.size()) return -1;
+  const std::int32_t b = request.private_blocks[i];
+  return b >= 0 && pool_->holds(b, block_hash(request.spec, index)) ? b : -1;
 }
 
 std::int64_t KvCacheManager::cached_prefix_tokens(const RequestSpec& spec) const {

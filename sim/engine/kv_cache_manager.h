@@ -24,7 +24,7 @@ class KvCacheManager {
   KvCacheManager(std::int64_t num_blocks, int block_size, bool prefix_cache = false);
 
   // Blocks needed to hold `tokens` tokens.
-  std::int64_t blocks_for(std::int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+  std::int64_t blocks_for(std::int64_t tokens) const { return whole_blocks(tokens + block_size_ - 1); }
   // Gives `request` enough blocks for its computed tokens plus `new_tokens`. Returns false
   // (and changes nothing) when too few blocks are free.
   bool allocate(RequestState& request, std::int64_t new_tokens);
@@ -56,7 +56,7 @@ class KvCacheManager {
   // Registers every full block of `request` completed since it had `computed_before`
   // computed tokens. Call at the end of the step that computed them (blocks being
   // computed are not hits yet).
-  void cache_computed_blocks(const RequestState& request, std::int64_t computed_before);
+  void cache_computed_blocks(RequestState& request, std::int64_t computed_before);
   // Tokens of `spec`'s prompt this replica could serve from its cache now (a router's
   // question; changes nothing). Capped at prompt_tokens - 1 like a real admission.
   std::int64_t cached_prefix_tokens(const RequestSpec& spec) const;
@@ -72,9 +72,19 @@ class KvCacheManager {
   static std::uint64_t block_hash(const RequestSpec& spec, std::int64_t index);
 
  private:
+  // The block holding the hash of block `index` of `request`, or -1: the hash index for a
+  // source's hash, the request's own record for a private one (request_state.h).
+  std::int32_t find_cached(const RequestState& request, std::int64_t index) const;
+  // floor(tokens / block_size) for tokens >= 0: a shift for the power-of-two sizes the
+  // scenario allows, since the step loop asks for every running request.
+  std::int64_t whole_blocks(std::int64_t tokens) const {
+    return block_shift_ >= 0 ? tokens >> block_shift_ : tokens / block_size_;
+  }
+
   std::int64_t total_blocks_;
   std::int64_t free_blocks_;
   int block_size_;
+  int block_shift_ = -1;  // log2(block_size_) when it is a power of two
   std::int64_t block_refs_ = 0;
   std::unique_ptr<BlockPool> pool_;       // null without prefix caching
   std::vector<RequestState*> matched_;    // match_prefix calls of the current pass

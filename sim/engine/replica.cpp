@@ -32,6 +32,27 @@ RequestRecord make_record(const RequestState& r, Outcome outcome, Tick now_ns) {
   return rec;
 }
 
+// A run of equal inter-token gaps of one class, not yet given to the metrics: continuing
+// decodes of one step all waited the same gap (the previous step), so a step's gaps come
+// in a few runs. Each sketch still sees the same values in the same order, and it folds
+// equal consecutive values together anyway, so the summary is bit-identical to adding
+// them one by one; what is saved is a call and two sketch updates per token.
+struct ItlRun {
+  int class_index = -1;
+  Tick gap_ns = 0;
+  std::int64_t count = 0;
+  void add(MetricsRecorder& m, int cls, int pool, Tick gap) {
+    if (count > 0 && (cls != class_index || gap != gap_ns)) flush(m, pool);
+    class_index = cls;
+    gap_ns = gap;
+    ++count;
+  }
+  void flush(MetricsRecorder& m, int pool) {
+    if (count > 0) m.record_itl(class_index, pool, gap_ns, count);
+    count = 0;
+  }
+};
+
 }  // namespace
 
 Replica::Replica(Simulator& sim, int pool_index, int replica_index, const EngineConfig& config,
@@ -98,6 +119,7 @@ void Replica::on_step_end() {
   stats_.busy_ns += now - step_start_ns_;
   account_step_end(plan_, split_, step_start_ns_, now);
   bool any_finished = false;
+  ItlRun itl;
   for (const auto& c : plan_.chunks) {
     RequestState& r = *c.request;
     const std::int64_t computed_before = r.num_computed_tokens;
@@ -120,16 +142,20 @@ void Replica::on_step_end() {
         continue;
       }
     } else {
-      metrics_.record_itl(r.spec.class_index, pool_index_, now - r.last_token_ns);
+      itl.add(metrics_, r.spec.class_index, pool_index_, now - r.last_token_ns);
       r.acct.max_itl_ns = std::max(r.acct.max_itl_ns, now - r.last_token_ns);
     }
     r.last_token_ns = now;
-    if (c.spec_accepted > 0) emit_accepted(r, c.spec_accepted);
+    if (c.spec_accepted > 0) {
+      itl.flush(metrics_, pool_index_);  // emit_accepted records gaps too: keep their order
+      emit_accepted(r, c.spec_accepted);
+    }
     if (r.num_output_done == r.spec.output_tokens) {
       r.status = RequestStatus::finished;
       any_finished = true;
     }
   }
+  itl.flush(metrics_, pool_index_);
   if (any_finished) {
     // Compact in place so running order (which is the preemption order) is kept.
     std::vector<RequestState*> done;

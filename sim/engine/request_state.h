@@ -27,6 +27,12 @@ struct RequestState {
   // Its block table, in token order, when the replica caches prefixes (block_pool.h);
   // without prefix caching blocks are only counted and this stays empty.
   std::vector<std::int32_t> block_ids;
+  // Prefix caching: private_blocks[i] is the block this request registered under its
+  // private hash of block spec.block_hashes.size() + i (KvCacheManager::block_hash), or -1.
+  // Only this request can hit those hashes, so the replica looks them up here rather than
+  // in its hash index; the blocks belong to the KV cache `private_blocks_owner`.
+  std::vector<std::int32_t> private_blocks;
+  const void* private_blocks_owner = nullptr;
   int preemptions = 0;
   // Preemption bookkeeping (docs/engine.md). A swapped-out request keeps its computed
   // tokens; their KV lies in host memory until it is scheduled again.

@@ -237,3 +237,75 @@ TEST_CASE("prefix cache off: the same requests share nothing", "[prefix]") {
   CHECK(h.steps == std::vector<std::string>{"1:10", "1:1", "2:10", "2:1"});
   CHECK(b.cached_prompt_tokens == 0);
 }
+
+TEST_CASE("prefix cache: private hashes are found through their request and only while cached", "[prefix]") {
+  // A request without source hashes: all 3 full blocks get hashes private to it, which the
+  // pool keeps out of its index (block_pool.h) and the request remembers.
+  KvCacheManager kv(/*blocks=*/4, /*block=*/4, /*prefix_cache=*/true);
+  RequestState r;
+  r.spec.id = 1;
+  r.spec.prompt_tokens = 13;
+  CHECK(kv.match_prefix(r) == 0);
+  REQUIRE(kv.allocate(r, 13));
+  r.num_computed_tokens = 13;
+  kv.cache_computed_blocks(r, 0);
+  CHECK(kv.cached_blocks() == 3);
+  const std::vector<std::int32_t> first_blocks = r.block_ids;
+  kv.free(r);  // preempted: recompute from what is still cached
+  r.num_computed_tokens = 0;
+
+  // Another request with the same length and no hashes shares nothing.
+  RequestState other;
+  other.spec.id = 2;
+  other.spec.prompt_tokens = 13;
+  CHECK(kv.match_prefix(other) == 0);
+  kv.drop_unadmitted_matches();
+
+  // Its own re-admission hits all three (12 of 13 tokens: the cap leaves one to compute).
+  CHECK(kv.match_prefix(r) == 12);
+  CHECK(r.block_ids == std::vector<std::int32_t>(first_blocks.begin(), first_blocks.begin() + 3));
+  kv.free(r);
+  r.num_computed_tokens = 0;
+
+  // The free queue holds the request's partial fourth block (no hash) first, then its
+  // blocks tail first (kv.free releases the last block first): two allocations evict
+  // block 2's hash only.
+  RequestState filler;
+  filler.spec.id = 3;
+  filler.spec.prompt_tokens = 8;
+  REQUIRE(kv.allocate(filler, 8));
+  CHECK(kv.evictions() == 1);
+  CHECK(kv.cached_blocks() == 2);
+  CHECK(kv.match_prefix(r) == 8);  // blocks 0 and 1 only
+  kv.free(r);
+  kv.free(filler);
+}
+
+TEST_CASE("prefix cache: a private hash recomputed past the hit cap keeps its first block", "[prefix]") {
+  // 8 tokens: blocks 0 and 1 are full and registered, but a re-admission may hit only
+  // (8 - 1) / 4 = 1 block, so block 1 is computed again into a new block. Its hash stays
+  // with the first block (a hash names one block; tables are append-only), as with source
+  // hashes, and a later re-admission still finds the first one.
+  KvCacheManager kv(/*blocks=*/8, /*block=*/4, /*prefix_cache=*/true);
+  RequestState r;
+  r.spec.id = 5;
+  r.spec.prompt_tokens = 8;
+  REQUIRE(kv.allocate(r, 8));
+  r.num_computed_tokens = 8;
+  kv.cache_computed_blocks(r, 0);
+  const std::int32_t first_block1 = r.block_ids[1];
+  kv.free(r);
+  r.num_computed_tokens = 0;
+  CHECK(kv.match_prefix(r) == 4);
+  REQUIRE(kv.allocate(r, 4));
+  r.num_computed_tokens = 8;
+  kv.cache_computed_blocks(r, 4);
+  CHECK(r.block_ids[1] != first_block1);
+  CHECK(kv.cached_blocks() == 2);  // the new block 1 was not registered
+  kv.free(r);
+  r.num_computed_tokens = 0;
+  r.spec.prompt_tokens = 12;  // as if an output had been added: now two blocks may hit
+  CHECK(kv.match_prefix(r) == 8);
+  CHECK(r.block_ids[1] == first_block1);
+  kv.free(r);
+}

@@ -1,0 +1,82 @@
+#pragma once
+// The prefix cache's hash -> block index (block_pool.h): open addressing with linear
+// probing, each slot holding a hash and its block. It replaces a std::unordered_map, which
+// allocated a node for every block registered and, with the identity std::hash, put the
+// consecutive private hashes of one prompt (base + index) into long bucket chains: with
+// prefix caching on, every full block of every prompt is registered once, so the map cost
+// a node allocation, a free on eviction and a chain walk per 16 tokens (docs/performance.md).
+//
+// The hash lives in the slot so that a probe touches one cache line, not the pool's
+// per-block arrays as well. At least twice as many slots as blocks keeps probes short;
+// erasure shifts the following run back (no tombstones), so lookups never slow down over a
+// long run. A pure index: which block holds which hash is the pool's business.
+#include <cstdint>
+#include <vector>
+
+namespace servesim {
+
+class BlockHashIndex {
+ public:
+  // Room for `capacity_blocks` entries. REQUIRES: capacity_blocks >= 0.
+  explicit BlockHashIndex(std::int64_t capacity_blocks) {
+    std::size_t slots = 16;
+    while (slots < 2 * static_cast<std::size_t>(capacity_blocks)) slots *= 2;
+    slots_.assign(slots, Slot{});
+    mask_ = slots - 1;
+  }
+
+  std::int64_t size() const { return size_; }
+
+  // The block indexed under `hash`, or -1.
+  std::int32_t find(std::uint64_t hash) const {
+    for (std::size_t i = home(hash);; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.block == kEmpty) return -1;
+      if (s.hash == hash) return s.block;
+    }
+  }
+
+  // Indexes `block` under `hash`. REQUIRES: no entry has that hash; size() < capacity.
+  void insert(std::uint64_t hash, std::int32_t block) {
+    std::size_t i = home(hash);
+    while (slots_[i].block != kEmpty) i = (i + 1) & mask_;
+    slots_[i] = Slot{hash, block};
+    ++size_;
+  }
+
+  // Removes the entry of `hash`. REQUIRES: it is in the index.
+  void erase(std::uint64_t hash) {
+    std::size_t i = home(hash);
+    while (slots_[i].hash != hash || slots_[i].block == kEmpty) i = (i + 1) & mask_;
+    // Backward-shift deletion (Knuth 6.4, algorithm R): move back every later entry of the
+    // run whose home is not cyclically within (i, j], so no probe ever meets a hole early.
+    for (std::size_t j = (i + 1) & mask_; slots_[j].block != kEmpty; j = (j + 1) & mask_) {
+      const std::size_t k = home(slots_[j].hash);
+      const bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+      if (stays) continue;
+      slots_[i] = slots_[j];
+      i = j;
+    }
+    slots_[i] = Slot{};
+    --size_;
+  }
+
+ private:
+  static constexpr std::int32_t kEmpty = -1;
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::int32_t block = kEmpty;
+  };
+  // Fibonacci hashing: sources may give small sequential ids as hashes (Mooncake traces),
+  // and private hashes are consecutive within a prompt, so the slot is taken from the high
+  // bits of a multiplicative mix.
+  std::size_t home(std::uint64_t hash) const {
+    return static_cast<std::size_t>((hash * 0x9e3779b97f4a7c15ULL) >> 24) & mask_;
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0;
+  std::int64_t size_ = 0;
+};
+
+}  // namespace servesim
