@@ -118,10 +118,12 @@ double RooflineCostModel::overhead_s() const {
 
 StepCost RooflineCostModel::step_cost(const BatchShape& batch) const {
   SS_ASSERT(!batch.empty(), "a step computes at least one token");
-  return cost_of(step_ops(model_, dep_, batch));
+  StepOps ops;  // on the stack: this runs once per engine step
+  step_ops_into(model_, dep_, batch, ops);
+  return cost_of(ops.view());
 }
 
-StepCost RooflineCostModel::cost_of(const std::vector<OpCost>& ops) const {
+StepCost RooflineCostModel::cost_of(std::span<const OpCost> ops) const {
   double compute_s = 0, memory_s = 0, comm_s = 0, launch_s = 0, flops = 0, bytes = 0;
   for (const OpCost& op : ops) {
     flops += op.flops;

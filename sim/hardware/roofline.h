@@ -6,6 +6,7 @@
 // fixed cost per kernel launch. Collectives take bytes over derated link bandwidth plus a
 // latency per launch; fixed per-step and per-layer overheads are added on top.
 // docs/cost-model.md section 2 has the formulas and the fit.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,7 @@ class RooflineCostModel : public CostModel {
   OpTiming time_op(const OpCost& op) const;
   // The step made of these operators (as listed by step_ops for this model and
   // deployment), plus the fixed overheads. step_cost(batch) == cost_of(step_ops(...)).
-  StepCost cost_of(const std::vector<OpCost>& ops) const;
+  StepCost cost_of(std::span<const OpCost> ops) const;
   // Fixed seconds per step: step_overhead_s + layer_overhead_s x layers of the stage.
   double overhead_s() const;
 

@@ -56,7 +56,7 @@ OpCost attention_decode(const BatchShape& batch, const AttnForm& f, int layers) 
 }
 
 void append_attention_kernels(const BatchShape& batch, const AttnForm& prefill,
-                              const AttnForm& decode, int layers, std::vector<OpCost>& out) {
+                              const AttnForm& decode, int layers, StepOps& out) {
   if (!batch.prefills.empty()) out.push_back(attention_prefill(batch, prefill, layers));
   if (batch.decode_seqs > 0) out.push_back(attention_decode(batch, decode, layers));
 }
@@ -69,7 +69,7 @@ void append_attention_kernels(const BatchShape& batch, const AttnForm& prefill,
 // FLOPs and weight reads as kv_b_proj on one row, and attention runs over the latent:
 // 2*(kv_lora + rope) FLOPs per pair per head for QK and 2*kv_lora for PV.
 void append_mla(const ModelSpec& m, const BatchShape& batch, const Dims& x, double rows,
-                std::vector<OpCost>& out) {
+                StepOps& out) {
   const int L = x.layers;
   const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
   const double latent = static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim;
@@ -95,7 +95,7 @@ void append_mla(const ModelSpec& m, const BatchShape& batch, const Dims& x, doub
 }  // namespace
 
 void append_attention(const ModelSpec& model, const BatchShape& batch, const Dims& x,
-                      double rows, std::vector<OpCost>& out) {
+                      double rows, StepOps& out) {
   if (model.is_mla()) {
     append_mla(model, batch, x, rows, out);
     return;

@@ -24,7 +24,7 @@ OpCost expert_gemm(const char* name, double assignments, double touched, double 
 }
 
 void append_moe(const ModelSpec& m, const ShardShape& s, const Dims& x, double rows, int layers,
-                std::vector<OpCost>& out) {
+                StepOps& out) {
   const double E = m.num_experts;
   const double k = m.experts_per_token;
   // The router scores every expert for every token (replicated on each GPU, bf16).
@@ -61,7 +61,7 @@ void append_moe(const ModelSpec& m, const ShardShape& s, const Dims& x, double r
 }  // namespace
 
 void append_mlp(const ModelSpec& model, const ShardShape& s, const Dims& x, double rows,
-                std::vector<OpCost>& out) {
+                StepOps& out) {
   const int dense = s.dense_layers;
   if (dense > 0) {
     if (model.gated_mlp) {

@@ -15,8 +15,8 @@
 namespace servesim {
 
 
-std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& dep,
-                             const BatchShape& batch) {
+void step_ops_into(const ModelSpec& model, const Deployment& dep, const BatchShape& batch,
+                   StepOps& out) {
   const ShardShape s = shard_shape(model, dep);
   ops::Dims x;
   x.h = model.hidden_size;
@@ -39,8 +39,7 @@ std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& dep,
   sampled += static_cast<double>(batch.extra_sampled_tokens);  // speculative verify rows
   const int L = s.layers;
 
-  std::vector<OpCost> out;
-  out.reserve(24);
+  out.clear();
   if (dep.pp == 1) {
     OpCost embed{"embedding", OpKind::elementwise};
     embed.bytes_read = m * x.h * x.bf16;  // one table row per token
@@ -65,7 +64,13 @@ std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& dep,
     out.push_back(ops::rms_norm("final_norm", sampled, x, 1));
     out.push_back(ops::gemm("lm_head", sampled, x.h, x.vocab, x, x.bf16, 1));
   }
-  return out;
+}
+
+std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& dep,
+                             const BatchShape& batch) {
+  StepOps ops;
+  step_ops_into(model, dep, batch, ops);
+  return {ops.begin(), ops.end()};
 }
 
 }  // namespace servesim

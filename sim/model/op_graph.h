@@ -2,7 +2,12 @@
 // Operator-level FLOPs and bytes of one engine step, per GPU of one pipeline stage,
 // summed over that stage's layers. This is the single place that knows the transformer's
 // arithmetic; every cost model that needs FLOPs or bytes reads them from here.
+#include <array>
+#include <cstddef>
+#include <span>
 #include <vector>
+
+#include "sim/core/assert.h"
 
 #include "sim/model/batch_shape.h"
 #include "sim/model/deployment.h"
@@ -27,7 +32,33 @@ struct OpCost {
                              // (4 * head_dim * heads * rows * layers)
 };
 
-// The operators of one step for one GPU. REQUIRES: deployment.tp divides the heads.
+// The operators of one step in a fixed array: a cost model lists them once per engine
+// step, and a vector would cost a heap allocation each time (docs/performance.md).
+class StepOps {
+ public:
+  // The longest list (MLA attention, dense and MoE layers with shared experts, tp > 1 and
+  // both prefill and decode attention) has 26 operators.
+  static constexpr std::size_t kCapacity = 32;
+  void push_back(const OpCost& op) {
+    SS_ASSERT(size_ < kCapacity, "more operators in a step than StepOps::kCapacity");
+    items_[size_++] = op;
+  }
+  void clear() { size_ = 0; }
+  std::size_t size() const { return size_; }
+  const OpCost* begin() const { return items_.data(); }
+  const OpCost* end() const { return items_.data() + size_; }
+  std::span<const OpCost> view() const { return {items_.data(), size_}; }
+
+ private:
+  std::array<OpCost, kCapacity> items_{};
+  std::size_t size_ = 0;
+};
+
+// The operators of one step for one GPU, replacing the contents of `out`.
+// REQUIRES: deployment.tp divides the heads.
+void step_ops_into(const ModelSpec& model, const Deployment& deployment, const BatchShape& batch,
+                   StepOps& out);
+// The same as a vector, for callers outside the step loop.
 std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& deployment,
                              const BatchShape& batch);
 

@@ -90,9 +90,9 @@ inline OpCost activation(const char* name, double m, double width, bool gated, c
 
 // Attention: QKV (or MLA's projections), the attention kernels and o_proj, appended to `out`.
 void append_attention(const ModelSpec& model, const BatchShape& batch, const Dims& x,
-                      double rows, std::vector<OpCost>& out);
+                      double rows, StepOps& out);
 // The MLP of the stage's layers: dense SwiGLU/GELU layers and routed-expert layers.
 void append_mlp(const ModelSpec& model, const ShardShape& s, const Dims& x, double rows,
-                std::vector<OpCost>& out);
+                StepOps& out);
 
 }  // namespace servesim::ops
