@@ -7,7 +7,7 @@
 // a node allocation, a free on eviction and a chain walk per 16 tokens (docs/performance.md).
 //
 // The hash lives in the slot so that a probe touches one cache line, not the pool's
-// per-block arrays as well. At least twice as many slots as blocks keeps probes short;
+// per-block arrays as well. At least twice as many slots as entries keeps probes short;
 // erasure shifts the following run back (no tombstones), so lookups never slow down over a
 // long run. A pure index: which block holds which hash is the pool's business.
 #include <cstdint>
@@ -17,13 +17,9 @@ namespace servesim {
 
 class BlockHashIndex {
  public:
-  // Room for `capacity_blocks` entries. REQUIRES: capacity_blocks >= 0.
-  explicit BlockHashIndex(std::int64_t capacity_blocks) {
-    std::size_t slots = 16;
-    while (slots < 2 * static_cast<std::size_t>(capacity_blocks)) slots *= 2;
-    slots_.assign(slots, Slot{});
-    mask_ = slots - 1;
-  }
+  // Starts small and doubles as entries come (a replica that serves a few requests
+  // never pays for its whole KV cache's worth of slots).
+  BlockHashIndex() { slots_.assign(16, Slot{}); mask_ = 15; }
 
   std::int64_t size() const { return size_; }
 
@@ -36,8 +32,9 @@ class BlockHashIndex {
     }
   }
 
-  // Indexes `block` under `hash`. REQUIRES: no entry has that hash; size() < capacity.
+  // Indexes `block` under `hash`. REQUIRES: no entry has that hash.
   void insert(std::uint64_t hash, std::int32_t block) {
+    if (2 * static_cast<std::size_t>(size_ + 1) > slots_.size()) grow();
     std::size_t i = home(hash);
     while (slots_[i].block != kEmpty) i = (i + 1) & mask_;
     slots_[i] = Slot{hash, block};
@@ -72,6 +69,18 @@ class BlockHashIndex {
   // bits of a multiplicative mix.
   std::size_t home(std::uint64_t hash) const {
     return static_cast<std::size_t>((hash * 0x9e3779b97f4a7c15ULL) >> 24) & mask_;
+  }
+  // Twice the slots, every entry placed again: lookups answer the same, only faster.
+  void grow() {
+    std::vector<Slot> old(2 * slots_.size(), Slot{});
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.block == kEmpty) continue;
+      std::size_t i = home(s.hash);
+      while (slots_[i].block != kEmpty) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
   }
 
   std::vector<Slot> slots_;

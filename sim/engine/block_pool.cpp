@@ -4,32 +4,28 @@
 
 namespace servesim {
 
-BlockPool::BlockPool(std::int64_t num_blocks) : index_(num_blocks) {
+BlockPool::BlockPool(std::int64_t num_blocks) : num_blocks_(num_blocks), num_free_(num_blocks) {
   SS_ASSERT(num_blocks >= 0 && num_blocks < (std::int64_t{1} << 31) - 2, "block pool size");
-  const auto n = static_cast<std::size_t>(num_blocks);
-  blocks_.assign(n + 2, Block{});
-  head_ = static_cast<std::int32_t>(n);
-  tail_ = static_cast<std::int32_t>(n + 1);
-  at(head_).next = tail_;
-  at(tail_).prev = head_;
-  for (std::int32_t b = 0; b < static_cast<std::int32_t>(n); ++b) push_tail(b);
+  blocks_.resize(2);
+  at(kHead).next = kTail;
+  at(kTail).prev = kHead;
 }
 
 void BlockPool::unlink(std::int32_t b) {
   Block& k = at(b);
   at(k.prev).next = k.next;
   at(k.next).prev = k.prev;
-  k.prev = k.next = -1;
+  k.prev = k.next = kUnlinked;
   --num_free_;
 }
 
 void BlockPool::push_tail(std::int32_t b) {
   Block& k = at(b);
-  const std::int32_t last = at(tail_).prev;
+  const std::int32_t last = at(kTail).prev;
   k.prev = last;
-  k.next = tail_;
+  k.next = kTail;
   at(last).next = b;
-  at(tail_).prev = b;
+  at(kTail).prev = b;
   ++num_free_;
 }
 
@@ -43,7 +39,14 @@ void BlockPool::touch(std::int32_t b) {
 
 std::int32_t BlockPool::allocate() {
   SS_ASSERT(num_free_ > 0, "allocation from an empty block pool");
-  const std::int32_t b = at(head_).next;
+  if (next_fresh_ < num_blocks_) {  // the head of the queue is the lowest never-used block
+    const std::int32_t b = next_fresh_++;
+    blocks_.emplace_back();
+    at(b).ref = 1;
+    --num_free_;
+    return b;
+  }
+  const std::int32_t b = at(kHead).next;
   unlink(b);
   Block& k = at(b);
   if (k.has_hash) {

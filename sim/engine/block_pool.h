@@ -11,6 +11,11 @@
 // so a hit can take a block out of the middle in O(1). Every operation is O(1) expected.
 // A block's count, links and hash sit in one record: an eviction touches one cache line of
 // the pool (the blocks are visited in free-queue order, which soon is no order at all).
+// Records are made on first use: the queue starts as the blocks in id order, and freed
+// blocks join its tail, so the never-used blocks are always its head, in id order, and
+// allocation takes them first. A pool of many replicas' worth of blocks costs nothing
+// until they are used.
+#include <climits>
 #include <cstdint>
 #include <vector>
 
@@ -23,7 +28,7 @@ class BlockPool {
   // All blocks start free, in id order. REQUIRES: 0 <= num_blocks < 2^31 - 2.
   explicit BlockPool(std::int64_t num_blocks);
 
-  std::int64_t num_blocks() const { return static_cast<std::int64_t>(blocks_.size()) - 2; }
+  std::int64_t num_blocks() const { return num_blocks_; }
   // Blocks no request holds (cached or not): what an allocation may take.
   std::int64_t num_free() const { return num_free_; }
   // Blocks currently holding a hash (held or free).
@@ -65,19 +70,21 @@ class BlockPool {
   void unlink(std::int32_t block);
   void push_tail(std::int32_t block);
 
+  static constexpr std::int32_t kHead = -2, kTail = -1, kUnlinked = INT32_MIN;
   struct Block {
     std::uint64_t hash = 0;
     std::int32_t ref = 0;
-    std::int32_t prev = -1, next = -1;  // free-queue links
+    std::int32_t prev = kUnlinked, next = kUnlinked;  // free-queue links of used blocks
     bool has_hash = false;
     bool indexed = false;  // has_hash and in index_ (not private)
   };
-  Block& at(std::int32_t b) { return blocks_[static_cast<std::size_t>(b)]; }
-  const Block& at(std::int32_t b) const { return blocks_[static_cast<std::size_t>(b)]; }
+  // Records are stored at id + 2: the sentinels of the free list are ids -2 and -1.
+  Block& at(std::int32_t b) { return blocks_[static_cast<std::size_t>(b + 2)]; }
+  const Block& at(std::int32_t b) const { return blocks_[static_cast<std::size_t>(b + 2)]; }
 
-  // Indexed by block id; head_ and tail_ are two extra sentinel records at the end.
-  std::vector<Block> blocks_;
-  std::int32_t head_, tail_;
+  std::int64_t num_blocks_;
+  std::int32_t next_fresh_ = 0;  // blocks [next_fresh_, num_blocks_) were never used
+  std::vector<Block> blocks_;    // the sentinels, then blocks [0, next_fresh_)
   std::int64_t num_free_ = 0;
   std::int64_t evictions_ = 0;
   std::int64_t num_cached_ = 0;

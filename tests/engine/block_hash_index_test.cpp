@@ -16,7 +16,7 @@ namespace {
 // checking every lookup of a present and an absent hash against the reference map.
 template <typename HashOf>
 void check_against_map(int blocks, int steps, HashOf hash_of) {
-  BlockHashIndex index(blocks);
+  BlockHashIndex index;
   std::vector<std::uint64_t> hashes(static_cast<std::size_t>(blocks), 0);
   std::vector<bool> held(static_cast<std::size_t>(blocks), false);
   std::unordered_map<std::uint64_t, std::int32_t> reference;
@@ -55,7 +55,7 @@ TEST_CASE("block hash index copes with small sequential hashes as Mooncake trace
 
 TEST_CASE("block hash index is full at its capacity and empties again", "[engine][prefix]") {
   const int blocks = 37;
-  BlockHashIndex index(blocks);
+  BlockHashIndex index;
   std::vector<std::uint64_t> hashes(blocks);
   for (int b = 0; b < blocks; ++b) {
     hashes[static_cast<std::size_t>(b)] = 1000 + static_cast<std::uint64_t>(b);
