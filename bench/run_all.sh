@@ -18,11 +18,15 @@ done
 BIN="$BUILD/bench/sim_throughput"
 SERVESIM="$BUILD/servesim"
 
-echo "== requests curve (16 replicas, prefix cache on)"
 SIZES="10000 100000"
 [ "$QUICK" = 1 ] || SIZES="$SIZES 1000000"
 [ "$BIG" = 1 ] && SIZES="$SIZES 10000000"
+echo "== requests curve (16 replicas, prefix cache on, light load: 4 req/s per replica)"
 for n in $SIZES; do "$BIN" "$n" 16; done
+echo "== requests curve (16 replicas, prefix cache on, busy load: 16 req/s per replica)"
+for n in $SIZES; do "$BIN" "$n" 16 --rate 16; done
+echo "== prefix cache off (16 replicas, light load)"
+"$BIN" 100000 16 --no-prefix-cache
 
 echo "== replicas curve (100k requests, 4 req/s per replica)"
 REPLICAS="1 4 16 64 256"
