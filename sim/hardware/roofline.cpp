@@ -24,7 +24,7 @@ Dtype gemm_math(const Deployment& dep) {
 }  // namespace
 
 RooflineCostModel::RooflineCostModel(ModelSpec model, HardwareSpec hw, Deployment dep)
-    : model_(std::move(model)), hw_(std::move(hw)), dep_(dep) {
+    : model_(std::move(model)), hw_(std::move(hw)), dep_(dep), decode_attention_(model_, dep_) {
   SS_ASSERT(hw_.peak_flops_bf16 > 0 && hw_.memory_bandwidth_bytes_per_s > 0,
             "hardware peaks must be checked by the loader");
   SS_ASSERT(hw_.gemm_efficiency > 0 && hw_.attention_efficiency > 0 &&
@@ -118,36 +118,77 @@ double RooflineCostModel::overhead_s() const {
 
 StepCost RooflineCostModel::step_cost(const BatchShape& batch) const {
   SS_ASSERT(!batch.empty(), "a step computes at least one token");
+  if (batch.prefills.empty() && batch.extra_sampled_tokens == 0 && batch.decode_seqs <= kMaxTemplateSeqs)
+    return decode_step_cost(batch);
   StepOps ops;  // on the stack: this runs once per engine step
   step_ops_into(model_, dep_, batch, ops);
   return cost_of(ops.view());
 }
 
-StepCost RooflineCostModel::cost_of(std::span<const OpCost> ops) const {
-  double compute_s = 0, memory_s = 0, comm_s = 0, launch_s = 0, flops = 0, bytes = 0;
-  for (const OpCost& op : ops) {
-    flops += op.flops;
-    bytes += op.bytes_read + op.bytes_written;
-    const OpSeconds t = op_seconds(op);
-    launch_s += t.launch_s;
-    if (op.kind == OpKind::communication) {
-      comm_s += t.body_s;
-    } else if (t.compute_s > t.memory_s) {
-      compute_s += t.body_s;
-    } else {
-      memory_s += t.body_s;
-    }
+RooflineCostModel::PricedOp RooflineCostModel::priced(const OpCost& op) const {
+  const OpSeconds t = op_seconds(op);
+  PricedOp p;
+  p.flops = op.flops;
+  p.bytes = op.bytes_read + op.bytes_written;
+  p.launch_s = t.launch_s;
+  p.body_s = t.body_s;
+  if (op.kind == OpKind::communication) {
+    p.bucket = 2;
+  } else {
+    p.bucket = t.compute_s > t.memory_s ? 0 : 1;
   }
+  return p;
+}
+
+void RooflineCostModel::Sums::add(const PricedOp& p) {
+  flops += p.flops;
+  bytes += p.bytes;
+  launch_s += p.launch_s;
+  (p.bucket == 2 ? comm_s : p.bucket == 0 ? compute_s : memory_s) += p.body_s;
+}
+
+StepCost RooflineCostModel::assemble(const Sums& sums) const {
   StepCost cost;
-  cost.compute_ns = ticks_from_seconds(compute_s);
-  cost.memory_ns = ticks_from_seconds(memory_s);
-  cost.comm_ns = ticks_from_seconds(comm_s);
-  cost.overhead_ns = ticks_from_seconds(overhead_s() + launch_s);
-  cost.flops = flops;
-  cost.bytes = bytes;
+  cost.compute_ns = ticks_from_seconds(sums.compute_s);
+  cost.memory_ns = ticks_from_seconds(sums.memory_s);
+  cost.comm_ns = ticks_from_seconds(sums.comm_s);
+  cost.overhead_ns = ticks_from_seconds(overhead_s() + sums.launch_s);
+  cost.flops = sums.flops;
+  cost.bytes = sums.bytes;
   cost.total_ns = std::max<Tick>(
       1, cost.compute_ns + cost.memory_ns + cost.comm_ns + cost.overhead_ns);
   return cost;
+}
+
+StepCost RooflineCostModel::cost_of(std::span<const OpCost> ops) const {
+  Sums sums;
+  for (const OpCost& op : ops) sums.add(priced(op));
+  return assemble(sums);
+}
+
+StepCost RooflineCostModel::decode_step_cost(const BatchShape& batch) const {
+  const auto seqs = static_cast<std::size_t>(batch.decode_seqs);
+  if (decode_templates_.size() <= seqs) decode_templates_.resize(seqs + 1);
+  std::unique_ptr<DecodeTemplate>& slot = decode_templates_[seqs];
+  if (!slot) {
+    StepOps ops;
+    step_ops_into(model_, dep_, batch, ops);
+    auto t = std::make_unique<DecodeTemplate>();
+    t->size = ops.size();
+    t->attention_index = ops.size();
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const OpCost& op = ops.view()[i];
+      if (op.name == std::string_view("attn_decode")) t->attention_index = i;
+      t->ops[i] = priced(op);
+    }
+    SS_ASSERT(t->attention_index < t->size, "a decode step lists its attention operator");
+    slot = std::move(t);
+  }
+  const DecodeTemplate& t = *slot;
+  Sums sums;
+  for (std::size_t i = 0; i < t.size; ++i)
+    sums.add(i == t.attention_index ? priced(decode_attention_(batch)) : t.ops[i]);
+  return assemble(sums);
 }
 
 std::vector<OpTiming> RooflineCostModel::breakdown(const BatchShape& batch) const {

@@ -6,6 +6,9 @@
 // fixed cost per kernel launch. Collectives take bytes over derated link bandwidth plus a
 // latency per launch; fixed per-step and per-layer overheads are added on top.
 // docs/cost-model.md section 2 has the formulas and the fit.
+#include <array>
+#include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -22,6 +25,9 @@ class RooflineCostModel : public CostModel {
  public:
   // REQUIRES: deployment_problem(model, dep).empty(); peaks and bandwidths > 0.
   RooflineCostModel(ModelSpec model, HardwareSpec hw, Deployment dep);
+  // Pinned in place: the decode-step cache refers to model_.
+  RooflineCostModel(const RooflineCostModel&) = delete;
+  RooflineCostModel& operator=(const RooflineCostModel&) = delete;
 
   StepCost step_cost(const BatchShape& batch) const override;
   // One entry per operator, then one "overhead" entry; their time_s add up to the step.
@@ -52,6 +58,34 @@ class RooflineCostModel : public CostModel {
   // The arithmetic of time_op without building strings: step_cost runs once per step.
   OpSeconds op_seconds(const OpCost& op) const;
 
+  // What cost_of adds up for one operator.
+  struct PricedOp {
+    double flops = 0;
+    double bytes = 0;  // read + written
+    double launch_s = 0;
+    double body_s = 0;
+    int bucket = 0;  // 0 compute-bound, 1 memory-bound, 2 communication
+  };
+  PricedOp priced(const OpCost& op) const;
+  struct Sums {
+    double compute_s = 0, memory_s = 0, comm_s = 0, launch_s = 0, flops = 0, bytes = 0;
+    void add(const PricedOp& p);
+  };
+  StepCost assemble(const Sums& sums) const;
+
+  // Decode-only steps, most steps of a run, are priced from a template cached by their
+  // number of sequences: every operator but decode attention depends on that number alone
+  // (op_graph.h), so each one's timing is computed once, and the step's sums are still
+  // added in operator order, so the cost is bit-identical to cost_of(step_ops(...)).
+  // The cache is not thread-safe: a cost model serves one simulation, on one thread.
+  struct DecodeTemplate {
+    std::size_t size = 0;
+    std::size_t attention_index = 0;
+    std::array<PricedOp, StepOps::kCapacity> ops{};
+  };
+  static constexpr std::int64_t kMaxTemplateSeqs = 4096;  // larger batches are priced afresh
+  StepCost decode_step_cost(const BatchShape& batch) const;
+
   ModelSpec model_;
   HardwareSpec hw_;
   Deployment dep_;
@@ -61,6 +95,8 @@ class RooflineCostModel : public CostModel {
   double elementwise_bytes_per_s_;
   double link_bytes_per_s_;       // derated interconnect bandwidth
   int stage_layers_;
+  DecodeAttentionOp decode_attention_;  // refers to model_, declared above it
+  mutable std::vector<std::unique_ptr<DecodeTemplate>> decode_templates_;  // by sequences
 };
 
 }  // namespace servesim

@@ -61,6 +61,27 @@ void append_attention_kernels(const BatchShape& batch, const AttnForm& prefill,
   if (batch.decode_seqs > 0) out.push_back(attention_decode(batch, decode, layers));
 }
 
+AttnForm mla_prefill_form(const ModelSpec& m, const Dims& x) {
+  const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  const double latent = static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim;
+  return {x.qh * (2.0 * qk + 2.0 * m.v_head_dim), x.qh * (qk + m.v_head_dim) * x.a, latent * x.kv,
+          x.qh * qk * x.a, x.qh * m.v_head_dim * x.a};
+}
+
+AttnForm mla_decode_form(const ModelSpec& m, const Dims& x) {
+  const double latent = static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim;
+  return {x.qh * (2.0 * latent + 2.0 * m.kv_lora_rank), latent * x.kv, latent * x.kv,
+          x.qh * latent * x.a, x.qh * m.kv_lora_rank * x.a};
+}
+
+// Ordinary multi/grouped-query attention: each pair costs 2*d FLOPs in QK^T and 2*d in PV,
+// per query head; K and V of every KV head are 2*kvh*d elements per token.
+AttnForm standard_form(const Dims& x) {
+  const double kv_per_token = 2.0 * x.kvh * x.d * x.kv;
+  const double q_or_out = x.qh * x.d * x.a;
+  return {4.0 * x.d * x.qh, kv_per_token, kv_per_token, q_or_out, q_or_out};
+}
+
 // MLA as vLLM runs it. The down-projections of Q and KV (fused "qkv_a_proj") are
 // replicated on every TP GPU; the cache keeps the kv_lora + rope latent. Prefill
 // decompresses K and V for every key (new tokens and the cached context) with kv_b_proj
@@ -84,11 +105,7 @@ void append_mla(const ModelSpec& m, const BatchShape& batch, const Dims& x, doub
   for (const PrefillChunk& c : batch.prefills) decompressed += static_cast<double>(c.past_tokens);
   out.push_back(gemm("kv_b_proj", decompressed, m.kv_lora_rank,
                      x.qh * (m.qk_nope_head_dim + m.v_head_dim), x, x.w, L));
-  const AttnForm prefill{x.qh * (2.0 * qk + 2.0 * m.v_head_dim), x.qh * (qk + m.v_head_dim) * x.a,
-                         latent * x.kv, x.qh * qk * x.a, x.qh * m.v_head_dim * x.a};
-  const AttnForm decode{x.qh * (2.0 * latent + 2.0 * m.kv_lora_rank), latent * x.kv,
-                        latent * x.kv, x.qh * latent * x.a, x.qh * m.kv_lora_rank * x.a};
-  append_attention_kernels(batch, prefill, decode, L, out);
+  append_attention_kernels(batch, mla_prefill_form(m, x), mla_decode_form(m, x), L, out);
   out.push_back(gemm("o_proj", rows, x.qh * m.v_head_dim, x.h, x, x.w, L));
 }
 
@@ -105,13 +122,14 @@ void append_attention(const ModelSpec& model, const BatchShape& batch, const Dim
   OpCost qkv = gemm("qkv_proj", rows, x.h, qkv_out, x, x.w, L);
   if (model.attention_bias) qkv.bytes_read += qkv_out * x.bf16 * L;  // bias, added in the epilogue
   out.push_back(qkv);
-  // Each pair costs 2*d FLOPs in QK^T and 2*d in PV, per query head; K and V of every KV
-  // head are 2*kvh*d elements per token.
-  const double kv_per_token = 2.0 * x.kvh * x.d * x.kv;
-  const double q_or_out = x.qh * x.d * x.a;
-  const AttnForm form{4.0 * x.d * x.qh, kv_per_token, kv_per_token, q_or_out, q_or_out};
+  const AttnForm form = standard_form(x);
   append_attention_kernels(batch, form, form, L, out);
   out.push_back(gemm("o_proj", rows, x.qh * x.d, x.h, x, x.w, L));
+}
+
+OpCost decode_attention(const ModelSpec& model, const BatchShape& batch, const Dims& x) {
+  const AttnForm form = model.is_mla() ? mla_decode_form(model, x) : standard_form(x);
+  return attention_decode(batch, form, x.layers);
 }
 
 }  // namespace servesim::ops

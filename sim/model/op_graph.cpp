@@ -14,11 +14,10 @@
 
 namespace servesim {
 
+namespace ops {
 
-void step_ops_into(const ModelSpec& model, const Deployment& dep, const BatchShape& batch,
-                   StepOps& out) {
-  const ShardShape s = shard_shape(model, dep);
-  ops::Dims x;
+Dims make_dims(const ModelSpec& model, const Deployment& dep, const ShardShape& s) {
+  Dims x;
   x.h = model.hidden_size;
   x.d = model.head_dim;
   x.qh = s.q_heads;
@@ -32,6 +31,16 @@ void step_ops_into(const ModelSpec& model, const Deployment& dep, const BatchSha
   x.layers = s.layers;
   x.tp = dep.tp;
   x.ep = dep.ep;
+  return x;
+}
+
+}  // namespace ops
+
+
+void step_ops_into(const ModelSpec& model, const Deployment& dep, const BatchShape& batch,
+                   StepOps& out) {
+  const ShardShape s = shard_shape(model, dep);
+  const ops::Dims x = ops::make_dims(model, dep, s);
 
   const double m = static_cast<double>(batch.total_tokens());
   double sampled = static_cast<double>(batch.decode_seqs);
@@ -71,6 +80,16 @@ std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& dep,
   StepOps ops;
   step_ops_into(model, dep, batch, ops);
   return {ops.begin(), ops.end()};
+}
+
+DecodeAttentionOp::DecodeAttentionOp(const ModelSpec& model, const Deployment& dep)
+    : model_(model), dims_(std::make_unique<ops::Dims>(ops::make_dims(model, dep, shard_shape(model, dep)))) {}
+
+DecodeAttentionOp::~DecodeAttentionOp() = default;
+
+OpCost DecodeAttentionOp::operator()(const BatchShape& batch) const {
+  SS_ASSERT(batch.prefills.empty(), "the decode attention operator alone is for decode-only steps");
+  return ops::decode_attention(model_, batch, *dims_);
 }
 
 }  // namespace servesim

@@ -4,6 +4,7 @@
 // arithmetic; every cost model that needs FLOPs or bytes reads them from here.
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -58,6 +59,28 @@ class StepOps {
 // REQUIRES: deployment.tp divides the heads.
 void step_ops_into(const ModelSpec& model, const Deployment& deployment, const BatchShape& batch,
                    StepOps& out);
+// The decode attention operator of a decode-only step, exactly as step_ops lists it.
+// It is the only operator of such a step that depends on more than the number of
+// sequences (on their context sum), which lets a cost model cache the others by that
+// number (roofline.h). Holds a reference to `model`, which must outlive it.
+namespace ops {
+struct Dims;
+}
+class DecodeAttentionOp {
+ public:
+  // REQUIRES: deployment_problem(model, dep).empty().
+  DecodeAttentionOp(const ModelSpec& model, const Deployment& dep);
+  ~DecodeAttentionOp();
+  DecodeAttentionOp(const DecodeAttentionOp&) = delete;
+  DecodeAttentionOp& operator=(const DecodeAttentionOp&) = delete;
+  // REQUIRES: batch.prefills.empty().
+  OpCost operator()(const BatchShape& batch) const;
+
+ private:
+  const ModelSpec& model_;
+  std::unique_ptr<const ops::Dims> dims_;
+};
+
 // The same as a vector, for callers outside the step loop.
 std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& deployment,
                              const BatchShape& batch);

@@ -88,6 +88,10 @@ inline OpCost activation(const char* name, double m, double width, bool gated, c
   return op;
 }
 
+// The stage's dimensions for this model and deployment (op_graph.cpp).
+Dims make_dims(const ModelSpec& model, const Deployment& dep, const ShardShape& s);
+// The decode attention kernel of `batch` exactly as append_attention lists it.
+OpCost decode_attention(const ModelSpec& model, const BatchShape& batch, const Dims& x);
 // Attention: QKV (or MLA's projections), the attention kernels and o_proj, appended to `out`.
 void append_attention(const ModelSpec& model, const BatchShape& batch, const Dims& x,
                       double rows, StepOps& out);

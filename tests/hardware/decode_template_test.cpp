@@ -1,0 +1,64 @@
+// The roofline prices decode-only steps from a template cached by the number of sequences
+// (sim/hardware/roofline.h). It must give exactly what pricing the step's full operator
+// list gives, for every model form (dense, GQA with bias, MoE, MLA + MoE with shared
+// experts), parallelism and format, and for batches seen before or not.
+#include <catch2/catch.hpp>
+#include <random>
+#include <string>
+
+#include "sim/hardware/roofline.h"
+#include "sim/io/model_loader.h"
+#include "sim/model/op_graph.h"
+
+using namespace servesim;
+
+namespace {
+
+void check_decode_steps_match_full_pricing(const std::string& model_name, Deployment dep) {
+  const ModelSpec model = load_model(model_name);
+  const HardwareSpec hw = load_hardware("h100-sxm");
+  const RooflineCostModel rf(model, hw, dep);
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 400; ++i) {
+    BatchShape b;
+    b.decode_seqs = 1 + static_cast<std::int64_t>(rng() % 64);  // repeats: template hits
+    b.decode_context_sum = b.decode_seqs * static_cast<std::int64_t>(1 + rng() % 8000);
+    const StepCost cached = rf.step_cost(b);
+    const StepCost full = rf.cost_of(step_ops(model, dep, b));
+    INFO(model_name << " tp=" << dep.tp << " pp=" << dep.pp << " ep=" << dep.ep << " seqs=" << b.decode_seqs
+                    << " context=" << b.decode_context_sum);
+    REQUIRE(cached.total_ns == full.total_ns);
+    REQUIRE(cached.compute_ns == full.compute_ns);
+    REQUIRE(cached.memory_ns == full.memory_ns);
+    REQUIRE(cached.comm_ns == full.comm_ns);
+    REQUIRE(cached.overhead_ns == full.overhead_ns);
+    REQUIRE(cached.flops == full.flops);  // exact: the same sums in the same order
+    REQUIRE(cached.bytes == full.bytes);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("decode steps priced from the cached template equal full pricing for dense models", "[hardware][perf]") {
+  check_decode_steps_match_full_pricing("llama-3-8b", Deployment{});
+  Deployment tp4;
+  tp4.tp = 4;
+  tp4.weights = Dtype::fp8;
+  tp4.kv = Dtype::fp8;
+  check_decode_steps_match_full_pricing("qwen2.5-72b", tp4);
+  Deployment pp2;
+  pp2.tp = 2;
+  pp2.pp = 2;
+  check_decode_steps_match_full_pricing("llama-3-70b", pp2);
+}
+
+TEST_CASE("decode steps priced from the cached template equal full pricing for MoE and MLA models", "[hardware][perf]") {
+  Deployment tp2;
+  tp2.tp = 2;
+  check_decode_steps_match_full_pricing("mixtral-8x7b", tp2);
+  Deployment ep8;
+  ep8.tp = 8;
+  ep8.ep = 8;
+  ep8.weights = Dtype::fp8;
+  check_decode_steps_match_full_pricing("deepseek-v3", ep8);
+}
