@@ -1,5 +1,6 @@
 // `servesim run SCENARIO.yaml [--out DIR] [--seed N] [--set KEY=VALUE]...`
 #include <boost/program_options.hpp>
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -126,6 +127,19 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     if (!f) throw ConfigError(summary_file.tmp().string(), 0, "--out", "cannot write summary.json");
   }
   summary_file.commit();
+  // Output files of an earlier run into the same folder that this run does not write
+  // would sit beside the new summary.json as if they belonged to it: remove them.
+  std::vector<std::string> written = {"summary.json"};
+  if (csv) written.push_back("requests.csv");
+  for (const auto& path : reports.written()) written.push_back(fs::path(path).filename().string());
+  for (const char* name : {"requests.csv", "timeseries.csv", "trace.json"}) {
+    if (std::find(written.begin(), written.end(), name) != written.end()) continue;
+    const fs::path stale = fs::path(out_dir) / name;
+    std::error_code remove_ec;
+    if (fs::is_regular_file(stale, remove_ec) && fs::remove(stale, remove_ec))
+      err << "servesim run: note: removed " << stale.string()
+          << ", left by an earlier run: this run's outputs do not include it\n";
+  }
 
   if (!vm.count("quiet")) {
     out << "servesim run: " << scenario.name << " (seed " << scenario.seed << ")\n";

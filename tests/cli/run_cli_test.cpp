@@ -114,3 +114,25 @@ TEST_CASE("run - validate and step answer --help with exit 0", "[cli]") {
     CHECK(r.output.find("--") != std::string::npos);
   }
 }
+
+TEST_CASE("run: a rerun into the same folder removes outputs of the earlier run it does not write", "[cli]") {
+  TempDir dir("stale-outputs");
+  const auto scenario = dir.write("small.yaml", kSmallScenario);
+  const std::string out = (dir.path / "out").string();
+  const auto first = run_cli("run " + scenario.string() + " --quiet --out " + out);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(std::filesystem::exists(dir.path / "out" / "requests.csv"));
+  // Without requests.csv the old one would sit beside the new summary.json as if it were
+  // this run's.
+  const auto second = run_cli("run " + scenario.string() + " --quiet --seed 9 --set outputs.requests_csv=false --out " + out);
+  REQUIRE(second.exit_code == 0);
+  CHECK(!std::filesystem::exists(dir.path / "out" / "requests.csv"));
+  CHECK(second.output.find("removed") != std::string::npos);
+  CHECK(second.output.find("requests.csv") != std::string::npos);
+  CHECK(std::filesystem::exists(dir.path / "out" / "summary.json"));
+  // A file the run does write is simply replaced, with no note.
+  const auto third = run_cli("run " + scenario.string() + " --quiet --out " + out);
+  REQUIRE(third.exit_code == 0);
+  CHECK(third.output.find("removed") == std::string::npos);
+  CHECK(std::filesystem::exists(dir.path / "out" / "requests.csv"));
+}
