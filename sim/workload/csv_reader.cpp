@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/core/assert.h"
+#include "sim/core/bounded_line.h"
 #include "sim/core/errors.h"
 
 namespace servesim {
@@ -24,12 +25,16 @@ bool all_blank(const std::string& text) {
   return true;
 }
 
+constexpr const char* kTooLong = "the line is longer than 16 MiB: not a CSV trace?";
+
 }  // namespace
 
 CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(path_) {
   if (!in_) throw ConfigError(path_, 0, "", "cannot open the file for reading");
-  if (!std::getline(in_, line_text_)) throw ConfigError(path_, 1, "", "the file is empty; expected a CSV header");
+  const LineRead header = read_bounded_line(in_, line_text_);
+  if (header == LineRead::end) throw ConfigError(path_, 1, "", "the file is empty; expected a CSV header");
   line_ = 1;
+  if (header == LineRead::too_long) throw ConfigError(path_, 1, "", kTooLong);
   clean_line(line_text_, true);
   split_line();
   for (const auto& [offset, length] : fields_) header_.emplace_back(line_text_.substr(offset, length));
@@ -46,8 +51,11 @@ int CsvReader::column(std::string_view name) const {
 }
 
 bool CsvReader::next_row() {
-  while (std::getline(in_, line_text_)) {
+  for (;;) {
+    const LineRead got = read_bounded_line(in_, line_text_);
+    if (got == LineRead::end) break;
     ++line_;
+    if (got == LineRead::too_long) throw ConfigError(path_, line_, "", kTooLong);
     clean_line(line_text_, false);
     if (all_blank(line_text_)) continue;
     split_line();

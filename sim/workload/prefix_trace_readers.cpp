@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "sim/core/bounded_line.h"
 #include "sim/core/errors.h"
 #include "sim/workload/csv_reader.h"
 #include "sim/workload/prefix_trace.h"
@@ -30,8 +31,10 @@ class MooncakeReader final : public PrefixTraceReader {
   bool next(PrefixTraceRow& row) override {
     std::string text;
     for (;;) {
-      if (!std::getline(in_, text)) return false;
+      const LineRead got = read_bounded_line(in_, text);
+      if (got == LineRead::end) return false;
       ++line_;
+      if (got == LineRead::too_long) fail("", "the line is longer than 16 MiB: not a JSON-lines trace?");
       if (!text.empty() && text.back() == '\r') text.pop_back();
       if (text.find_first_not_of(" \t") != std::string::npos) break;  // blank lines are skipped
     }

@@ -160,3 +160,19 @@ TEST_CASE("input audit: equal timestamps are a burst and are kept in file order"
     CHECK(summary.find("\"total_input_tokens\": 250") != std::string::npos);
   }
 }
+
+TEST_CASE("input audit: a line too long to be a trace row is rejected at its line without reading it whole",
+          "[reliability][audit]") {
+  // A 17 MiB line with no newline (a corrupted export, a binary blob): readers stop at
+  // 16 MiB (sim/core/bounded_line.h) instead of reading on to the end of the file.
+  TempDir dir("trace-audit-long-line");
+  const std::string blob(std::size_t{17} << 20, 'x');
+  for (const Format& f : kFormats) {
+    const std::string content = f.header + f.row("2", "100", "10") + blob;
+    const Outcome o = run_trace(dir, f, "long", content);
+    const std::string ext = f.header[0] ? ".csv" : ".jsonl";
+    INFO(f.name);
+    check_rejected(o, (dir.path / (std::string(f.name) + "-long" + ext)).string() + ":" + std::to_string(f.first_row_line + 1),
+                   "16 MiB");
+  }
+}
