@@ -15,41 +15,43 @@ namespace servesim {
 enum class RequestStatus { waiting, running, finished };
 
 struct RequestState {
+  // Fields every engine step reads or writes for each running request come first, next
+  // to the spec's lengths, so that a step touches few cache lines per request: with
+  // hundreds of sequences per step that is most of a step's time (docs/performance.md).
   RequestSpec spec;
-  int pool_index = -1;
-  int replica_index = -1;
   RequestStatus status = RequestStatus::waiting;
-
+  int preemptions = 0;
   std::int64_t num_computed_tokens = 0;   // tokens whose KV is in the cache
   std::int64_t num_output_done = 0;       // output tokens emitted so far
-  std::int64_t cached_prompt_tokens = 0;  // prompt tokens served by the prefix cache
   std::int64_t num_blocks = 0;            // KV blocks this request holds
+  Tick first_scheduled_ns = -1;
+  Tick first_token_ns = -1;
+  Tick last_token_ns = -1;
+  Tick preempted_at_ns = -1;            // start of a preemption not yet recovered; -1: none
+  // Latency attribution and GPU-time shares (sim/engine/step_accounting.cpp).
+  RequestAccounting acct;
   // Its block table, in token order, when the replica caches prefixes (block_pool.h);
   // without prefix caching blocks are only counted and this stays empty.
   std::vector<std::int32_t> block_ids;
+
+  int pool_index = -1;
+  int replica_index = -1;
+  std::int64_t cached_prompt_tokens = 0;  // prompt tokens served by the prefix cache
   // Prefix caching: private_blocks[i] is the block this request registered under its
   // private hash of block spec.block_hashes.size() + i (KvCacheManager::block_hash), or -1.
   // Only this request can hit those hashes, so the replica looks them up here rather than
   // in its hash index; the blocks belong to the KV cache `private_blocks_owner`.
   std::vector<std::int32_t> private_blocks;
   const void* private_blocks_owner = nullptr;
-  int preemptions = 0;
   // Preemption bookkeeping (docs/engine.md). A swapped-out request keeps its computed
   // tokens; their KV lies in host memory until it is scheduled again.
   std::int64_t swapped_blocks = 0;      // KV blocks held in host swap space
   std::int64_t recover_tokens = 0;      // computed tokens it had when last preempted
-  Tick preempted_at_ns = -1;            // start of a preemption not yet recovered; -1: none
   Tick preempted_ns = 0;                // time lost: preemption until progress regained
   std::int64_t truncated_tokens = 0;    // tokens cut by on_context_overflow: truncate
   double spec_credit = 0;               // speculative decoding: expected tokens owed, < 1
 
   Tick kv_transfer_ns = 0;               // disaggregation: KV moved prefill -> decode (sim/cluster)
-
-  Tick first_scheduled_ns = -1;
-  Tick first_token_ns = -1;
-  Tick last_token_ns = -1;
-  // Latency attribution and GPU-time shares (sim/engine/step_accounting.cpp).
-  RequestAccounting acct;
 
   // Known tokens: the prompt and every output token already sampled. The last output
   // token is never fed back, so a finished request computed num_tokens() - 1 at most.

@@ -50,11 +50,13 @@ struct GpuTimeShares {
 };
 
 struct RequestAccounting {
-  TtftParts ttft;
-  DecodeParts decode;
-  GpuTimeShares gpu;
+  // What every decode step updates comes first, so that it shares cache lines with the
+  // request's other per-step fields (request_state.h; docs/performance.md).
   Tick mark_ns = -1;            // everything before this is accounted; -1: the arrival
   Tick max_itl_ns = -1;         // longest gap between two of its tokens; -1: none
+  DecodeParts decode;
+  GpuTimeShares gpu;
+  TtftParts ttft;
   Tick prefill_saved_ns = 0;    // cost-model time the prefix-cache hit saved its prefill
 };
 
