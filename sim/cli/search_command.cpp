@@ -185,9 +185,12 @@ int search_command(const std::vector<std::string>& args, std::ostream& out, std:
     c.gpus = cost.gpus;
     for (const auto& hw : cost.unpriced)
       if (std::find(report.unpriced.begin(), report.unpriced.end(), hw) == report.unpriced.end()) report.unpriced.push_back(hw);
-    for (const auto& [cls, t] : report.slo)
+    for (const auto& slo : report.slo) {
+      // Not a structured binding: clang 14 (the fuzz and sanitizer build) cannot capture one.
+      const std::string& cls = slo.first;
       if (!cls.empty() && std::none_of(s.workload.begin(), s.workload.end(), [&](const ClassSpec& w) { return w.name == cls; }))
         throw ConfigError(scenario_path, 0, "--class", "class '" + cls + "' is not in candidate " + std::to_string(p));
+    }
     report.candidates.push_back(std::move(c));
     entries.push_back(std::move(e));
     scenarios.push_back(std::move(s));

@@ -53,7 +53,9 @@ SearchSpace load_search_space(const std::string& path) {
       throw ConfigError(path, key_mark.line, key, "the key has an empty part between dots", key_mark.column);
     if (!seen.insert(key).second)
       throw ConfigError(path, key_mark.line, key, "the key appears twice", key_mark.column);
-    const YAML::Node& list = it->second;
+    // A copy (a Node is a handle): `it->second` lives in the proxy that operator-> returns,
+    // which is gone at the end of this statement (ASan: stack-use-after-scope).
+    const YAML::Node list = it->second;
     const SpaceMark value_mark = mark_of(list);
     if (!list.IsSequence())
       throw ConfigError(path, value_mark.line, key,
