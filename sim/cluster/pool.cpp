@@ -7,7 +7,7 @@ namespace servesim {
 
 Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::string& router_name,
            std::uint64_t seed, MetricsRecorder& metrics, ReplicaListener& listener, Tick router_staleness_ns)
-    : config_(config), index_(pool_index), sim_(sim), staleness_ns_(router_staleness_ns) {
+    : config_(config), sim_(sim), staleness_ns_(router_staleness_ns) {
   const std::string key = "cluster.pools." + std::to_string(pool_index);
   memory_plan_ = plan_memory(config_.model, config_.hardware, config_.deployment,
                              config_.engine.gpu_memory_utilization, config_.engine.max_batched_tokens);

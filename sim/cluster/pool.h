@@ -37,7 +37,6 @@ class Pool {
 
  private:
   PoolConfig config_;
-  int index_;
   MemoryPlan memory_plan_;
   std::int64_t kv_blocks_ = 0;
   std::shared_ptr<const CostModel> cost_model_;
