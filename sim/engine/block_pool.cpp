@@ -6,34 +6,72 @@ namespace servesim {
 
 BlockPool::BlockPool(std::int64_t num_blocks) : num_blocks_(num_blocks), num_free_(num_blocks) {
   SS_ASSERT(num_blocks >= 0 && num_blocks < (std::int64_t{1} << 31) - 2, "block pool size");
-  blocks_.resize(2);
-  at(kHead).next = kTail;
-  at(kTail).prev = kHead;
-}
-
-void BlockPool::unlink(std::int32_t b) {
-  Block& k = at(b);
-  at(k.prev).next = k.next;
-  at(k.next).prev = k.prev;
-  k.prev = k.next = kUnlinked;
-  --num_free_;
+  ring_.assign(16, -1);
+  ring_mask_ = 15;
 }
 
 void BlockPool::push_tail(std::int32_t b) {
-  Block& k = at(b);
-  const std::int32_t last = at(kTail).prev;
-  k.prev = last;
-  k.next = kTail;
-  at(last).next = b;
-  at(kTail).prev = b;
+  if (queue_tail_ - queue_head_ == ring_.size()) {
+    if (stale_entries_ > 0 && 2 * static_cast<std::uint64_t>(stale_entries_) >= ring_.size()) {
+      compact();
+    } else {  // double, keeping every entry at its position
+      std::vector<std::int32_t> bigger(2 * ring_.size());
+      const std::uint64_t mask = bigger.size() - 1;
+      for (std::uint64_t p = queue_head_; p != queue_tail_; ++p) bigger[p & mask] = ring_[p & ring_mask_];
+      ring_.swap(bigger);
+      ring_mask_ = mask;
+    }
+  }
+  ring_[queue_tail_ & ring_mask_] = b;
+  at(b).queue_pos = queue_tail_++;
   ++num_free_;
+}
+
+// Drops the stale entries; the live ones keep their order (and get new positions).
+void BlockPool::compact() {
+  std::uint64_t out = queue_head_;
+  for (std::uint64_t p = queue_head_; p != queue_tail_; ++p) {
+    const std::int32_t b = ring_[p & ring_mask_];
+    if (at(b).queue_pos != p) continue;
+    ring_[out & ring_mask_] = b;
+    at(b).queue_pos = out++;
+  }
+  queue_tail_ = out;
+  stale_entries_ = 0;
+}
+
+void BlockPool::prefetch_head() const {
+  // The record of an allocation a few ahead: a prompt takes its blocks in a burst, so the
+  // cache misses of the coming allocations overlap instead of following one another.
+  constexpr std::uint64_t kAhead = 8;
+  if (queue_tail_ - queue_head_ > kAhead) prefetch(ring_[(queue_head_ + kAhead) & ring_mask_]);
+}
+
+std::int32_t BlockPool::pop_head() {
+  for (;;) {
+    SS_ASSERT(queue_head_ != queue_tail_, "free queue out of step with the free count");
+    const std::uint64_t p = queue_head_++;
+    const std::int32_t b = ring_[p & ring_mask_];
+    Block& k = at(b);
+    if (k.queue_pos != p) {  // taken out by a hit; its live entry (if any) is further on
+      --stale_entries_;
+      continue;
+    }
+    k.queue_pos = kNotQueued;
+    --num_free_;
+    return b;
+  }
 }
 
 std::int32_t BlockPool::find_cached(std::uint64_t hash) const { return index_.find(hash); }
 
 void BlockPool::touch(std::int32_t b) {
   Block& k = at(b);
-  if (k.ref == 0) unlink(b);
+  if (k.ref == 0) {  // leaves the free queue: its entry goes stale
+    k.queue_pos = kNotQueued;
+    ++stale_entries_;
+    --num_free_;
+  }
   ++k.ref;
 }
 
@@ -46,8 +84,8 @@ std::int32_t BlockPool::allocate() {
     --num_free_;
     return b;
   }
-  const std::int32_t b = at(kHead).next;
-  unlink(b);
+  const std::int32_t b = pop_head();
+  prefetch_head();
   Block& k = at(b);
   if (k.has_hash) {
     if (k.indexed) index_.erase(k.hash);

@@ -7,10 +7,17 @@
 //   - blocks with no reference wait in one free queue in least-recently-freed order. A free
 //     block keeps its hash, so it can still be hit, until it is popped for reuse: that is
 //     the eviction, and it takes the head of the queue, the block freed longest ago.
-// The queue is a doubly linked list threaded through the blocks (sentinels at both ends),
-// so a hit can take a block out of the middle in O(1). Every operation is O(1) expected.
-// A block's count, links and hash sit in one record: an eviction touches one cache line of
-// the pool (the blocks are visited in free-queue order, which soon is no order at all).
+// The free queue is a ring of block ids in the order they were freed. A hit that takes a
+// free block out of the middle (touch) only marks the block as out of the queue; its entry
+// goes stale and is skipped when it reaches the head, and the ring is compacted when stale
+// entries outnumber live ones. Every operation is O(1) amortised.
+// Why a ring and not a linked list threaded through the blocks (vLLM's layout): the head of
+// the free queue is the block freed longest ago, which soon is anywhere in the pool, and
+// with a list each allocation had to read that block's record to find the next head: a
+// chain of dependent cache misses, one per block of every prompt (docs/performance.md).
+// The ring names the next heads in consecutive slots, so their records are prefetched and
+// the misses of a prompt's allocations overlap.
+// A block's count, queue position and hash sit in one record.
 // Records are made on first use: the queue starts as the blocks in id order, and freed
 // blocks join its tail, so the never-used blocks are always its head, in id order, and
 // allocation takes them first. A pool of many replicas' worth of blocks costs nothing
@@ -63,28 +70,38 @@ class BlockPool {
     return k.has_hash && k.hash == hash;
   }
 
+  // Starts loading `block`'s record (a hint for loops over a block table).
+  void prefetch(std::int32_t block) const { __builtin_prefetch(&at(block), 1); }
+
   std::int32_t ref_count(std::int32_t block) const { return at(block).ref; }
   bool is_cached(std::int32_t block) const { return at(block).has_hash; }
 
  private:
-  void unlink(std::int32_t block);
   void push_tail(std::int32_t block);
+  std::int32_t pop_head();
+  void compact();
+  void prefetch_head() const;
 
-  static constexpr std::int32_t kHead = -2, kTail = -1, kUnlinked = INT32_MIN;
+  static constexpr std::uint64_t kNotQueued = UINT64_MAX;
   struct Block {
     std::uint64_t hash = 0;
+    std::uint64_t queue_pos = kNotQueued;  // position of its live free-queue entry
     std::int32_t ref = 0;
-    std::int32_t prev = kUnlinked, next = kUnlinked;  // free-queue links of used blocks
     bool has_hash = false;
     bool indexed = false;  // has_hash and in index_ (not private)
   };
-  // Records are stored at id + 2: the sentinels of the free list are ids -2 and -1.
-  Block& at(std::int32_t b) { return blocks_[static_cast<std::size_t>(b + 2)]; }
-  const Block& at(std::int32_t b) const { return blocks_[static_cast<std::size_t>(b + 2)]; }
+  Block& at(std::int32_t b) { return blocks_[static_cast<std::size_t>(b)]; }
+  const Block& at(std::int32_t b) const { return blocks_[static_cast<std::size_t>(b)]; }
 
   std::int64_t num_blocks_;
   std::int32_t next_fresh_ = 0;  // blocks [next_fresh_, num_blocks_) were never used
-  std::vector<Block> blocks_;    // the sentinels, then blocks [0, next_fresh_)
+  std::vector<Block> blocks_;    // blocks [0, next_fresh_)
+  // The free queue after the never-used blocks: positions [queue_head_, queue_tail_), the
+  // entry at position p in ring_[p & ring_mask_]. Positions only grow (2^64 never wraps).
+  std::vector<std::int32_t> ring_;
+  std::uint64_t ring_mask_ = 0;
+  std::uint64_t queue_head_ = 0, queue_tail_ = 0;
+  std::int64_t stale_entries_ = 0;  // entries of blocks taken out by touch()
   std::int64_t num_free_ = 0;
   std::int64_t evictions_ = 0;
   std::int64_t num_cached_ = 0;

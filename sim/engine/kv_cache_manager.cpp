@@ -42,7 +42,12 @@ bool KvCacheManager::allocate(RequestState& request, std::int64_t new_tokens) {
 void KvCacheManager::free(RequestState& request) {
   if (pool_) {
     SS_ASSERT(static_cast<std::int64_t>(request.block_ids.size()) == request.num_blocks, "block table out of step");
-    for (auto it = request.block_ids.rbegin(); it != request.block_ids.rend(); ++it) pool_->release(*it);
+    const std::vector<std::int32_t>& ids = request.block_ids;
+    constexpr std::size_t kAhead = 8;  // overlap the cache misses of a table's records
+    for (std::size_t i = ids.size(); i-- > 0;) {
+      if (i >= kAhead) pool_->prefetch(ids[i - kAhead]);
+      pool_->release(ids[i]);
+    }
     request.block_ids.clear();
     free_blocks_ = pool_->num_free();
   } else {
