@@ -40,20 +40,29 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
     replicas_.back()->set_hand_over_after_prefill(config_.role == PoolRole::prefill);
   }
   snapshots_.resize(replicas_.size());
+  load_log_ = LoadChangeLog(replicas_.size());
+  for (auto& r : replicas_) r->set_load_change_log(&load_log_);
   take_snapshots();  // the empty pool, as a stale router first sees it
 }
 
+void Pool::snapshot(std::size_t i) {
+  const Replica& r = *replicas_[i];
+  snapshots_[i] = ReplicaSnapshot{static_cast<int>(i), r.outstanding(), r.num_waiting(), r.num_running(), r.kv_usage()};
+}
+
 void Pool::take_snapshots() {
-  for (std::size_t i = 0; i < replicas_.size(); ++i) {
-    const Replica& r = *replicas_[i];
-    snapshots_[i] = ReplicaSnapshot{static_cast<int>(i), r.outstanding(), r.num_waiting(), r.num_running(), r.kv_usage()};
-  }
+  load_log_.clear();
+  for (std::size_t i = 0; i < replicas_.size(); ++i) snapshot(i);
+}
+
+void Pool::refresh_changed_snapshots() {
+  load_log_.drain([this](int i) { snapshot(static_cast<std::size_t>(i)); });
 }
 
 // Keeps refreshing while any replica has work; an idle pool's snapshot stays true until the
 // next submit, which re-arms the refresh at the next multiple of the interval.
 void Pool::on_refresh() {
-  take_snapshots();
+  refresh_changed_snapshots();
   for (const auto& r : replicas_)
     if (r->outstanding() > 0) {
       refresh_ = sim_.schedule_in(staleness_ns_, [this] { on_refresh(); });
@@ -62,7 +71,7 @@ void Pool::on_refresh() {
 }
 
 int Pool::route(const RequestState& request) {
-  if (staleness_ns_ == 0) take_snapshots();
+  if (staleness_ns_ == 0) refresh_changed_snapshots();
   // The prefix cache is asked live: it is the router's own index, not reported load.
   if (router_->wants_cached_prefix())
     for (std::size_t i = 0; i < replicas_.size(); ++i)

@@ -19,6 +19,9 @@ class Pool {
   Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::string& router_name,
        std::uint64_t seed, MetricsRecorder& metrics, ReplicaListener& listener,
        Tick router_staleness_ns = 0);
+  // The replicas point at the pool's change log.
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
 
   // Routes and submits a request to one replica.
   void submit(RequestState& request);
@@ -43,12 +46,17 @@ class Pool {
   std::unique_ptr<Router> router_;
   std::vector<std::unique_ptr<Replica>> replicas_;
   void take_snapshots();
+  void snapshot(std::size_t replica);
+  // Brings the snapshots of the replicas that marked a change up to date: the others
+  // still describe their replica exactly.
+  void refresh_changed_snapshots();
   void on_refresh();
 
   Simulator& sim_;
   Tick staleness_ns_ = 0;
   EventHandle refresh_;
   std::vector<ReplicaSnapshot> snapshots_;  // reused on every route; the stale view with staleness
+  LoadChangeLog load_log_{0};
 };
 
 }  // namespace servesim

@@ -80,6 +80,7 @@ void Replica::submit(RequestState& r) {
   if (const char* why = scheduler_->cannot_ever_schedule(r, config_)) return reject(r, why);
   r.status = RequestStatus::waiting;
   waiting_.push_back(&r);
+  note_load_change();  // maybe_start_step returns at once while a step runs
   maybe_start_step();
 }
 
@@ -90,6 +91,9 @@ void Replica::maybe_start_step() {
   scheduler_->schedule(state, plan_);
   kv_.drop_unadmitted_matches();  // prefix hits of requests the policy did not admit
   stats_.preemptions += static_cast<std::int64_t>(plan_.preempted.size());
+  // Load marks: here, before every listener call (a callback may route: a closed loop, a
+  // disaggregated hand-over) and at the end, so a router never reads a stale snapshot.
+  note_load_change();
   if (plan_.empty()) {
     SS_ASSERT(waiting_.empty() || !running_.empty(), "replica idle with waiting work it can never start");
     return;
@@ -108,6 +112,7 @@ void Replica::maybe_start_step() {
   note_utilisation(split_);
   busy_ = true;
   step_start_ns_ = now;
+  note_load_change();
   for (const auto& observe : step_observers_) observe(replica_index_, now, plan_, cost);
   sim_.schedule_in(cost.total_ns, [this] { on_step_end(); });
 }
@@ -167,6 +172,7 @@ void Replica::on_step_end() {
     for (RequestState* r : done) {
       if (r->num_output_done < r->spec.output_tokens && r->spec.output_tokens > 0) {
         kv_.free(*r);  // the decode replica holds it from now on
+        note_load_change();
         listener_.on_prefill_handed_over(*r, now);
       } else {
         finish(*r);
@@ -178,6 +184,7 @@ void Replica::on_step_end() {
 
 void Replica::finish(RequestState& r) {
   kv_.free(r);
+  note_load_change();
   metrics_.record_request(make_record(r, Outcome::completed, sim_.now()));
   listener_.on_request_done(r, sim_.now());
 }
@@ -186,6 +193,7 @@ void Replica::reject(RequestState& r, const char* reason) {
   r.status = RequestStatus::finished;
   RequestRecord rec = make_record(r, Outcome::rejected, sim_.now());
   rec.reject_reason = reason;
+  note_load_change();
   metrics_.record_request(rec);
   listener_.on_request_done(r, sim_.now());
 }

@@ -12,6 +12,7 @@
 #include "sim/core/simulator.h"
 #include "sim/engine/engine_config.h"
 #include "sim/engine/kv_cache_manager.h"
+#include "sim/engine/load_change_log.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/scheduler.h"
 #include "sim/engine/step_accounting.h"
@@ -94,6 +95,10 @@ class Replica {
   // Removes a request that waits and was never scheduled, recording it as rejected with
   // `reason` (a static string). Returns false, changing nothing, when it is not such a one.
   bool withdraw_unscheduled(RequestState& request, const char* reason);
+  // The replica marks itself in `log` after its load figures change and before any
+  // listener or observer call (which may route), so a router that refreshes only marked
+  // replicas sees live figures (tests/cluster/load_snapshot_test.cpp). nullptr: no log.
+  void set_load_change_log(LoadChangeLog* log) { load_log_ = log; }
 
  private:
   void maybe_start_step();
@@ -115,6 +120,9 @@ class Replica {
   void emit_accepted(RequestState& request, std::int64_t accepted);
   void note_recovery(RequestState& request, Tick now);
   void note_utilisation(const StepSplit& split);
+  void note_load_change() {
+    if (load_log_) load_log_->mark(replica_index_);
+  }
 
   Simulator& sim_;
   int pool_index_;
@@ -141,6 +149,7 @@ class Replica {
   std::shared_ptr<const CostModel> draft_cost_model_;
   std::optional<EngineConfig> step_config_;  // only with speculation
   bool hand_over_after_prefill_ = false;
+  LoadChangeLog* load_log_ = nullptr;
 };
 
 }  // namespace servesim
