@@ -15,7 +15,9 @@ bool schedule_running(SchedulerState& s, StepPlan& plan, std::int64_t& budget, c
   bool preempted = false;
   // A copy: a victim may sit before the request being served (priority order), and the
   // running list shifts when it leaves.
-  const std::vector<RequestState*> order = s.running;
+  std::vector<RequestState*> own;
+  std::vector<RequestState*>& order = s.scratch ? *s.scratch : own;
+  order.assign(s.running.begin(), s.running.end());
   for (RequestState* r : order) {
     if (budget <= 0) break;
     if (r->status != RequestStatus::running) continue;  // preempted earlier in this loop

@@ -87,7 +87,7 @@ void Replica::submit(RequestState& r) {
 void Replica::maybe_start_step() {
   if (busy_) return;
   plan_.clear();
-  SchedulerState state{waiting_, running_, kv_, scheduling_config(), &swap_};
+  SchedulerState state{waiting_, running_, kv_, scheduling_config(), &swap_, &scratch_};
   scheduler_->schedule(state, plan_);
   kv_.drop_unadmitted_matches();  // prefix hits of requests the policy did not admit
   stats_.preemptions += static_cast<std::int64_t>(plan_.preempted.size());
@@ -163,7 +163,7 @@ void Replica::on_step_end() {
   itl.flush(metrics_, pool_index_);
   if (any_finished) {
     // Compact in place so running order (which is the preemption order) is kept.
-    std::vector<RequestState*> done;
+    std::vector<RequestState*>& done = done_;
     auto keep = std::stable_partition(running_.begin(), running_.end(), [](RequestState* r) {
       return r->status != RequestStatus::finished;
     });

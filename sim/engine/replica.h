@@ -150,6 +150,9 @@ class Replica {
   std::optional<EngineConfig> step_config_;  // only with speculation
   bool hand_over_after_prefill_ = false;
   LoadChangeLog* load_log_ = nullptr;
+  // Buffers kept between steps so that a step does not allocate.
+  std::vector<RequestState*> scratch_;  // the scheduler's copy of running_
+  std::vector<RequestState*> done_;     // requests leaving at a step's end
 };
 
 }  // namespace servesim

@@ -60,6 +60,9 @@ struct SchedulerState {
   KvCacheManager& kv;
   const EngineConfig& config;
   SwapSpace* swap = nullptr;  // host memory for preemption_mode swap; null: recompute only
+  // A buffer the policy may use for a copy of `running` (kept by the replica between steps,
+  // so the step loop does not allocate); null: the policy makes its own.
+  std::vector<RequestState*>* scratch = nullptr;
 };
 
 class Scheduler {
