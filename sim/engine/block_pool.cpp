@@ -43,6 +43,7 @@ void BlockPool::compact() {
   }
   queue_tail_ = out;
   stale_entries_ = 0;
+  ++compactions_;
 }
 
 void BlockPool::prefetch_head() const {
