@@ -2,6 +2,7 @@
 
 #include "sim/cluster/engine_setup.h"
 #include "sim/core/errors.h"
+#include "sim/engine/block_pool.h"
 
 namespace servesim {
 
@@ -19,6 +20,11 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
   }
   if (!config_.engine.kv_cache_tokens) kv_tokens = kv_tokens_beside_draft(config_, memory_plan_, kv_tokens, key);
   kv_blocks_ = kv_tokens / config_.engine.block_size;
+  if (config_.engine.prefix_cache && kv_blocks_ > BlockPool::kMaxBlocks)
+    throw ConfigError("", 0, key + ".engine.kv_cache_tokens",
+                      "the prefix cache tracks at most " + std::to_string(BlockPool::kMaxBlocks) +
+                          " KV blocks per replica, got " + std::to_string(kv_blocks_) +
+                          " (kv_cache_tokens / block_size)");
 
   const auto policies = make_policy_registry();
   const auto* policy = policies.find(config_.engine.policy);

@@ -5,7 +5,7 @@
 namespace servesim {
 
 BlockPool::BlockPool(std::int64_t num_blocks) : num_blocks_(num_blocks), num_free_(num_blocks) {
-  SS_ASSERT(num_blocks >= 0 && num_blocks < (std::int64_t{1} << 31) - 2, "block pool size");
+  SS_ASSERT(num_blocks >= 0 && num_blocks <= kMaxBlocks, "block pool size");
   // Address space for every record, but no memory: the allocator maps a large reservation
   // lazily, so a page is committed when its first block is used. The records never move,
   // which spares the copies and page faults of growing by doubling (9% of a 1,024-replica
@@ -28,7 +28,9 @@ void BlockPool::push_tail(std::int32_t b) {
     }
   }
   ring_[queue_tail_ & ring_mask_] = b;
-  at(b).queue_pos = queue_tail_++;
+  Block& k = at(b);
+  k.queued = 1;
+  k.queue_pos = static_cast<std::uint32_t>(queue_tail_++);
   ++num_free_;
 }
 
@@ -37,9 +39,9 @@ void BlockPool::compact() {
   std::uint64_t out = queue_head_;
   for (std::uint64_t p = queue_head_; p != queue_tail_; ++p) {
     const std::int32_t b = ring_[p & ring_mask_];
-    if (at(b).queue_pos != p) continue;
+    if (!is_live_entry(at(b), p)) continue;
     ring_[out & ring_mask_] = b;
-    at(b).queue_pos = out++;
+    at(b).queue_pos = static_cast<std::uint32_t>(out++);
   }
   queue_tail_ = out;
   stale_entries_ = 0;
@@ -59,11 +61,11 @@ std::int32_t BlockPool::pop_head() {
     const std::uint64_t p = queue_head_++;
     const std::int32_t b = ring_[p & ring_mask_];
     Block& k = at(b);
-    if (k.queue_pos != p) {  // taken out by a hit; its live entry (if any) is further on
+    if (!is_live_entry(k, p)) {  // taken out by a hit; its live entry (if any) is further on
       --stale_entries_;
       continue;
     }
-    k.queue_pos = kNotQueued;
+    k.queued = 0;
     --num_free_;
     return b;
   }
@@ -74,10 +76,11 @@ std::int32_t BlockPool::find_cached(std::uint64_t hash) const { return index_.fi
 void BlockPool::touch(std::int32_t b) {
   Block& k = at(b);
   if (k.ref == 0) {  // leaves the free queue: its entry goes stale
-    k.queue_pos = kNotQueued;
+    k.queued = 0;
     ++stale_entries_;
     --num_free_;
   }
+  SS_ASSERT(k.ref < (1u << 29) - 1, "block reference count overflow");
   ++k.ref;
 }
 

@@ -32,7 +32,9 @@ namespace servesim {
 
 class BlockPool {
  public:
-  // All blocks start free, in id order. REQUIRES: 0 <= num_blocks < 2^31 - 2.
+  // The most blocks one pool holds (2^30: 16G tokens at 16 tokens per block).
+  static constexpr std::int64_t kMaxBlocks = std::int64_t{1} << 30;
+  // All blocks start free, in id order. REQUIRES: 0 <= num_blocks <= kMaxBlocks.
   explicit BlockPool(std::int64_t num_blocks);
 
   std::int64_t num_blocks() const { return num_blocks_; }
@@ -84,14 +86,23 @@ class BlockPool {
   void compact();
   void prefetch_head() const;
 
-  static constexpr std::uint64_t kNotQueued = UINT64_MAX;
+  // 16 bytes, four to a cache line: a long run touches every block of every replica in
+  // turn, so the records' size decides how many replicas' records fit in the caches.
   struct Block {
     std::uint64_t hash = 0;
-    std::uint64_t queue_pos = kNotQueued;  // position of its live free-queue entry
-    std::int32_t ref = 0;
-    bool has_hash = false;
-    bool indexed = false;  // has_hash and in index_ (not private)
+    // Position of its live free-queue entry, modulo 2^32: positions in the ring span less
+    // than 2^32 (the ring holds under 4 x kMaxBlocks entries), so it still tells a live
+    // entry from the block's stale ones.
+    std::uint32_t queue_pos = 0;
+    std::uint32_t ref : 29 = 0;  // holders are running requests: far below 2^29
+    std::uint32_t queued : 1 = 0;
+    std::uint32_t has_hash : 1 = 0;
+    std::uint32_t indexed : 1 = 0;  // has_hash and in index_ (not private)
   };
+  static_assert(sizeof(Block) == 16);
+  bool is_live_entry(const Block& k, std::uint64_t position) const {
+    return k.queued && k.queue_pos == static_cast<std::uint32_t>(position);
+  }
   Block& at(std::int32_t b) { return blocks_[static_cast<std::size_t>(b)]; }
   const Block& at(std::int32_t b) const { return blocks_[static_cast<std::size_t>(b)]; }
 
@@ -99,7 +110,8 @@ class BlockPool {
   std::int32_t next_fresh_ = 0;  // blocks [next_fresh_, num_blocks_) were never used
   std::vector<Block> blocks_;    // blocks [0, next_fresh_)
   // The free queue after the never-used blocks: positions [queue_head_, queue_tail_), the
-  // entry at position p in ring_[p & ring_mask_]. Positions only grow (2^64 never wraps).
+  // entry at position p in ring_[p & ring_mask_]. Positions only grow (2^64 never wraps);
+  // a block keeps its live entry's position modulo 2^32.
   std::vector<std::int32_t> ring_;
   std::uint64_t ring_mask_ = 0;
   std::uint64_t queue_head_ = 0, queue_tail_ = 0;

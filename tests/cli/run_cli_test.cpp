@@ -106,6 +106,19 @@ TEST_CASE("run: bad input exits 2 with the file - line and key - and writes no s
   CHECK(run_cli("frobnicate").exit_code == 2);
 }
 
+TEST_CASE("run: a prefix cache larger than the block pool can track exits 2 naming the key", "[cli][prefix]") {
+  TempDir dir("huge-kv");
+  std::string text(kSmallScenario);
+  text.replace(text.find("max_batched_tokens: 2048}"), 25,
+               "max_batched_tokens: 2048, prefix_cache: true, kv_cache_tokens: 100000000000}");
+  const auto scenario = dir.write("huge.yaml", text);
+  const auto r = run_cli("run " + scenario.string() + " --out " + (dir.path / "out").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("cluster.pools.0.engine.kv_cache_tokens") != std::string::npos);
+  CHECK(r.output.find("at most 1073741824 KV blocks") != std::string::npos);
+  CHECK(r.output.find("internal invariant") == std::string::npos);
+}
+
 TEST_CASE("run - validate and step answer --help with exit 0", "[cli]") {
   for (const char* c : {"run", "validate", "step"}) {
     const auto r = run_cli(std::string(c) + " --help");
