@@ -92,6 +92,9 @@ void KvCacheManager::drop_unadmitted_matches() {
 void KvCacheManager::cache_computed_blocks(RequestState& request, std::int64_t computed_before) {
   if (!pool_) return;
   const std::int64_t first = whole_blocks(computed_before);
+  // Most calls are decodes that filled no block: return before reading the block table,
+  // a cache line of the request the step touches nowhere else.
+  if (whole_blocks(request.num_computed_tokens) <= first) return;
   const std::int64_t last =
       std::min(whole_blocks(request.num_computed_tokens), static_cast<std::int64_t>(request.block_ids.size()));
   const auto source_blocks = static_cast<std::int64_t>(request.spec.block_hashes.size());
