@@ -60,12 +60,16 @@ Tick Replica::prepare_step(Tick now) {
   for (RequestState* v : plan_.preempted)
     if (v->preempted_at_ns < 0) v->preempted_at_ns = now;
   // Swap-in: a swapped-out request scheduled again brings its KV back from host memory.
-  for (const auto& c : plan_.chunks) {
-    RequestState& r = *c.request;
-    if (r.swapped_blocks == 0) continue;
-    plan_.swap_in_tokens += r.num_computed_tokens;
-    swap_.give_back(r.swapped_blocks);
-    r.swapped_blocks = 0;
+  // Only while this replica's swap space holds some (each swapped request's blocks are
+  // counted there): the check spares a cache line of every request in every step.
+  if (swap_.used_blocks() > 0) {
+    for (const auto& c : plan_.chunks) {
+      RequestState& r = *c.request;
+      if (r.swapped_blocks == 0) continue;
+      plan_.swap_in_tokens += r.num_computed_tokens;
+      swap_.give_back(r.swapped_blocks);
+      r.swapped_blocks = 0;
+    }
   }
   if (config_.speculative.enabled) speculate();
 
