@@ -72,4 +72,20 @@ std::pair<Tick, EventQueue::Callback> EventQueue::pop() {
   return {top.when, std::move(fn)};
 }
 
+EventQueue::PopResult EventQueue::pop_due(Tick until, Tick& when, Callback& fn) {
+  drop_cancelled_top();
+  if (heap_.empty()) return PopResult::empty;
+  const Entry top = heap_.front();
+  if (top.when > until) return PopResult::later;
+  std::pop_heap(heap_.begin(), heap_.end(), later);
+  heap_.pop_back();
+  Slot& s = slots_[top.slot];
+  fn = std::move(s.fn);
+  s.fn = nullptr;
+  s.seq = 0;
+  free_slots_.push_back(top.slot);
+  when = top.when;
+  return PopResult::popped;
+}
+
 }  // namespace servesim

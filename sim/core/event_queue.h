@@ -38,6 +38,11 @@ class EventQueue {
   Tick next_time();
   // Removes the earliest live event and returns its time and callback. REQUIRES: !empty().
   std::pair<Tick, Callback> pop();
+  // The simulator's loop in one call: if the earliest live event is at or before `until`,
+  // removes it, moving its time and callback into `when` and `fn`, and returns `popped`;
+  // otherwise removes nothing and says whether the queue is `empty` or its next event `later`.
+  enum class PopResult { popped, empty, later };
+  PopResult pop_due(Tick until, Tick& when, Callback& fn);
   std::size_t size_including_cancelled() const { return heap_.size(); }
 
  private:

@@ -12,12 +12,15 @@ EventHandle Simulator::schedule_at(Tick when, EventQueue::Callback fn) {
 std::uint64_t Simulator::run(Tick until) {
   stop_requested_ = false;
   std::uint64_t ran = 0;
-  while (!stop_requested_ && !queue_.empty()) {
-    if (queue_.next_time() > until) {
+  while (!stop_requested_) {
+    Tick when = 0;
+    EventQueue::Callback fn;  // destroyed after its call, as each event's own
+    const EventQueue::PopResult next = queue_.pop_due(until, when, fn);
+    if (next == EventQueue::PopResult::empty) break;
+    if (next == EventQueue::PopResult::later) {
       now_ns_ = until;
       break;
     }
-    auto [when, fn] = queue_.pop();
     now_ns_ = when;
     fn();
     ++ran;
