@@ -79,7 +79,9 @@ void QuantileSketch::add(double value, std::int64_t count) {
       last_index_ = kZeroBucket;
     } else {
       last_index_ = bucket_index(value);
-      grow_to_cover(last_index_);
+      // Most new values land in buckets the array already covers: skip the call.
+      if (last_index_ < offset_ || last_index_ - offset_ >= static_cast<int>(counts_.size()))
+        grow_to_cover(last_index_);
     }
     if (count_ == 0) {
       min_ = value;
