@@ -52,26 +52,6 @@ bool EventQueue::empty() {
   return heap_.empty();
 }
 
-Tick EventQueue::next_time() {
-  drop_cancelled_top();
-  SS_ASSERT(!heap_.empty(), "next_time on an empty queue");
-  return heap_.front().when;
-}
-
-std::pair<Tick, EventQueue::Callback> EventQueue::pop() {
-  drop_cancelled_top();
-  SS_ASSERT(!heap_.empty(), "pop on an empty queue");
-  const Entry top = heap_.front();
-  std::pop_heap(heap_.begin(), heap_.end(), later);
-  heap_.pop_back();
-  Slot& s = slots_[top.slot];
-  Callback fn = std::move(s.fn);
-  s.fn = nullptr;
-  s.seq = 0;
-  free_slots_.push_back(top.slot);
-  return {top.when, std::move(fn)};
-}
-
 EventQueue::PopResult EventQueue::pop_due(Tick until, Tick& when, Callback& fn) {
   drop_cancelled_top();
   if (heap_.empty()) return PopResult::empty;

@@ -2,7 +2,8 @@
 // The pending-event set: a binary heap ordered by (when, seq). `seq` only increases, so
 // events at the same tick run in the order they were scheduled; no other tie-break exists.
 //
-// Costs: push O(log n), pop O(log n), cancel O(1) (lazy: the entry is skipped on pop).
+// Costs: push O(log n), pop_due O(log n), cancel O(1) (lazy: the entry is skipped when it
+// reaches the top).
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -34,10 +35,6 @@ class EventQueue {
   // True if the handle's event is still waiting to fire.
   bool pending(EventHandle handle) const;
   bool empty();
-  // Time of the earliest live event. REQUIRES: !empty().
-  Tick next_time();
-  // Removes the earliest live event and returns its time and callback. REQUIRES: !empty().
-  std::pair<Tick, Callback> pop();
   // The simulator's loop in one call: if the earliest live event is at or before `until`,
   // removes it, moving its time and callback into `when` and `fn`, and returns `popped`;
   // otherwise removes nothing and says whether the queue is `empty` or its next event `later`.
