@@ -31,7 +31,9 @@ install_missing_packages() {
 configure_and_build() {
   local generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
-  if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+  # Configure when the folder is new, and also when an earlier configure failed (say, before
+  # the packages were installed): that leaves a CMakeCache.txt but no build.ninja/Makefile.
+  if [ ! -f "$BUILD_DIR/CMakeCache.txt" ] || { [ ! -f "$BUILD_DIR/build.ninja" ] && [ ! -f "$BUILD_DIR/Makefile" ]; }; then
     cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
   fi
   # SERVESIM_BUILD_TARGET limits the build to one target (scripts/demo needs only the CLI).
