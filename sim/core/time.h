@@ -14,8 +14,18 @@ inline constexpr Tick kNsPerMs = 1'000'000;
 inline constexpr Tick kNsPerSec = 1'000'000'000;
 inline constexpr Tick kTickMax = std::numeric_limits<Tick>::max();
 
-// Rounds to the nearest nanosecond. REQUIRES: finite, non-negative input.
-inline Tick ticks_from_seconds(double seconds) { return static_cast<Tick>(std::llround(seconds * 1e9)); }
+// Rounds to the nearest nanosecond, halves away from zero (std::llround). The cost model
+// calls this four times per step, so the usual case is inline: for 0 <= x < 2^53 the
+// fraction x - trunc(x) is exact and the comparison with 0.5 rounds as llround does;
+// anything else (larger, negative, NaN) goes to llround itself.
+inline Tick ticks_from_seconds(double seconds) {
+  const double ns = seconds * 1e9;
+  if (ns >= 0.0 && ns < 9007199254740992.0) {  // 2^53
+    const auto whole = static_cast<Tick>(ns);
+    return ns - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
+  }
+  return static_cast<Tick>(std::llround(ns));
+}
 inline Tick ticks_from_ms(double ms) { return static_cast<Tick>(std::llround(ms * 1e6)); }
 inline double seconds_from_ticks(Tick t) { return static_cast<double>(t) * 1e-9; }
 inline double ms_from_ticks(Tick t) { return static_cast<double>(t) * 1e-6; }

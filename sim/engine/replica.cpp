@@ -122,11 +122,12 @@ void Replica::on_step_end() {
   busy_ = false;
   stats_.steps += 1;
   stats_.busy_ns += now - step_start_ns_;
-  account_step_end(plan_, split_, step_start_ns_, now);
+  SS_ASSERT(now - step_start_ns_ == split_.total_ns, "a step ended at another time than it was priced for");
   bool any_finished = false;
   ItlRun itl;
   for (const auto& c : plan_.chunks) {
     RequestState& r = *c.request;
+    account_chunk_end(c, split_, step_start_ns_, now);  // before its tokens are emitted
     const std::int64_t computed_before = r.num_computed_tokens;
     r.num_computed_tokens += c.num_tokens;
     note_recovery(r, now);

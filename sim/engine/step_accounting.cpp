@@ -34,13 +34,6 @@ StepCost decode_only_cost(const StepPlan& plan, const CostModel& model) {
   return model.step_cost(d);
 }
 
-// a * b / c rounded down. A step's time (a, ns) times its tokens (b) stays far below 2^63:
-// 100 s x 10^7 tokens is 10^18. REQUIRES: c > 0, a, b >= 0.
-Tick mul_div(Tick a, std::int64_t b, std::int64_t c) {
-  SS_ASSERT(b == 0 || a <= INT64_MAX / b, "step share overflow");
-  return a * b / c;
-}
-
 }  // namespace
 
 void account_gap(RequestState& r, Tick now) {
@@ -125,35 +118,6 @@ StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick
     g.prefill_ns += share - cached_share;
   }
   return split;
-}
-
-void account_step_end(const StepPlan& plan, const StepSplit& split, Tick start_ns, Tick end_ns) {
-  SS_ASSERT(end_ns - start_ns == split.total_ns, "a step ended at another time than it was priced for");
-  const Tick model_ns = split.total_ns - split.extra_ns;
-  for (const auto& c : plan.chunks) {
-    RequestState& r = *c.request;
-    RequestAccounting& a = r.acct;
-    SS_ASSERT(a.mark_ns == start_ns, "a scheduled request's attribution must reach its step's start");
-    a.mark_ns = end_ns;
-    const bool prefill_phase = r.first_token_ns < 0;
-    if (r.preempted_at_ns >= 0) {  // recomputing (or swapping back) what a preemption took
-      (prefill_phase ? a.ttft.preemption_ns : a.decode.preemption_ns) += split.total_ns;
-      continue;
-    }
-    Tick own = 0;
-    if (is_decode_work(c)) own = split.decode_ns;
-    else own = mul_div(split.prefill_ns, c.num_tokens, split.prefill_tokens);
-    const Tick rest = model_ns - own;
-    if (prefill_phase) {
-      a.ttft.prefill_compute_ns += own;
-      a.ttft.batch_share_ns += rest;
-      a.ttft.overhead_ns += split.extra_ns;
-    } else {
-      a.decode.decode_compute_ns += own;
-      a.decode.prefill_interference_ns += rest;
-      a.decode.overhead_ns += split.extra_ns;
-    }
-  }
 }
 
 }  // namespace servesim

@@ -5,6 +5,7 @@
 // prefix-cache hit.
 #include <cstdint>
 
+#include "sim/core/assert.h"
 #include "sim/core/time.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/scheduler.h"
@@ -35,10 +36,48 @@ inline bool is_decode_work(const ScheduledChunk& c) { return !c.request->in_pref
 // `cost` is the model's price of plan.shape.
 StepSplit account_step_start(const StepPlan& plan, Tick now_ns, Tick total_ns, Tick extra_ns, const StepCost& cost,
                              const CostModel& cost_model);
-// At the step's end, before tokens are emitted: gives the step's time to each scheduled
-// request's parts (own compute, batch share or interference, overhead, or preemption).
-void account_step_end(const StepPlan& plan, const StepSplit& split, Tick start_ns, Tick end_ns);
+// At the step's end, for each of its chunks before the chunk's tokens are emitted: gives
+// the step's time to the request's parts (own compute, batch share or interference,
+// overhead, or preemption). Inline: Replica::on_step_end calls it in its own loop over the
+// chunks, so that each request is visited once at a step's end.
+// REQUIRES: end_ns - start_ns == split.total_ns.
+inline void account_chunk_end(const ScheduledChunk& c, const StepSplit& split, Tick start_ns, Tick end_ns);
 // Closes a request's interval [mark, now] as queue, stall or preemption.
 void account_gap(RequestState& request, Tick now_ns);
+
+namespace detail {
+// a * b / c rounded down. A step's time (a, ns) times its tokens (b) stays far below 2^63:
+// 100 s x 10^7 tokens is 10^18. REQUIRES: c > 0, a, b >= 0.
+inline Tick mul_div(Tick a, std::int64_t b, std::int64_t c) {
+  SS_ASSERT(b == 0 || a <= INT64_MAX / b, "step share overflow");
+  return a * b / c;
+}
+}  // namespace detail
+
+inline void account_chunk_end(const ScheduledChunk& c, const StepSplit& split, Tick start_ns, Tick end_ns) {
+  RequestState& r = *c.request;
+  RequestAccounting& a = r.acct;
+  SS_ASSERT(a.mark_ns == start_ns, "a scheduled request's attribution must reach its step's start");
+  a.mark_ns = end_ns;
+  const bool prefill_phase = r.first_token_ns < 0;
+  if (r.preempted_at_ns >= 0) {  // recomputing (or swapping back) what a preemption took
+    (prefill_phase ? a.ttft.preemption_ns : a.decode.preemption_ns) += split.total_ns;
+    return;
+  }
+  const Tick model_ns = split.total_ns - split.extra_ns;
+  Tick own = 0;
+  if (is_decode_work(c)) own = split.decode_ns;
+  else own = detail::mul_div(split.prefill_ns, c.num_tokens, split.prefill_tokens);
+  const Tick rest = model_ns - own;
+  if (prefill_phase) {
+    a.ttft.prefill_compute_ns += own;
+    a.ttft.batch_share_ns += rest;
+    a.ttft.overhead_ns += split.extra_ns;
+  } else {
+    a.decode.decode_compute_ns += own;
+    a.decode.prefill_interference_ns += rest;
+    a.decode.overhead_ns += split.extra_ns;
+  }
+}
 
 }  // namespace servesim

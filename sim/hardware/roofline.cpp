@@ -69,6 +69,7 @@ RooflineCostModel::OpSeconds RooflineCostModel::op_seconds(const OpCost& op) con
       if (op.name == std::string_view("attn_decode")) {
         // One new token per sequence: the KV cache is streamed, at a bandwidth that
         // depends on how many sequences the kernel spreads over the GPU.
+        // (priced_decode_attention repeats this for the decode-step template.)
         t.compute_s = op.flops / attention_flops_per_s_;
         t.memory_s =
             bytes / (hw_.memory_bandwidth_bytes_per_s * hw_.decode_kv_efficiency(op.rows));
@@ -140,6 +141,19 @@ RooflineCostModel::PricedOp RooflineCostModel::priced(const OpCost& op) const {
   return p;
 }
 
+RooflineCostModel::PricedOp RooflineCostModel::priced_decode_attention(const OpCost& op,
+                                                                       double kv_bytes_per_s) const {
+  PricedOp p;
+  p.flops = op.flops;
+  p.bytes = op.bytes_read + op.bytes_written;
+  p.launch_s = hw_.kernel_overhead_s * op.count;
+  const double compute_s = op.flops / attention_flops_per_s_;
+  const double memory_s = p.bytes / kv_bytes_per_s;
+  p.body_s = std::max(compute_s, memory_s);
+  p.bucket = compute_s > memory_s ? 0 : 1;
+  return p;
+}
+
 void RooflineCostModel::Sums::add(const PricedOp& p) {
   flops += p.flops;
   bytes += p.bytes;
@@ -182,12 +196,21 @@ StepCost RooflineCostModel::decode_step_cost(const BatchShape& batch) const {
       t->ops[i] = priced(op);
     }
     SS_ASSERT(t->attention_index < t->size, "a decode step lists its attention operator");
+    const OpCost& attention = ops.view()[t->attention_index];
+    SS_ASSERT(attention.kind == OpKind::attention, "decode attention is an attention operator");
+    for (std::size_t i = 0; i < t->attention_index; ++i) t->before_attention.add(t->ops[i]);
+    t->attention_rows = attention.rows;
+    t->attention_kv_bytes_per_s = hw_.memory_bandwidth_bytes_per_s * hw_.decode_kv_efficiency(attention.rows);
     slot = std::move(t);
   }
   const DecodeTemplate& t = *slot;
-  Sums sums;
-  for (std::size_t i = 0; i < t.size; ++i)
-    sums.add(i == t.attention_index ? priced(decode_attention_(batch)) : t.ops[i]);
+  const OpCost attention = decode_attention_(batch);
+  const double kv_bytes_per_s = attention.rows == t.attention_rows
+                                    ? t.attention_kv_bytes_per_s
+                                    : hw_.memory_bandwidth_bytes_per_s * hw_.decode_kv_efficiency(attention.rows);
+  Sums sums = t.before_attention;
+  sums.add(priced_decode_attention(attention, kv_bytes_per_s));
+  for (std::size_t i = t.attention_index + 1; i < t.size; ++i) sums.add(t.ops[i]);
   return assemble(sums);
 }
 

@@ -82,7 +82,16 @@ class RooflineCostModel : public CostModel {
     std::size_t size = 0;
     std::size_t attention_index = 0;
     std::array<PricedOp, StepOps::kCapacity> ops{};
+    // The sums of ops[0, attention_index) added in order from zero: what the step's loop
+    // holds when it reaches attention, so starting from it changes no rounding.
+    Sums before_attention;
+    // Decode attention's KV bandwidth depends on its rows (sequences) alone: the
+    // template's attention rows and that bandwidth, reused while the rows match.
+    double attention_rows = 0;
+    double attention_kv_bytes_per_s = 0;
   };
+  // priced(op) for decode attention, its KV bandwidth already known (op_seconds' formula).
+  PricedOp priced_decode_attention(const OpCost& op, double kv_bytes_per_s) const;
   static constexpr std::int64_t kMaxTemplateSeqs = 4096;  // larger batches are priced afresh
   StepCost decode_step_cost(const BatchShape& batch) const;
 

@@ -68,6 +68,18 @@ void QuantileSketch::settle_pending() {
 }
 
 void QuantileSketch::add(double value, std::int64_t count) {
+  int index = kUnknownIndex;
+  add_with_index(value, count, index);
+}
+
+void QuantileSketch::add_to_both(QuantileSketch& a, QuantileSketch& b, double value, std::int64_t count) {
+  SS_ASSERT(a.alpha_ == b.alpha_, "sharing a bucket index between sketches of different accuracy");
+  int index = kUnknownIndex;
+  a.add_with_index(value, count, index);
+  b.add_with_index(value, count, index);
+}
+
+void QuantileSketch::add_with_index(double value, std::int64_t count, int& index) {
   SS_ASSERT(value >= 0.0 && std::isfinite(value), "sketch values must be finite and >= 0");
   SS_ASSERT(count >= 0, "sketch counts must be >= 0");
   if (count == 0) return;
@@ -78,7 +90,8 @@ void QuantileSketch::add(double value, std::int64_t count) {
     if (value < kMinPositiveValue) {
       last_index_ = kZeroBucket;
     } else {
-      last_index_ = bucket_index(value);
+      if (index == kUnknownIndex) index = bucket_index(value);
+      last_index_ = index;
       // Most new values land in buckets the array already covers: skip the call.
       if (last_index_ < offset_ || last_index_ - offset_ >= static_cast<int>(counts_.size()))
         grow_to_cover(last_index_);

@@ -29,6 +29,9 @@ class QuantileSketch {
   // Adds `count` copies of `value` (one step may emit many equal inter-token gaps).
   // REQUIRES: value >= 0 and finite, count >= 0.
   void add(double value, std::int64_t count = 1);
+  // a.add(value, count) and b.add(value, count), computing the value's bucket (a log) once
+  // when both need it. REQUIRES: equal relative accuracy.
+  static void add_to_both(QuantileSketch& a, QuantileSketch& b, double value, std::int64_t count);
   // Afterwards this sketch equals one that had every value of both added to it (the
   // buckets, count, min and max exactly; sum and variance up to floating-point rounding).
   // REQUIRES: other has the same relative accuracy.
@@ -53,6 +56,10 @@ class QuantileSketch {
 
  private:
   int bucket_index(double value) const;
+  // add(); `index` is the value's bucket if already known, else kUnknownIndex, and is set
+  // when this call computes it.
+  static constexpr int kUnknownIndex = -2147483647;
+  void add_with_index(double value, std::int64_t count, int& index);
   double bucket_value(int index) const;
   // The estimate of the value at 0-based integer rank `rank` in sorted order.
   double value_at_rank(std::int64_t rank) const;

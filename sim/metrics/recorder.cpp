@@ -54,8 +54,8 @@ void MetricsRecorder::record_itl(int class_index, int pool_index, Tick gap_ns,
             "ITL of an unknown pool");
   SS_ASSERT(gap_ns >= 0, "inter-token gaps cannot be negative");
   const double gap = static_cast<double>(gap_ns);
-  impl_->classes[static_cast<std::size_t>(class_index)].itl_ns.add(gap, count);
-  impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns.add(gap, count);
+  QuantileSketch::add_to_both(impl_->classes[static_cast<std::size_t>(class_index)].itl_ns,
+                              impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns, gap, count);
 }
 
 void MetricsRecorder::record_request(const RequestRecord& record) {

@@ -194,3 +194,32 @@ TEST_CASE("sketch memory is bounded by the value range - not the number of value
   CHECK(sketch.bucket_count() <= bound);
   CHECK(bound < 2800);  // 8 bytes each: about 22 KB for a whole nanosecond-to-hour range
 }
+
+// The recorder gives every inter-token gap to its class's and its pool's sketch through
+// add_to_both, which computes the bucket once: each must equal a sketch that got plain adds.
+TEST_CASE("add_to_both equals adding to each sketch on its own", "[metrics]") {
+  QuantileSketch a, b, plain_a, plain_b;
+  std::mt19937_64 gen(11);
+  std::lognormal_distribution<double> gap(16.0, 0.7);
+  for (int i = 0; i < 20000; ++i) {
+    const double v = i % 7 == 0 ? 0.0 : std::round(gap(gen));
+    const std::int64_t n = 1 + static_cast<std::int64_t>(gen() % 9);
+    QuantileSketch::add_to_both(a, b, v, n);
+    plain_a.add(v, n);
+    plain_b.add(v, n);
+    if (i % 5 == 0) {  // values only one of them sees: its last value differs from the other's
+      const double w = std::round(gap(gen));
+      a.add(w);
+      plain_a.add(w);
+    }
+  }
+  for (const auto* pair : {&a, &b}) {
+    const QuantileSketch& got = *pair;
+    const QuantileSketch& want = pair == &a ? plain_a : plain_b;
+    CHECK(got.count() == want.count());
+    CHECK(got.sum() == want.sum());
+    CHECK(got.stddev() == want.stddev());
+    CHECK(got.bucket_count() == want.bucket_count());
+    for (double q : kQuantiles) CHECK(got.quantile(q) == want.quantile(q));
+  }
+}

@@ -1,0 +1,36 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "sim/core/rng.h"
+#include "sim/core/time.h"
+
+using namespace servesim;
+
+// ticks_from_seconds has an inline path; it must round exactly as std::llround does, since
+// every step's duration goes through it (summary.json is pinned to the ns).
+TEST_CASE("time: ticks_from_seconds rounds as llround - halves away from zero", "[core]") {
+  CHECK(ticks_from_seconds(0.0) == 0);
+  CHECK(ticks_from_seconds(0.5e-9) == 1);
+  CHECK(ticks_from_seconds(1.5e-9) == 2);
+  CHECK(ticks_from_seconds(2.5e-9) == 3);
+  CHECK(ticks_from_seconds(1.0) == 1'000'000'000);
+  // The largest double below 0.5 ns rounds down, as in llround.
+  const double below_half = std::nextafter(0.5, 0.0) * 1e-9;
+  CHECK(ticks_from_seconds(below_half) == std::llround(below_half * 1e9));
+  // Past 2^53 ns (104 days) and negative values take llround's own path.
+  CHECK(ticks_from_seconds(1e7) == std::llround(1e16));
+  CHECK(ticks_from_seconds(-2.5e-9) == -3);
+
+  Rng rng(7, "time");
+  for (int i = 0; i < 200000; ++i) {
+    // Step-like durations (1 us .. 10 s) and values at and around half nanoseconds.
+    const double s = std::exp(rng.uniform01() * 23.0 - 14.0);
+    const double half = (static_cast<double>(rng.uniform_int(0, 1'000'000)) + 0.5) * 1e-9;
+    for (const double v : {s, half, std::nextafter(half, 0.0), std::nextafter(half, 1.0)}) {
+      INFO("seconds " << v);
+      REQUIRE(ticks_from_seconds(v) == std::llround(v * 1e9));
+    }
+  }
+}
