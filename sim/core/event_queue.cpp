@@ -6,7 +6,7 @@
 
 namespace servesim {
 
-EventHandle EventQueue::push(Tick when, Callback fn) {
+EventHandle EventQueue::push(Tick when, Callback fn, WarmUp warm_up) {
   std::uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -18,9 +18,30 @@ EventHandle EventQueue::push(Tick when, Callback fn) {
   const std::uint64_t seq = next_seq_++;
   slots_[slot].fn = std::move(fn);
   slots_[slot].seq = seq;
+  slots_[slot].warm_up = warm_up;
   heap_.push_back(Entry{when, seq, slot});
   std::push_heap(heap_.begin(), heap_.end(), later);
   return EventHandle(slot, seq);
+}
+
+void EventQueue::warm_up_next() {
+  drop_cancelled_top();
+  const std::size_t n = heap_.size();
+  if (n == 0) return;
+  const auto warm = [this](std::size_t at, int stage) {
+    const Slot& s = slots_[heap_[at].slot];
+    if (s.warm_up.fn != nullptr && s.seq == heap_[at].seq) s.warm_up.fn(s.warm_up.arg, stage);
+  };
+  warm(0, 2);
+  if (n < 2) return;
+  // The second earliest is the earlier child of the root; the third, the earlier of the
+  // other child and the second's children.
+  const std::size_t second = n > 2 && later(heap_[1], heap_[2]) ? 2 : 1;
+  warm(second, 1);
+  std::size_t third = 0;
+  for (const std::size_t c : {std::size_t{3} - second, 2 * second + 1, 2 * second + 2})
+    if (c < n && (third == 0 || later(heap_[third], heap_[c]))) third = c;
+  if (third != 0) warm(third, 0);
 }
 
 bool EventQueue::pending(EventHandle handle) const {

@@ -26,11 +26,27 @@ class EventHandle {
   std::uint64_t seq_ = 0;
 };
 
+// An optional hint given with an event: fn(arg, stage) starts loading (prefetching) the
+// memory the event's callback will read. While the simulator runs one event it calls the
+// hints of the next three: stage 0 for the third in line, 1 for the second, 2 for the
+// next, so a chain of pointers (an object, the array it points to, the records the array
+// names) is followed one level per event, each level's loads issued an event before they
+// are read. With many replicas a replica's state is cold by its next step (every other
+// replica stepped meanwhile); this overlaps those misses with other events' work.
+// A hint must not change anything: results never depend on it.
+struct WarmUp {
+  void (*fn)(const void* arg, int stage) = nullptr;
+  const void* arg = nullptr;
+};
+
 class EventQueue {
  public:
   using Callback = std::function<void()>;
 
-  EventHandle push(Tick when, Callback fn);
+  EventHandle push(Tick when, Callback fn, WarmUp warm_up = {});
+  // Calls the warm-up hints of the three earliest pending events (stages 2, 1, 0), after
+  // dropping cancelled events at the top so that the next live one gets stage 2.
+  void warm_up_next();
   void cancel(EventHandle handle);
   // True if the handle's event is still waiting to fire.
   bool pending(EventHandle handle) const;
@@ -51,6 +67,7 @@ class EventQueue {
   struct Slot {
     Callback fn;
     std::uint64_t seq = 0;  // 0 when free
+    WarmUp warm_up;
   };
   static bool later(const Entry& a, const Entry& b) {
     return a.when != b.when ? a.when > b.when : a.seq > b.seq;

@@ -4,9 +4,9 @@
 
 namespace servesim {
 
-EventHandle Simulator::schedule_at(Tick when, EventQueue::Callback fn) {
+EventHandle Simulator::schedule_at(Tick when, EventQueue::Callback fn, WarmUp warm_up) {
   SS_ASSERT(when >= now_ns_, "an event was scheduled in the past");
-  return queue_.push(when, std::move(fn));
+  return queue_.push(when, std::move(fn), warm_up);
 }
 
 std::uint64_t Simulator::run(Tick until) {
@@ -22,6 +22,7 @@ std::uint64_t Simulator::run(Tick until) {
       break;
     }
     now_ns_ = when;
+    queue_.warm_up_next();  // the next event's memory loads while this one runs
     fn();
     ++ran;
   }

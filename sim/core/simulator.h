@@ -11,9 +11,12 @@ class Simulator {
   Tick now() const { return now_ns_; }
 
   // REQUIRES: when >= now(). Time never runs backwards.
-  EventHandle schedule_at(Tick when, EventQueue::Callback fn);
+  // `warm_up`: see WarmUp (event_queue.h); a speed hint only.
+  EventHandle schedule_at(Tick when, EventQueue::Callback fn, WarmUp warm_up = {});
   // REQUIRES: delay >= 0.
-  EventHandle schedule_in(Tick delay, EventQueue::Callback fn) { return schedule_at(now_ns_ + delay, std::move(fn)); }
+  EventHandle schedule_in(Tick delay, EventQueue::Callback fn, WarmUp warm_up = {}) {
+    return schedule_at(now_ns_ + delay, std::move(fn), warm_up);
+  }
   void cancel(EventHandle h) { queue_.cancel(h); }
   bool pending(EventHandle h) const { return queue_.pending(h); }
 

@@ -98,6 +98,14 @@ void KvCacheManager::cache_computed_blocks(RequestState& request, std::int64_t c
   const std::int64_t last =
       std::min(whole_blocks(request.num_computed_tokens), static_cast<std::int64_t>(request.block_ids.size()));
   const auto source_blocks = static_cast<std::int64_t>(request.spec.block_hashes.size());
+  if (last > source_blocks) {  // some private hashes: their table, sized once (not per block)
+    if (request.private_blocks_owner != this) {
+      request.private_blocks.clear();
+      request.private_blocks_owner = this;
+    }
+    const auto needed = static_cast<std::size_t>(last - source_blocks);
+    if (request.private_blocks.size() < needed) request.private_blocks.resize(needed, -1);
+  }
   for (std::int64_t j = first; j < last; ++j) {
     const std::int32_t b = request.block_ids[static_cast<std::size_t>(j)];
     if (j < source_blocks) {
@@ -105,13 +113,7 @@ void KvCacheManager::cache_computed_blocks(RequestState& request, std::int64_t c
       continue;
     }
     // A private hash: registered once, in the block that first computed it, like cache().
-    if (request.private_blocks_owner != this) {
-      request.private_blocks.clear();
-      request.private_blocks_owner = this;
-    }
-    const auto i = static_cast<std::size_t>(j - source_blocks);
-    if (request.private_blocks.size() <= i) request.private_blocks.resize(i + 1, -1);
-    std::int32_t& holder = request.private_blocks[i];
+    std::int32_t& holder = request.private_blocks[static_cast<std::size_t>(j - source_blocks)];
     const std::uint64_t hash = block_hash(request.spec, j);
     if (holder >= 0 && pool_->holds(holder, hash)) continue;  // computed before, still cached
     if (pool_->cache_private(b, hash)) holder = b;

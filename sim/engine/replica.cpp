@@ -114,7 +114,35 @@ void Replica::maybe_start_step() {
   step_start_ns_ = now;
   note_load_change();
   for (const auto& observe : step_observers_) observe(replica_index_, now, plan_, cost);
-  sim_.schedule_in(cost.total_ns, [this] { on_step_end(); });
+  sim_.schedule_in(cost.total_ns, [this] { on_step_end(); }, WarmUp{&Replica::warm_step_end, this});
+}
+
+// With many replicas a request's state is cold by its step's end (every other replica
+// stepped meanwhile), and on_step_end's first touch of each was a fifth of a 1,024-replica
+// run. The simulator calls this for the events ahead of the one it runs (WarmUp), one
+// level of the chain replica -> chunk list -> request states per stage.
+void Replica::warm_step_end(const void* replica, int stage) {
+  // The first chunks only: a big batch's loop runs long enough for the hardware to keep
+  // ahead of it, and prefetching hundreds of requests ahead slowed busy runs by 9%.
+  constexpr std::size_t kChunks = 16;
+  const auto& self = *static_cast<const Replica*>(replica);
+  if (stage == 0) {
+    const char* object = static_cast<const char*>(replica);
+    for (std::size_t at = 0; at < sizeof(Replica); at += 64) __builtin_prefetch(object + at);
+    return;
+  }
+  const std::size_t chunks = std::min(self.plan_.chunks.size(), kChunks);
+  if (stage == 1) {
+    const char* list = reinterpret_cast<const char*>(self.plan_.chunks.data());
+    for (std::size_t at = 0; at < chunks * sizeof(ScheduledChunk); at += 64) __builtin_prefetch(list + at);
+    return;
+  }
+  for (std::size_t i = 0; i < chunks; ++i) {
+    // The lines of RequestState a step's end reads: its counters and its attribution.
+    const char* state = reinterpret_cast<const char*>(self.plan_.chunks[i].request);
+    static_assert(sizeof(RequestState) >= 256);
+    for (int line = 0; line < 4; ++line) __builtin_prefetch(state + 64 * line, 1);
+  }
 }
 
 void Replica::on_step_end() {

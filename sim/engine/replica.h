@@ -103,6 +103,8 @@ class Replica {
  private:
   void maybe_start_step();
   void on_step_end();
+  // WarmUp hint of the step-end event: prefetches what on_step_end reads first.
+  static void warm_step_end(const void* replica, int stage);
   void finish(RequestState& request);
   void reject(RequestState& request, const char* reason);
   // The rest is in replica_extras.cpp (docs/engine.md).
@@ -147,7 +149,9 @@ class Replica {
   double swap_bytes_per_token_ = 0;
   double host_link_bytes_per_s_ = 0;
   std::shared_ptr<const CostModel> draft_cost_model_;
-  std::optional<EngineConfig> step_config_;  // only with speculation
+  // Only with speculation; behind a pointer, as it is cold and as large as the rest of
+  // the replica (warm_step_end prefetches the whole object).
+  std::unique_ptr<EngineConfig> step_config_;
   bool hand_over_after_prefill_ = false;
   LoadChangeLog* load_log_ = nullptr;
   // Buffers kept between steps so that a step does not allocate.

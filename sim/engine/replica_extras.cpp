@@ -46,7 +46,7 @@ const char* Replica::apply_context_limit(RequestState& r) {
 const EngineConfig& Replica::scheduling_config() {
   const SpeculativeConfig& spec = config_.speculative;
   if (!spec.enabled) return config_;
-  if (!step_config_) step_config_ = config_;
+  if (!step_config_) step_config_ = std::make_unique<EngineConfig>(config_);
   // vLLM counts the proposed tokens against the step's budget. Reserve them for the
   // running decodes, but never so much that the decodes themselves are left out.
   const auto decodes = static_cast<std::int64_t>(

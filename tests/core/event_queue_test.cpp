@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "sim/core/event_queue.h"
@@ -89,4 +91,59 @@ TEST_CASE("event queue: pop_due skips cancelled events and leaves later ones in 
   CHECK(when == 60);
   CHECK(ran == 110);
   CHECK(q.pop_due(1000, when, fn) == EventQueue::PopResult::empty);
+}
+
+namespace {
+struct WarmLog {
+  std::vector<std::pair<int, int>> calls;  // (event id, stage)
+};
+struct WarmArg {
+  WarmLog* log;
+  int id;
+};
+void record_warm_up(const void* arg, int stage) {
+  const auto* a = static_cast<const WarmArg*>(arg);
+  a->log->calls.emplace_back(a->id, stage);
+}
+}  // namespace
+
+// While one event runs, the next three in (time, insertion) order get their warm-up hints,
+// the next at stage 2, then 1, then 0; a cancelled event's hint is never called.
+TEST_CASE("event queue: warm-up hints go to the next three events in order", "[core]") {
+  Simulator sim;
+  WarmLog log;
+  std::vector<WarmArg> args;
+  args.reserve(8);
+  for (int id = 0; id < 8; ++id) args.push_back(WarmArg{&log, id});
+  std::vector<std::vector<std::pair<int, int>>> seen_before;  // hint calls made before each event ran
+  const auto event = [&](int id) {
+    return [&, id] {
+      seen_before.push_back(log.calls);
+      log.calls.clear();
+    };
+  };
+  // Times chosen so that heap order differs from insertion order; 5 and 6 tie at 40.
+  const Tick when[8] = {70, 10, 50, 30, 20, 40, 40, 60};
+  std::vector<EventHandle> handles;
+  for (int id = 0; id < 8; ++id)
+    handles.push_back(sim.schedule_at(when[id], event(id), WarmUp{&record_warm_up, &args[static_cast<std::size_t>(id)]}));
+  sim.cancel(handles[2]);  // at 50: skipped by the hints as by the run
+  sim.run();
+  // Run order: 1 (10), 4 (20), 3 (30), 5 (40), 6 (40), 7 (60), 0 (70); the cancelled 2 (50)
+  // stays in the queue until it reaches the top, where the hints first drop it.
+  const std::vector<int> run_order{1, 4, 3, 5, 6, 7, 0};
+  const std::vector<int> queue_order{1, 4, 3, 5, 6, 2, 7, 0};
+  REQUIRE(seen_before.size() == run_order.size());
+  for (std::size_t k = 0; k < run_order.size(); ++k) {
+    INFO("event " << run_order[k]);
+    // The three events queued after this one (a cancelled one first in line is dropped),
+    // at stages 2, 1, 0; a cancelled one keeps its place but gets no call.
+    auto p = static_cast<std::size_t>(std::find(queue_order.begin(), queue_order.end(), run_order[k]) -
+                                      queue_order.begin()) + 1;
+    if (p < queue_order.size() && queue_order[p] == 2) ++p;
+    std::vector<std::pair<int, int>> want;
+    for (int stage = 2; stage >= 0 && p < queue_order.size(); --stage, ++p)
+      if (queue_order[p] != 2) want.emplace_back(queue_order[p], stage);
+    CHECK(seen_before[k] == want);
+  }
 }
