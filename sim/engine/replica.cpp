@@ -99,12 +99,9 @@ void Replica::maybe_start_step() {
     return;
   }
   const Tick now = sim_.now();
-  const Tick extra_ns = prepare_step(now);  // CPU overheads, swap, speculation (plan_ parts)
-  for (const auto& c : plan_.chunks)
-    if (c.request->first_scheduled_ns < 0) {
-      c.request->first_scheduled_ns = now;
-      listener_.on_first_scheduled(*c.request, now);
-    }
+  // CPU overheads, swap, speculation (plan_ parts); marks first steps (the listener's
+  // on_first_scheduled) and counts the work for account_step_start.
+  const Tick extra_ns = prepare_step(now);
   StepCost cost = cost_model_->step_cost(plan_.shape);
   SS_ASSERT(cost.total_ns >= 1, "a step must take time");
   cost.total_ns += extra_ns;

@@ -113,7 +113,8 @@ class Replica {
   // The config the scheduler sees: with speculation the budget leaves room for the
   // verify tokens of the running decodes.
   const EngineConfig& scheduling_config();
-  // After scheduling: preemption clocks, swap-in, speculation, CPU overheads. Returns the
+  // After scheduling: preemption clocks, swap-in, speculation, CPU overheads, first-step
+  // marks (with the listener's on_first_scheduled) and plan_'s work counts. Returns the
   // time added to the model's step (also split out in plan_).
   Tick prepare_step(Tick now);
   void speculate();

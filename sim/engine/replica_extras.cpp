@@ -74,12 +74,20 @@ Tick Replica::prepare_step(Tick now) {
   if (config_.speculative.enabled) speculate();
 
   // CPU overheads: per step, per request scheduled for the first time, per token sampled.
+  // The same pass (one visit per request at a step's start, besides the scheduler's)
+  // marks first steps, telling the listener, and counts the work for account_step_start.
   const EngineOverheads& o = config_.overheads;
   std::int64_t first_time = 0, sampled = 0;
   for (const auto& c : plan_.chunks) {
-    const RequestState& r = *c.request;
-    if (r.first_scheduled_ns < 0) ++first_time;
+    RequestState& r = *c.request;
     if (c.num_tokens == r.remaining() && r.spec.output_tokens > 0) sampled += 1 + c.spec_accepted;
+    if (is_decode_work(c)) plan_.decode_work_chunks += 1;
+    else plan_.prefill_work_tokens += c.num_tokens;
+    if (r.first_scheduled_ns < 0) {
+      ++first_time;
+      r.first_scheduled_ns = now;
+      listener_.on_first_scheduled(r, now);
+    }
   }
   plan_.overhead_ns = o.per_step_ns + o.per_request_ns * first_time + o.per_token_ns * sampled;
   const std::int64_t moved = plan_.swap_out_tokens + plan_.swap_in_tokens;

@@ -40,6 +40,10 @@ struct StepPlan {
   std::int64_t swap_out_tokens = 0;     // KV tokens swapped out / in this step
   std::int64_t swap_in_tokens = 0;
   int spec_k = 0;                       // tokens proposed per speculating decode (0: none)
+  // Set by the replica after scheduling, in the same pass: the chunks that are decode
+  // work (is_decode_work, step_accounting.h) and the new tokens of the others.
+  std::int64_t decode_work_chunks = 0;
+  std::int64_t prefill_work_tokens = 0;
   bool empty() const { return chunks.empty(); }
   void clear() {
     chunks.clear();
@@ -48,6 +52,7 @@ struct StepPlan {
     overhead_ns = swap_ns = draft_ns = 0;
     swap_out_tokens = swap_in_tokens = 0;
     spec_k = 0;
+    decode_work_chunks = prefill_work_tokens = 0;
   }
 };
 

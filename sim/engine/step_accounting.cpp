@@ -65,11 +65,8 @@ StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick
   const Tick model_ns = total_ns - extra_ns;
   SS_ASSERT(model_ns >= 1 && extra_ns >= 0, "a step's model time must be positive");
   for (RequestState* v : plan.preempted) account_gap(*v, now);
-  for (const auto& c : plan.chunks) {
-    account_gap(*c.request, now);
-    if (is_decode_work(c)) split.decode_chunks += 1;
-    else split.prefill_tokens += c.num_tokens;
-  }
+  split.decode_chunks = plan.decode_work_chunks;
+  split.prefill_tokens = plan.prefill_work_tokens;
   // Decode part: the whole model time in a pure decode step, none in a pure prefill step,
   // and in a mixed step what the decodes would have cost alone; prefills own the rest.
   if (split.prefill_tokens == 0) {
@@ -89,8 +86,10 @@ StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick
   // GPU-time shares: prefill time by new tokens, decode time evenly per decode, each scaled
   // so the step's shares sum to its whole time (extra included).
   const double scale = static_cast<double>(total_ns) / static_cast<double>(model_ns);
+  // One visit per chunk: its interval since its last mark, then its share.
   for (const auto& c : plan.chunks) {
     RequestState& r = *c.request;
+    account_gap(r, now);
     GpuTimeShares& g = r.acct.gpu;
     if (is_decode_work(c)) {
       g.decode_ns += static_cast<double>(split.decode_ns) / static_cast<double>(split.decode_chunks) * scale;

@@ -33,7 +33,8 @@ inline bool is_decode_work(const ScheduledChunk& c) { return !c.request->in_pref
 // closes every scheduled or preempted request's interval since its last mark (queue,
 // stall or preemption), and charges each scheduled request its share of the step's GPU
 // time. Returns the split for account_step_end.
-// `cost` is the model's price of plan.shape.
+// `cost` is the model's price of plan.shape; plan.decode_work_chunks and
+// plan.prefill_work_tokens must be set (Replica::prepare_step counts them).
 StepSplit account_step_start(const StepPlan& plan, Tick now_ns, Tick total_ns, Tick extra_ns, const StepCost& cost,
                              const CostModel& cost_model);
 // At the step's end, for each of its chunks before the chunk's tokens are emitted: gives
