@@ -41,6 +41,8 @@ bool KvCacheManager::allocate(RequestState& request, std::int64_t new_tokens) {
 
 void KvCacheManager::free(RequestState& request) {
   if (pool_) {
+    // Unfinished (preempted, or a prefix match not admitted): it may come back for its blocks.
+    if (request.status != RequestStatus::finished) remember_private_blocks(request);
     SS_ASSERT(static_cast<std::int64_t>(request.block_ids.size()) == request.num_blocks, "block table out of step");
     const std::vector<std::int32_t>& ids = request.block_ids;
     constexpr std::size_t kAhead = 8;  // overlap the cache misses of a table's records
@@ -98,6 +100,24 @@ void KvCacheManager::cache_computed_blocks(RequestState& request, std::int64_t c
   const std::int64_t last =
       std::min(whole_blocks(request.num_computed_tokens), static_cast<std::int64_t>(request.block_ids.size()));
   const auto source_blocks = static_cast<std::int64_t>(request.spec.block_hashes.size());
+  if (request.private_blocks_owner != this) {
+    // No table here yet: since its admission to this cache it has held every block it
+    // computed, and its private hashes went to fresh blocks (no hit can give it one:
+    // find_cached answers -1 without a table), so the holder of hash j is block_ids[j].
+    // The table is written only when it frees its blocks unfinished, a preemption
+    // (remember_private_blocks), which spares its cache lines on every prompt.
+    for (std::int64_t j = first; j < last; ++j) {
+      const std::int32_t b = request.block_ids[static_cast<std::size_t>(j)];
+      if (j < source_blocks) {
+        pool_->cache(b, request.spec.block_hashes[static_cast<std::size_t>(j)]);
+      } else {
+        // Succeeds (a fresh block has no hash); were it ever refused, the table would name
+        // a block that does not hold the hash, which every reader treats as no holder.
+        pool_->cache_private(b, block_hash(request.spec, j));
+      }
+    }
+    return;
+  }
   if (last > source_blocks) {  // some private hashes: their table, sized once (not per block)
     if (request.private_blocks_owner != this) {
       request.private_blocks.clear();
@@ -118,6 +138,19 @@ void KvCacheManager::cache_computed_blocks(RequestState& request, std::int64_t c
     if (holder >= 0 && pool_->holds(holder, hash)) continue;  // computed before, still cached
     if (pool_->cache_private(b, hash)) holder = b;
   }
+}
+
+void KvCacheManager::remember_private_blocks(RequestState& request) {
+  if (request.private_blocks_owner == this) return;  // the table is kept as it goes
+  const auto source_blocks = static_cast<std::int64_t>(request.spec.block_hashes.size());
+  const std::int64_t last =
+      std::min(whole_blocks(request.num_computed_tokens), static_cast<std::int64_t>(request.block_ids.size()));
+  request.private_blocks.clear();
+  request.private_blocks_owner = this;
+  // A block that never got its hash (none here but by accident) is harmless in the table:
+  // every reader checks holds(block, hash).
+  for (std::int64_t j = source_blocks; j < last; ++j)
+    request.private_blocks.push_back(request.block_ids[static_cast<std::size_t>(j)]);
 }
 
 std::int32_t KvCacheManager::find_cached(const RequestState& request, std::int64_t index) const {

@@ -30,7 +30,8 @@ class KvCacheManager {
   bool allocate(RequestState& request, std::int64_t new_tokens);
   // Returns every block of the request to the free pool. Cached blocks go to the tail of
   // the eviction order, the request's last block first, so a chain's tail is evicted
-  // before its head.
+  // before its head. A request not finished (preempted, or matched but not admitted)
+  // keeps a note of its private blocks, to find them when it comes back.
   void free(RequestState& request);
 
   std::int64_t total_blocks() const { return total_blocks_; }
@@ -57,6 +58,7 @@ class KvCacheManager {
   // computed tokens. Call at the end of the step that computed them (blocks being
   // computed are not hits yet).
   void cache_computed_blocks(RequestState& request, std::int64_t computed_before);
+
   // Tokens of `spec`'s prompt this replica could serve from its cache now (a router's
   // question; changes nothing). Capped at prompt_tokens - 1 like a real admission.
   std::int64_t cached_prefix_tokens(const RequestSpec& spec) const;
@@ -75,6 +77,10 @@ class KvCacheManager {
   // The block holding the hash of block `index` of `request`, or -1: the hash index for a
   // source's hash, the request's own record for a private one (request_state.h).
   std::int32_t find_cached(const RequestState& request, std::int64_t index) const;
+  // Writes the request's private-block table (request_state.h) from its block_ids, where
+  // it has none for this cache yet: free() does so for an unfinished request, so that its
+  // recompute can find its blocks.
+  void remember_private_blocks(RequestState& request);
   // floor(tokens / block_size) for tokens >= 0: a shift for the power-of-two sizes the
   // scenario allows, since the step loop asks for every running request.
   std::int64_t whole_blocks(std::int64_t tokens) const {

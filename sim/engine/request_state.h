@@ -41,6 +41,8 @@ struct alignas(64) RequestState {
   std::int64_t cached_prompt_tokens = 0;  // prompt tokens served by the prefix cache
   // Prefix caching: private_blocks[i] is the block this request registered under its
   // private hash of block spec.block_hashes.size() + i (KvCacheManager::block_hash), or -1.
+  // Written from its first preemption on; before, block_ids says the same
+  // (KvCacheManager::remember_private_blocks).
   // Only this request can hit those hashes, so the replica looks them up here rather than
   // in its hash index; the blocks belong to the KV cache `private_blocks_owner`.
   std::vector<std::int32_t> private_blocks;

@@ -309,3 +309,35 @@ TEST_CASE("prefix cache: a private hash recomputed past the hit cap keeps its fi
   CHECK(r.block_ids[1] == first_block1);
   kv.free(r);
 }
+
+TEST_CASE("prefix cache: the private-block table is written only when a request leaves unfinished", "[prefix]") {
+  // Until a request frees its blocks unfinished, block_ids already says which block holds
+  // each of its private hashes; the table is written then (a preemption), not for every
+  // prompt. A finished request never writes it.
+  KvCacheManager kv(/*blocks=*/16, /*block=*/4, /*prefix_cache=*/true);
+  RequestState done;
+  done.spec.id = 1;
+  done.spec.prompt_tokens = 13;
+  REQUIRE(kv.allocate(done, 13));
+  done.num_computed_tokens = 13;
+  kv.cache_computed_blocks(done, 0);
+  CHECK(done.private_blocks.empty());
+  CHECK(kv.cached_blocks() == 3);
+  done.status = RequestStatus::finished;
+  kv.free(done);
+  CHECK(done.private_blocks.empty());
+
+  RequestState preempted;
+  preempted.spec.id = 2;
+  preempted.spec.prompt_tokens = 13;
+  preempted.status = RequestStatus::running;
+  REQUIRE(kv.allocate(preempted, 13));
+  preempted.num_computed_tokens = 13;
+  kv.cache_computed_blocks(preempted, 0);
+  const std::vector<std::int32_t> blocks(preempted.block_ids.begin(), preempted.block_ids.begin() + 3);
+  kv.free(preempted);
+  CHECK(preempted.private_blocks == blocks);
+  preempted.num_computed_tokens = 0;
+  CHECK(kv.match_prefix(preempted) == 12);
+  CHECK(preempted.block_ids == blocks);
+}
