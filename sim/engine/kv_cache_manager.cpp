@@ -94,11 +94,13 @@ void KvCacheManager::drop_unadmitted_matches() {
 void KvCacheManager::cache_computed_blocks(RequestState& request, std::int64_t computed_before) {
   if (!pool_) return;
   const std::int64_t first = whole_blocks(computed_before);
-  // Most calls are decodes that filled no block: return before reading the block table,
-  // a cache line of the request the step touches nowhere else.
   if (whole_blocks(request.num_computed_tokens) <= first) return;
-  const std::int64_t last =
-      std::min(whole_blocks(request.num_computed_tokens), static_cast<std::int64_t>(request.block_ids.size()));
+  cache_blocks(request, first, whole_blocks(request.num_computed_tokens), true, true);
+}
+
+void KvCacheManager::cache_blocks(RequestState& request, std::int64_t first, std::int64_t last_wanted, bool source,
+                                  bool private_hashes) {
+  const std::int64_t last = std::min(last_wanted, static_cast<std::int64_t>(request.block_ids.size()));
   const auto source_blocks = static_cast<std::int64_t>(request.spec.block_hashes.size());
   if (request.private_blocks_owner != this) {
     // No table here yet: since its admission to this cache it has held every block it
@@ -109,8 +111,8 @@ void KvCacheManager::cache_computed_blocks(RequestState& request, std::int64_t c
     for (std::int64_t j = first; j < last; ++j) {
       const std::int32_t b = request.block_ids[static_cast<std::size_t>(j)];
       if (j < source_blocks) {
-        pool_->cache(b, request.spec.block_hashes[static_cast<std::size_t>(j)]);
-      } else {
+        if (source) pool_->cache(b, request.spec.block_hashes[static_cast<std::size_t>(j)]);
+      } else if (private_hashes) {
         // Succeeds (a fresh block has no hash); were it ever refused, the table would name
         // a block that does not hold the hash, which every reader treats as no holder.
         pool_->cache_private(b, block_hash(request.spec, j));
@@ -118,20 +120,17 @@ void KvCacheManager::cache_computed_blocks(RequestState& request, std::int64_t c
     }
     return;
   }
-  if (last > source_blocks) {  // some private hashes: their table, sized once (not per block)
-    if (request.private_blocks_owner != this) {
-      request.private_blocks.clear();
-      request.private_blocks_owner = this;
-    }
+  if (private_hashes && last > source_blocks) {  // the table, sized once (not per block)
     const auto needed = static_cast<std::size_t>(last - source_blocks);
     if (request.private_blocks.size() < needed) request.private_blocks.resize(needed, -1);
   }
   for (std::int64_t j = first; j < last; ++j) {
     const std::int32_t b = request.block_ids[static_cast<std::size_t>(j)];
     if (j < source_blocks) {
-      pool_->cache(b, request.spec.block_hashes[static_cast<std::size_t>(j)]);
+      if (source) pool_->cache(b, request.spec.block_hashes[static_cast<std::size_t>(j)]);
       continue;
     }
+    if (!private_hashes) break;  // every block from here on has a private hash
     // A private hash: registered once, in the block that first computed it, like cache().
     std::int32_t& holder = request.private_blocks[static_cast<std::size_t>(j - source_blocks)];
     const std::uint64_t hash = block_hash(request.spec, j);

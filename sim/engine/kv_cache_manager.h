@@ -9,6 +9,7 @@
 // until it is evicted, least recently freed first. A request admitted from the waiting
 // queue first takes the longest run of cached blocks that starts its token sequence, and
 // computes only the rest. Without prefix caching, blocks are only counted.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -58,6 +59,26 @@ class KvCacheManager {
   // computed tokens. Call at the end of the step that computed them (blocks being
   // computed are not hits yet).
   void cache_computed_blocks(RequestState& request, std::int64_t computed_before);
+  // The same in two halves, as the replica calls it. At the start of a step that computes
+  // `new_tokens` more of the request: the blocks it will fill that have private hashes.
+  // Only the request itself can look those up, in a later scheduling pass, and nothing is
+  // allocated or evicted on a replica while its step runs, so registering them early
+  // changes no result; their records are still in cache from the allocation, where a
+  // step later (after every other replica's step) they are not. At the step's end: the
+  // blocks with a source's hash, which others may hit. Inline: called for every chunk.
+  void cache_private_blocks_at_step_start(RequestState& request, std::int64_t new_tokens) {
+    if (!pool_) return;
+    const std::int64_t first = whole_blocks(request.num_computed_tokens);
+    const std::int64_t last = whole_blocks(request.num_computed_tokens + new_tokens);
+    if (last > first) cache_blocks(request, first, last, false, true);  // most decodes fill none
+  }
+  void cache_source_blocks_at_step_end(RequestState& request, std::int64_t computed_before) {
+    if (!pool_) return;
+    const std::int64_t first = whole_blocks(computed_before);
+    const std::int64_t last = std::min(whole_blocks(request.num_computed_tokens),
+                                       static_cast<std::int64_t>(request.spec.block_hashes.size()));
+    if (last > first) cache_blocks(request, first, last, true, false);
+  }
 
   // Tokens of `spec`'s prompt this replica could serve from its cache now (a router's
   // question; changes nothing). Capped at prompt_tokens - 1 like a real admission.
@@ -81,6 +102,9 @@ class KvCacheManager {
   // it has none for this cache yet: free() does so for an unfinished request, so that its
   // recompute can find its blocks.
   void remember_private_blocks(RequestState& request);
+  // Registers blocks [first, last) of the request's table: those with a source's hash
+  // (j < spec.block_hashes.size()) if `source`, the others if `private_hashes`.
+  void cache_blocks(RequestState& request, std::int64_t first, std::int64_t last, bool source, bool private_hashes);
   // floor(tokens / block_size) for tokens >= 0: a shift for the power-of-two sizes the
   // scenario allows, since the step loop asks for every running request.
   std::int64_t whole_blocks(std::int64_t tokens) const {

@@ -156,7 +156,7 @@ void Replica::on_step_end() {
     const std::int64_t computed_before = r.num_computed_tokens;
     r.num_computed_tokens += c.num_tokens;
     note_recovery(r, now);
-    kv_.cache_computed_blocks(r, computed_before);  // now they are hits for others
+    kv_.cache_source_blocks_at_step_end(r, computed_before);  // now they are hits for others
     if (r.remaining() > 0) continue;  // a prompt chunk that does not end the prompt
     if (r.spec.output_tokens == 0) {  // prefill-only (embedding) request
       r.status = RequestStatus::finished;

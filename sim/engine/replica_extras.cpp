@@ -80,6 +80,7 @@ Tick Replica::prepare_step(Tick now) {
   std::int64_t first_time = 0, sampled = 0;
   for (const auto& c : plan_.chunks) {
     RequestState& r = *c.request;
+    kv_.cache_private_blocks_at_step_start(r, c.num_tokens);  // see kv_cache_manager.h
     if (c.num_tokens == r.remaining() && r.spec.output_tokens > 0) sampled += 1 + c.spec_accepted;
     if (is_decode_work(c)) plan_.decode_work_chunks += 1;
     else plan_.prefill_work_tokens += c.num_tokens;
