@@ -115,7 +115,7 @@ void Replica::maybe_start_step() {
 }
 
 // With many replicas a request's state is cold by its step's end (every other replica
-// stepped meanwhile), and on_step_end's first touch of each was a fifth of a 1,024-replica
+// stepped meanwhile), and on_step_end's first touch of each was a third of a 1,024-replica
 // run. The simulator calls this for the events ahead of the one it runs (WarmUp), one
 // level of the chain replica -> chunk list -> request states per stage.
 void Replica::warm_step_end(const void* replica, int stage) {
