@@ -80,7 +80,8 @@ Tick Replica::prepare_step(Tick now) {
   std::int64_t first_time = 0, sampled = 0;
   for (const auto& c : plan_.chunks) {
     RequestState& r = *c.request;
-    kv_.cache_private_blocks_at_step_start(r, c.num_tokens);  // see kv_cache_manager.h
+    // See kv_cache_manager.h. Speculation's accepted tokens are computed by this step too.
+    kv_.cache_private_blocks_at_step_start(r, c.num_tokens + c.spec_accepted);
     if (c.num_tokens == r.remaining() && r.spec.output_tokens > 0) sampled += 1 + c.spec_accepted;
     if (is_decode_work(c)) plan_.decode_work_chunks += 1;
     else plan_.prefill_work_tokens += c.num_tokens;
@@ -144,8 +145,12 @@ void Replica::speculate() {
 void Replica::emit_accepted(RequestState& r, std::int64_t accepted) {
   // The accepted tokens were computed by the verify pass and arrive with the step's own
   // token: no time passes between them.
+  const std::int64_t computed_before = r.num_computed_tokens;
   r.num_output_done += accepted;
   r.num_computed_tokens += accepted;
+  // Blocks these tokens complete are cached like any other (their private hashes were
+  // registered at the step's start with the rest).
+  kv_.cache_source_blocks_at_step_end(r, computed_before);
   metrics_.record_itl(r.spec.class_index, pool_index_, 0, accepted);
   stats_.spec_accepted_tokens += accepted;
 }

@@ -149,3 +149,25 @@ TEST_CASE("speculative: the bundled draft model is Llama-3.2-1B as published", "
   CHECK(m.tied_embeddings);
   CHECK(m.parameter_count() == Approx(1.236e9).epsilon(0.002));  // model card: 1.23B
 }
+
+TEST_CASE("speculative: blocks filled by accepted tokens are cached like the others", "[policy][prefix]") {
+  // k = 3 at acceptance 1: every verify step computes 4 tokens, of which 1 is the decode's
+  // own and 3 are accepted at the step's end. With 4-token blocks nearly every block is
+  // completed by accepted tokens; each full block of the request's KV must be registered
+  // (its private hash, for its own recompute after a preemption), not only those the
+  // step's own token completes.
+  PolicyHarness h("chunked-prefill", 64, 4, 100, 4, [](EngineConfig& c) {
+    c.prefix_cache = true;
+    c.speculative.enabled = true;
+    c.speculative.method = "ngram";
+    c.speculative.k = 3;
+    c.speculative.acceptance = 1.0;
+  });
+  RequestState& a = h.submit(1, 6, 18);
+  h.sim.run();
+  CHECK(a.num_output_done == 18);
+  // Its KV at the end: the prompt and every output but the last.
+  const std::int64_t kv_tokens = a.num_computed_tokens;
+  CHECK(kv_tokens == 6 + 18 - 1);
+  CHECK(h.replica->kv().cached_blocks() == kv_tokens / 4);
+}
