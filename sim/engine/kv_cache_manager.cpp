@@ -41,8 +41,10 @@ bool KvCacheManager::allocate(RequestState& request, std::int64_t new_tokens) {
 
 void KvCacheManager::free(RequestState& request) {
   if (pool_) {
-    // Unfinished (preempted, or a prefix match not admitted): it may come back for its blocks.
+    // Unfinished (preempted, or a prefix match not admitted): it may come back for its
+    // blocks. Finished (or handed over): its deferred private hashes are dropped.
     if (request.status != RequestStatus::finished) remember_private_blocks(request);
+    else request.private_pending_from = -1;
     SS_ASSERT(static_cast<std::int64_t>(request.block_ids.size()) == request.num_blocks, "block table out of step");
     const std::vector<std::int32_t>& ids = request.block_ids;
     constexpr std::size_t kAhead = 8;  // overlap the cache misses of a table's records
@@ -104,20 +106,17 @@ void KvCacheManager::cache_blocks(RequestState& request, std::int64_t first, std
   const auto source_blocks = static_cast<std::int64_t>(request.spec.block_hashes.size());
   if (request.private_blocks_owner != this) {
     // No table here yet: since its admission to this cache it has held every block it
-    // computed, and its private hashes went to fresh blocks (no hit can give it one:
-    // find_cached answers -1 without a table), so the holder of hash j is block_ids[j].
-    // The table is written only when it frees its blocks unfinished, a preemption
-    // (remember_private_blocks), which spares its cache lines on every prompt.
-    for (std::int64_t j = first; j < last; ++j) {
-      const std::int32_t b = request.block_ids[static_cast<std::size_t>(j)];
-      if (j < source_blocks) {
-        if (source) pool_->cache(b, request.spec.block_hashes[static_cast<std::size_t>(j)]);
-      } else if (private_hashes) {
-        // Succeeds (a fresh block has no hash); were it ever refused, the table would name
-        // a block that does not hold the hash, which every reader treats as no holder.
-        pool_->cache_private(b, block_hash(request.spec, j));
-      }
-    }
+    // computed, in fresh blocks (no hit can give it a private block: find_cached answers
+    // -1 without a table). Its private hashes can only be looked up by itself, after it
+    // frees its blocks unfinished (a preemption), and a block it holds cannot be evicted:
+    // so registering them is deferred to that moment (remember_private_blocks), and a
+    // request that finishes never registers them at all. Only where the deferred range
+    // starts is noted: the ranges of successive calls are contiguous.
+    if (private_hashes && last > source_blocks && request.private_pending_from < 0)
+      request.private_pending_from = std::max(first, source_blocks);
+    if (!source) return;
+    for (std::int64_t j = first; j < std::min(last, source_blocks); ++j)
+      pool_->cache(request.block_ids[static_cast<std::size_t>(j)], request.spec.block_hashes[static_cast<std::size_t>(j)]);
     return;
   }
   if (private_hashes && last > source_blocks) {  // the table, sized once (not per block)
@@ -146,10 +145,20 @@ void KvCacheManager::remember_private_blocks(RequestState& request) {
       std::min(whole_blocks(request.num_computed_tokens), static_cast<std::int64_t>(request.block_ids.size()));
   request.private_blocks.clear();
   request.private_blocks_owner = this;
-  // A block that never got its hash (none here but by accident) is harmless in the table:
-  // every reader checks holds(block, hash).
-  for (std::int64_t j = source_blocks; j < last; ++j)
-    request.private_blocks.push_back(request.block_ids[static_cast<std::size_t>(j)]);
+  // The deferred registrations (cache_blocks), in block order as they would have come,
+  // and the table they make. Blocks before the deferred range were not computed here (a
+  // hand-over's prompt) and stay unregistered, as before.
+  const std::int64_t from = request.private_pending_from;
+  request.private_pending_from = -1;
+  if (from < 0) return;
+  request.private_blocks.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, from - source_blocks)), -1);
+  for (std::int64_t j = from; j < last; ++j) {
+    const std::int32_t b = request.block_ids[static_cast<std::size_t>(j)];
+    // Succeeds (a fresh block has no hash); were it ever refused, the table would name a
+    // block that does not hold the hash, which every reader treats as no holder.
+    pool_->cache_private(b, block_hash(request.spec, j));
+    request.private_blocks.push_back(b);
+  }
 }
 
 std::int32_t KvCacheManager::find_cached(const RequestState& request, std::int64_t index) const {

@@ -41,12 +41,16 @@ struct alignas(64) RequestState {
   std::int64_t cached_prompt_tokens = 0;  // prompt tokens served by the prefix cache
   // Prefix caching: private_blocks[i] is the block this request registered under its
   // private hash of block spec.block_hashes.size() + i (KvCacheManager::block_hash), or -1.
-  // Written from its first preemption on; before, block_ids says the same
-  // (KvCacheManager::remember_private_blocks).
+  // Written from its first preemption on; before, its private hashes are not registered
+  // yet (KvCacheManager::remember_private_blocks).
   // Only this request can hit those hashes, so the replica looks them up here rather than
   // in its hash index; the blocks belong to the KV cache `private_blocks_owner`.
   std::vector<std::int32_t> private_blocks;
   const void* private_blocks_owner = nullptr;
+  // Without a table for the cache it is in, the first block whose private-hash
+  // registration is deferred until it frees its blocks unfinished; -1: none
+  // (KvCacheManager::cache_blocks).
+  std::int64_t private_pending_from = -1;
   // Preemption bookkeeping (docs/engine.md). A swapped-out request keeps its computed
   // tokens; their KV lies in host memory until it is scheduled again.
   std::int64_t swapped_blocks = 0;      // KV blocks held in host swap space

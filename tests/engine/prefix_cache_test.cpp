@@ -223,9 +223,12 @@ TEST_CASE("prefix cache: a preempted request recomputes only what was evicted of
   CHECK(b.preemptions == 1);
   CHECK(b.cached_prompt_tokens == 0);  // its first admission had no hit
   CHECK(h.metrics.completed() == 2);
-  // B's fourth block (tokens 12-15) took the head of the free queue, A's block 2.
-  CHECK(h.replica->kv().evictions() == 1);
-  CHECK(h.replica->kv().cached_blocks() == 5);
+  // B's fourth block (tokens 12-15) took the head of the free queue, A's block 2, which
+  // holds no hash: A was never preempted, so its private hashes were never registered
+  // (only A could have looked them up). B's three full blocks are cached: 0 and 1
+  // registered at its preemption, 2 after its return.
+  CHECK(h.replica->kv().evictions() == 0);
+  CHECK(h.replica->kv().cached_blocks() == 3);
   CHECK(h.replica->kv().used_blocks() == 0);
 }
 
@@ -249,9 +252,11 @@ TEST_CASE("prefix cache: private hashes are found through their request and only
   REQUIRE(kv.allocate(r, 13));
   r.num_computed_tokens = 13;
   kv.cache_computed_blocks(r, 0);
-  CHECK(kv.cached_blocks() == 3);
+  // Registered only if it frees its blocks unfinished: until then nobody could look them up.
+  CHECK(kv.cached_blocks() == 0);
   const std::vector<std::int32_t> first_blocks = r.block_ids;
   kv.free(r);  // preempted: recompute from what is still cached
+  CHECK(kv.cached_blocks() == 3);
   r.num_computed_tokens = 0;
 
   // Another request with the same length and no hashes shares nothing.
@@ -310,10 +315,11 @@ TEST_CASE("prefix cache: a private hash recomputed past the hit cap keeps its fi
   kv.free(r);
 }
 
-TEST_CASE("prefix cache: the private-block table is written only when a request leaves unfinished", "[prefix]") {
-  // Until a request frees its blocks unfinished, block_ids already says which block holds
-  // each of its private hashes; the table is written then (a preemption), not for every
-  // prompt. A finished request never writes it.
+TEST_CASE("prefix cache: private hashes are registered only when a request leaves unfinished", "[prefix]") {
+  // Only a request itself can look up its private hashes, after it frees its blocks
+  // unfinished (a preemption), and a block it holds cannot be evicted: its private hashes
+  // and the table of their blocks are written then, not for every prompt. A finished
+  // request never registers them.
   KvCacheManager kv(/*blocks=*/16, /*block=*/4, /*prefix_cache=*/true);
   RequestState done;
   done.spec.id = 1;
@@ -322,10 +328,11 @@ TEST_CASE("prefix cache: the private-block table is written only when a request 
   done.num_computed_tokens = 13;
   kv.cache_computed_blocks(done, 0);
   CHECK(done.private_blocks.empty());
-  CHECK(kv.cached_blocks() == 3);
+  CHECK(kv.cached_blocks() == 0);  // deferred: only its own return could look them up
   done.status = RequestStatus::finished;
   kv.free(done);
   CHECK(done.private_blocks.empty());
+  CHECK(kv.cached_blocks() == 0);  // it will not return
 
   RequestState preempted;
   preempted.spec.id = 2;
@@ -337,6 +344,7 @@ TEST_CASE("prefix cache: the private-block table is written only when a request 
   const std::vector<std::int32_t> blocks(preempted.block_ids.begin(), preempted.block_ids.begin() + 3);
   kv.free(preempted);
   CHECK(preempted.private_blocks == blocks);
+  CHECK(kv.cached_blocks() == 3);
   preempted.num_computed_tokens = 0;
   CHECK(kv.match_prefix(preempted) == 12);
   CHECK(preempted.block_ids == blocks);

@@ -153,9 +153,9 @@ TEST_CASE("speculative: the bundled draft model is Llama-3.2-1B as published", "
 TEST_CASE("speculative: blocks filled by accepted tokens are cached like the others", "[policy][prefix]") {
   // k = 3 at acceptance 1: every verify step computes 4 tokens, of which 1 is the decode's
   // own and 3 are accepted at the step's end. With 4-token blocks nearly every block is
-  // completed by accepted tokens; each full block of the request's KV must be registered
-  // (its private hash, for its own recompute after a preemption), not only those the
-  // step's own token completes.
+  // completed by accepted tokens; each full block of the request's KV must be registered,
+  // not only those the step's own token completes. The source gives a hash for every
+  // block (as a session's turn does past its prompt), so each stays cached after the run.
   PolicyHarness h("chunked-prefill", 64, 4, 100, 4, [](EngineConfig& c) {
     c.prefix_cache = true;
     c.speculative.enabled = true;
@@ -164,6 +164,7 @@ TEST_CASE("speculative: blocks filled by accepted tokens are cached like the oth
     c.speculative.acceptance = 1.0;
   });
   RequestState& a = h.submit(1, 6, 18);
+  a.spec.block_hashes = {101, 102, 103, 104, 105, 106};  // read from its first step's end on
   h.sim.run();
   CHECK(a.num_output_done == 18);
   // Its KV at the end: the prompt and every output but the last.
