@@ -59,6 +59,9 @@ class KvCacheManager {
   // computed tokens. Call at the end of the step that computed them (blocks being
   // computed are not hits yet).
   void cache_computed_blocks(RequestState& request, std::int64_t computed_before);
+  // (Private hashes, which only the request itself can look up, are registered only once
+  // it has freed its blocks unfinished here; until then only where they start is noted:
+  // cache_blocks, remember_private_blocks.)
   // The same in two halves, as the replica calls it. At the start of a step that computes
   // `new_tokens` more of the request: the blocks it will fill that have private hashes.
   // Only the request itself can look those up, in a later scheduling pass, and nothing is
