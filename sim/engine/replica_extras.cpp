@@ -148,8 +148,8 @@ void Replica::emit_accepted(RequestState& r, std::int64_t accepted) {
   const std::int64_t computed_before = r.num_computed_tokens;
   r.num_output_done += accepted;
   r.num_computed_tokens += accepted;
-  // Blocks these tokens complete are cached like any other (their private hashes were
-  // registered at the step's start with the rest).
+  // Blocks these tokens complete are cached like any other: source hashes here, private
+  // ones with the rest of the step's (cache_private_blocks_at_step_start).
   kv_.cache_source_blocks_at_step_end(r, computed_before);
   metrics_.record_itl(r.spec.class_index, pool_index_, 0, accepted);
   stats_.spec_accepted_tokens += accepted;

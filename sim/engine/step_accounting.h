@@ -32,7 +32,7 @@ inline bool is_decode_work(const ScheduledChunk& c) { return !c.request->in_pref
 // At a step's start, once the plan is final and priced (total_ns includes extra_ns):
 // closes every scheduled or preempted request's interval since its last mark (queue,
 // stall or preemption), and charges each scheduled request its share of the step's GPU
-// time. Returns the split for account_step_end.
+// time. Returns the split for account_chunk_end.
 // `cost` is the model's price of plan.shape; plan.decode_work_chunks and
 // plan.prefill_work_tokens must be set (Replica::prepare_step counts them).
 StepSplit account_step_start(const StepPlan& plan, Tick now_ns, Tick total_ns, Tick extra_ns, const StepCost& cost,

@@ -66,19 +66,10 @@ RooflineCostModel::OpSeconds RooflineCostModel::op_seconds(const OpCost& op) con
       t.body_s = std::hypot(t.compute_s, t.memory_s);
       break;
     case OpKind::attention: {
-      if (op.name == std::string_view("attn_decode")) {
-        // One new token per sequence: the KV cache is streamed, at a bandwidth that
-        // depends on how many sequences the kernel spreads over the GPU.
-        // (priced_decode_attention repeats this for the decode-step template.)
-        t.compute_s = op.flops / attention_flops_per_s_;
-        t.memory_s =
-            bytes / (hw_.memory_bandwidth_bytes_per_s * hw_.decode_kv_efficiency(op.rows));
-      } else {
-        // Prefill: every query row also pays a fixed cost worth `row_overhead_keys` keys.
-        t.compute_s = (op.flops + hw_.attention_row_overhead_keys * op.per_key_flops) /
-                      attention_flops_per_s_;
-        t.memory_s = bytes / memory_bytes_per_s_;
-      }
+      if (op.name == std::string_view("attn_decode")) return decode_attention_seconds(op, decode_kv_bytes_per_s(op.rows));
+      // Prefill: every query row also pays a fixed cost worth `row_overhead_keys` keys.
+      t.compute_s = (op.flops + hw_.attention_row_overhead_keys * op.per_key_flops) / attention_flops_per_s_;
+      t.memory_s = bytes / memory_bytes_per_s_;
       t.body_s = std::max(t.compute_s, t.memory_s);
       break;
     }
@@ -126,8 +117,25 @@ StepCost RooflineCostModel::step_cost(const BatchShape& batch) const {
   return cost_of(ops.view());
 }
 
-RooflineCostModel::PricedOp RooflineCostModel::priced(const OpCost& op) const {
-  const OpSeconds t = op_seconds(op);
+double RooflineCostModel::decode_kv_bytes_per_s(double rows) const {
+  return hw_.memory_bandwidth_bytes_per_s * hw_.decode_kv_efficiency(rows);
+}
+
+RooflineCostModel::OpSeconds RooflineCostModel::decode_attention_seconds(const OpCost& op,
+                                                                        double kv_bytes_per_s) const {
+  // One new token per sequence: the KV cache is streamed, at a bandwidth that depends on
+  // how many sequences the kernel spreads over the GPU (decode_kv_bytes_per_s).
+  OpSeconds t;
+  t.launch_s = hw_.kernel_overhead_s * op.count;
+  t.compute_s = op.flops / attention_flops_per_s_;
+  t.memory_s = (op.bytes_read + op.bytes_written) / kv_bytes_per_s;
+  t.body_s = std::max(t.compute_s, t.memory_s);
+  return t;
+}
+
+RooflineCostModel::PricedOp RooflineCostModel::priced(const OpCost& op) const { return priced(op, op_seconds(op)); }
+
+RooflineCostModel::PricedOp RooflineCostModel::priced(const OpCost& op, const OpSeconds& t) const {
   PricedOp p;
   p.flops = op.flops;
   p.bytes = op.bytes_read + op.bytes_written;
@@ -138,19 +146,6 @@ RooflineCostModel::PricedOp RooflineCostModel::priced(const OpCost& op) const {
   } else {
     p.bucket = t.compute_s > t.memory_s ? 0 : 1;
   }
-  return p;
-}
-
-RooflineCostModel::PricedOp RooflineCostModel::priced_decode_attention(const OpCost& op,
-                                                                       double kv_bytes_per_s) const {
-  PricedOp p;
-  p.flops = op.flops;
-  p.bytes = op.bytes_read + op.bytes_written;
-  p.launch_s = hw_.kernel_overhead_s * op.count;
-  const double compute_s = op.flops / attention_flops_per_s_;
-  const double memory_s = p.bytes / kv_bytes_per_s;
-  p.body_s = std::max(compute_s, memory_s);
-  p.bucket = compute_s > memory_s ? 0 : 1;
   return p;
 }
 
@@ -200,16 +195,15 @@ StepCost RooflineCostModel::decode_step_cost(const BatchShape& batch) const {
     SS_ASSERT(attention.kind == OpKind::attention, "decode attention is an attention operator");
     for (std::size_t i = 0; i < t->attention_index; ++i) t->before_attention.add(t->ops[i]);
     t->attention_rows = attention.rows;
-    t->attention_kv_bytes_per_s = hw_.memory_bandwidth_bytes_per_s * hw_.decode_kv_efficiency(attention.rows);
+    t->attention_kv_bytes_per_s = decode_kv_bytes_per_s(attention.rows);
     slot = std::move(t);
   }
   const DecodeTemplate& t = *slot;
   const OpCost attention = decode_attention_(batch);
-  const double kv_bytes_per_s = attention.rows == t.attention_rows
-                                    ? t.attention_kv_bytes_per_s
-                                    : hw_.memory_bandwidth_bytes_per_s * hw_.decode_kv_efficiency(attention.rows);
+  const double kv_bytes_per_s =
+      attention.rows == t.attention_rows ? t.attention_kv_bytes_per_s : decode_kv_bytes_per_s(attention.rows);
   Sums sums = t.before_attention;
-  sums.add(priced_decode_attention(attention, kv_bytes_per_s));
+  sums.add(priced(attention, decode_attention_seconds(attention, kv_bytes_per_s)));
   for (std::size_t i = t.attention_index + 1; i < t.size; ++i) sums.add(t.ops[i]);
   return assemble(sums);
 }

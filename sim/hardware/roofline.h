@@ -67,6 +67,11 @@ class RooflineCostModel : public CostModel {
     int bucket = 0;  // 0 compute-bound, 1 memory-bound, 2 communication
   };
   PricedOp priced(const OpCost& op) const;
+  PricedOp priced(const OpCost& op, const OpSeconds& seconds) const;
+  // Decode attention (op_seconds' "attn_decode" case) at a KV bandwidth already known,
+  // and that bandwidth for a number of sequences: the decode-step template keeps it.
+  OpSeconds decode_attention_seconds(const OpCost& op, double kv_bytes_per_s) const;
+  double decode_kv_bytes_per_s(double rows) const;
   struct Sums {
     double compute_s = 0, memory_s = 0, comm_s = 0, launch_s = 0, flops = 0, bytes = 0;
     void add(const PricedOp& p);
@@ -90,8 +95,7 @@ class RooflineCostModel : public CostModel {
     double attention_rows = 0;
     double attention_kv_bytes_per_s = 0;
   };
-  // priced(op) for decode attention, its KV bandwidth already known (op_seconds' formula).
-  PricedOp priced_decode_attention(const OpCost& op, double kv_bytes_per_s) const;
+
   static constexpr std::int64_t kMaxTemplateSeqs = 4096;  // larger batches are priced afresh
   StepCost decode_step_cost(const BatchShape& batch) const;
 
