@@ -11,26 +11,36 @@ BlockPool::BlockPool(std::int64_t num_blocks) : num_blocks_(num_blocks), num_fre
   // which spares the copies and page faults of growing by doubling (9% of a 1,024-replica
   // run was the kernel mapping and unmapping them).
   blocks_.reserve(static_cast<std::size_t>(num_blocks));
-  ring_.assign(16, -1);
+  ring_.assign(16, 0);
   ring_mask_ = 15;
 }
 
-void BlockPool::push_tail(std::int32_t b) {
-  if (queue_tail_ - queue_head_ == ring_.size()) {
-    if (stale_entries_ > 0 && 2 * static_cast<std::uint64_t>(stale_entries_) >= ring_.size()) {
-      compact();
-    } else {  // double, keeping every entry at its position
-      std::vector<std::int32_t> bigger(2 * ring_.size());
-      const std::uint64_t mask = bigger.size() - 1;
-      for (std::uint64_t p = queue_head_; p != queue_tail_; ++p) bigger[p & mask] = ring_[p & ring_mask_];
-      ring_.swap(bigger);
-      ring_mask_ = mask;
-    }
+void BlockPool::make_room_at_tail() {
+  if (queue_tail_ - queue_head_ != ring_.size()) return;
+  if (stale_entries_ > 0 && 2 * static_cast<std::uint64_t>(stale_entries_) >= ring_.size()) {
+    compact();
+  } else {  // double, keeping every entry at its position
+    std::vector<std::uint32_t> bigger(2 * ring_.size());
+    const std::uint64_t mask = bigger.size() - 1;
+    for (std::uint64_t p = queue_head_; p != queue_tail_; ++p) bigger[p & mask] = ring_[p & ring_mask_];
+    ring_.swap(bigger);
+    ring_mask_ = mask;
   }
-  ring_[queue_tail_ & ring_mask_] = b;
+}
+
+void BlockPool::push_tail(std::int32_t b) {
   Block& k = at(b);
+  if (!k.has_hash) return push_tail_plain(b);
+  make_room_at_tail();
+  ring_[queue_tail_ & ring_mask_] = static_cast<std::uint32_t>(b);
   k.queued = 1;
   k.queue_pos = static_cast<std::uint32_t>(queue_tail_++);
+  ++num_free_;
+}
+
+void BlockPool::push_tail_plain(std::int32_t b) {
+  make_room_at_tail();
+  ring_[queue_tail_++ & ring_mask_] = static_cast<std::uint32_t>(b) | kPlainEntry;
   ++num_free_;
 }
 
@@ -38,9 +48,14 @@ void BlockPool::push_tail(std::int32_t b) {
 void BlockPool::compact() {
   std::uint64_t out = queue_head_;
   for (std::uint64_t p = queue_head_; p != queue_tail_; ++p) {
-    const std::int32_t b = ring_[p & ring_mask_];
+    const std::uint32_t entry = ring_[p & ring_mask_];
+    if (entry & kPlainEntry) {
+      ring_[out++ & ring_mask_] = entry;
+      continue;
+    }
+    const auto b = static_cast<std::int32_t>(entry);
     if (!is_live_entry(at(b), p)) continue;
-    ring_[out & ring_mask_] = b;
+    ring_[out & ring_mask_] = entry;
     at(b).queue_pos = static_cast<std::uint32_t>(out++);
   }
   queue_tail_ = out;
@@ -52,22 +67,28 @@ void BlockPool::prefetch_head() const {
   // The record of an allocation a few ahead: a prompt takes its blocks in a burst, so the
   // cache misses of the coming allocations overlap instead of following one another.
   constexpr std::uint64_t kAhead = 8;
-  if (queue_tail_ - queue_head_ > kAhead) prefetch(ring_[(queue_head_ + kAhead) & ring_mask_]);
+  if (queue_tail_ - queue_head_ <= kAhead) return;
+  const std::uint32_t entry = ring_[(queue_head_ + kAhead) & ring_mask_];
+  if (!(entry & kPlainEntry)) prefetch(static_cast<std::int32_t>(entry));
 }
 
-std::int32_t BlockPool::pop_head() {
+std::uint32_t BlockPool::pop_head() {
   for (;;) {
     SS_ASSERT(queue_head_ != queue_tail_, "free queue out of step with the free count");
     const std::uint64_t p = queue_head_++;
-    const std::int32_t b = ring_[p & ring_mask_];
-    Block& k = at(b);
+    const std::uint32_t entry = ring_[p & ring_mask_];
+    if (entry & kPlainEntry) {  // live, no hash: the record is not needed
+      --num_free_;
+      return entry;
+    }
+    Block& k = at(static_cast<std::int32_t>(entry));
     if (!is_live_entry(k, p)) {  // taken out by a hit; its live entry (if any) is further on
       --stale_entries_;
       continue;
     }
     k.queued = 0;
     --num_free_;
-    return b;
+    return entry;
   }
 }
 
@@ -93,30 +114,33 @@ std::int32_t BlockPool::allocate() {
     --num_free_;
     return b;
   }
-  const std::int32_t b = pop_head();
+  const std::uint32_t entry = pop_head();
   prefetch_head();
+  const auto b = static_cast<std::int32_t>(entry & ~kPlainEntry);
+  if (entry & kPlainEntry) return b;
   Block& k = at(b);
-  if (k.has_hash) {
+  if (k.has_hash) {  // the eviction
     if (k.indexed) index_.erase(k.hash);
     k.has_hash = k.indexed = false;
     --num_cached_;
     ++evictions_;
   }
-  k.ref = 1;
   return b;
 }
 
 void BlockPool::release(std::int32_t b) {
   Block& k = at(b);
+  if (!k.has_hash) return push_tail_plain(b);  // its only holder
   SS_ASSERT(k.ref > 0, "release of a block nobody holds");
   if (--k.ref == 0) push_tail(b);
 }
 
 bool BlockPool::cache(std::int32_t b, std::uint64_t hash) {
   Block& k = at(b);
-  SS_ASSERT(k.ref > 0, "only a held block is registered in the prefix cache");
   if (k.has_hash) return false;
   if (index_.find(hash) >= 0) return false;
+  k.ref = 1;  // a held block without a hash has one holder; its record did not follow it
+  k.queued = 0;
   k.hash = hash;
   k.has_hash = k.indexed = true;
   ++num_cached_;
@@ -126,8 +150,9 @@ bool BlockPool::cache(std::int32_t b, std::uint64_t hash) {
 
 bool BlockPool::cache_private(std::int32_t b, std::uint64_t hash) {
   Block& k = at(b);
-  SS_ASSERT(k.ref > 0, "only a held block is registered in the prefix cache");
   if (k.has_hash) return false;
+  k.ref = 1;  // as in cache()
+  k.queued = 0;
   k.hash = hash;
   k.has_hash = true;
   ++num_cached_;

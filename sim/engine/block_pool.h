@@ -18,6 +18,13 @@
 // The ring names the next heads in consecutive slots, so their records are prefetched and
 // the misses of a prompt's allocations overlap.
 // A block's count, queue position and hash sit in one record.
+// Blocks without a hash ("plain" blocks: most of any prompt's blocks, and every block of a
+// decode) cannot be hit, so they are never shared and never taken out of the middle of the
+// queue: a plain block is held by one request or waits in the queue, and nothing about it
+// but its id and its place in the queue matters. Its queue entry says so (kPlainEntry), and
+// neither its allocation nor a release_plain() reads or writes its record, which was a cache
+// miss per block of every prompt (docs/performance.md). A plain block's record keeps only
+// has_hash = 0 up to date; cache() and cache_private() set the rest when it gets a hash.
 // Records are made on first use: the queue starts as the blocks in id order, and freed
 // blocks join its tail, so the never-used blocks are always its head, in id order, and
 // allocation takes them first. A pool of many replicas' worth of blocks costs nothing
@@ -55,6 +62,9 @@ class BlockPool {
   // Drops one reference; at zero the block joins the tail of the free queue (it is the
   // most recently freed, so evicted last). REQUIRES: the block is held.
   void release(std::int32_t block);
+  // release() of a block the caller knows holds no hash (so it is its only holder), without
+  // reading its record. REQUIRES: the block is held and has no hash.
+  void release_plain(std::int32_t block) { push_tail_plain(block); }
   // Registers held `block` as holding `hash`. Does nothing, and returns false, when the
   // hash is already registered (another block computed the same content first: block
   // tables stay append-only, so the duplicate is not merged) or the block has a hash.
@@ -75,14 +85,18 @@ class BlockPool {
   // Starts loading `block`'s record (a hint for loops over a block table).
   void prefetch(std::int32_t block) const { __builtin_prefetch(&at(block), 1); }
 
-  std::int32_t ref_count(std::int32_t block) const { return at(block).ref; }
+  // REQUIRES: the block is held (a plain block's record does not follow its count).
+  std::int32_t ref_count(std::int32_t block) const { return at(block).has_hash ? static_cast<std::int32_t>(at(block).ref) : 1; }
   // Times the free-queue ring dropped its stale entries (tests check the path ran).
   std::int64_t ring_compactions() const { return compactions_; }
   bool is_cached(std::int32_t block) const { return at(block).has_hash; }
 
  private:
+  // Appends `block` (hashed: its record notes the entry) or a plain entry (no record).
   void push_tail(std::int32_t block);
-  std::int32_t pop_head();
+  void push_tail_plain(std::int32_t block);
+  void make_room_at_tail();
+  std::uint32_t pop_head();  // the head's live entry (kPlainEntry may be set)
   void compact();
   void prefetch_head() const;
 
@@ -111,8 +125,11 @@ class BlockPool {
   std::vector<Block> blocks_;    // blocks [0, next_fresh_)
   // The free queue after the never-used blocks: positions [queue_head_, queue_tail_), the
   // entry at position p in ring_[p & ring_mask_]. Positions only grow (2^64 never wraps);
-  // a block keeps its live entry's position modulo 2^32.
-  std::vector<std::int32_t> ring_;
+  // a block keeps its live entry's position modulo 2^32. An entry is a block id, with
+  // kPlainEntry set for a block that had no hash when it was freed: always live, since only
+  // a hit takes a block out of the middle of the queue, and its record is not read.
+  static constexpr std::uint32_t kPlainEntry = 1u << 31;
+  std::vector<std::uint32_t> ring_;
   std::uint64_t ring_mask_ = 0;
   std::uint64_t queue_head_ = 0, queue_tail_ = 0;
   std::int64_t stale_entries_ = 0;  // entries of blocks taken out by touch()

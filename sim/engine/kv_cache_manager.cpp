@@ -47,8 +47,15 @@ void KvCacheManager::free(RequestState& request) {
     else request.private_pending_from = -1;
     SS_ASSERT(static_cast<std::int64_t>(request.block_ids.size()) == request.num_blocks, "block table out of step");
     const std::vector<std::int32_t>& ids = request.block_ids;
+    // Blocks past the source's hashes have private hashes, registered only with a table
+    // (remember_private_blocks, cache_blocks): without one they are plain blocks, whose
+    // records need no visit (block_pool.h). The rest may hold hashes or be shared.
+    std::size_t plain_from = ids.size();
+    if (request.private_blocks_owner != this)
+      plain_from = std::min(ids.size(), request.spec.block_hashes.size());
+    for (std::size_t i = ids.size(); i-- > plain_from;) pool_->release_plain(ids[i]);
     constexpr std::size_t kAhead = 8;  // overlap the cache misses of a table's records
-    for (std::size_t i = ids.size(); i-- > 0;) {
+    for (std::size_t i = plain_from; i-- > 0;) {
       if (i >= kAhead) pool_->prefetch(ids[i - kAhead]);
       pool_->release(ids[i]);
     }
