@@ -53,17 +53,21 @@ QuantileSketch::Moments QuantileSketch::combine(const Moments& a, const Moments&
   return Moments{total, a.mean + delta * weight, a.m2 + b.m2 + delta * delta * a.count * weight};
 }
 
-QuantileSketch::Moments QuantileSketch::moments() const {
-  return combine(settled_, Moments{static_cast<double>(pending_count_), last_value_, 0.0});
-}
-
-long double QuantileSketch::total_sum() const {
-  return sum_ + static_cast<long double>(last_value_) * static_cast<long double>(pending_count_);
+void QuantileSketch::moments_with_pending(ExactMoments& exact, Moments& inexact, long double& inexact_sum) const {
+  exact = exact_;
+  inexact = inexact_;
+  inexact_sum = inexact_sum_;
+  if (pending_count_ == 0) return;
+  if (is_exact_integer(last_value_)) {
+    exact.add(static_cast<std::uint64_t>(last_value_), static_cast<std::uint64_t>(pending_count_));
+  } else {
+    inexact = combine(inexact, Moments{static_cast<double>(pending_count_), last_value_, 0.0});
+    inexact_sum += static_cast<long double>(last_value_) * static_cast<long double>(pending_count_);
+  }
 }
 
 void QuantileSketch::settle_pending() {
-  settled_ = moments();
-  sum_ = total_sum();
+  moments_with_pending(exact_, inexact_, inexact_sum_);
   pending_count_ = 0;
 }
 
@@ -133,8 +137,13 @@ void QuantileSketch::merge(const QuantileSketch& other) {
   min_ = std::min(min_, other.min_);
   max_ = std::max(max_, other.max_);
   settle_pending();
-  settled_ = combine(settled_, other.moments());
-  sum_ += other.total_sum();
+  ExactMoments exact;
+  Moments inexact;
+  long double inexact_sum = 0;
+  other.moments_with_pending(exact, inexact, inexact_sum);
+  exact_.add(exact);
+  inexact_ = combine(inexact_, inexact);
+  inexact_sum_ += inexact_sum;
   count_ += other.count_;
 }
 
@@ -172,15 +181,37 @@ double QuantileSketch::quantile(double q) const {
   return low_value + (high_value - low_value) * fraction;
 }
 
+double QuantileSketch::sum() const {
+  ExactMoments exact;
+  Moments inexact;
+  long double inexact_sum = 0;
+  moments_with_pending(exact, inexact, inexact_sum);
+  return static_cast<double>(exact.sum() + inexact_sum);
+}
+
 double QuantileSketch::mean() const {
-  return count_ == 0 ? 0.0 : static_cast<double>(total_sum() / static_cast<long double>(count_));
+  if (count_ == 0) return 0.0;
+  ExactMoments exact;
+  Moments inexact;
+  long double inexact_sum = 0;
+  moments_with_pending(exact, inexact, inexact_sum);
+  return static_cast<double>((exact.sum() + inexact_sum) / static_cast<long double>(count_));
 }
 
 double QuantileSketch::stddev() const {
   if (count_ == 0) return 0.0;
-  const Moments all = moments();
-  const double variance = all.m2 / all.count;
-  return variance > 0 ? std::sqrt(variance) : 0.0;
+  ExactMoments exact;
+  Moments inexact;
+  long double inexact_sum = 0;
+  moments_with_pending(exact, inexact, inexact_sum);
+  long double variance = exact.variance();
+  if (inexact.count > 0) {  // non-integer values too: Chan's combination of the two parts
+    const auto n = static_cast<double>(exact.count());
+    const Moments integer_part{n, n > 0 ? static_cast<double>(exact.sum() / n) : 0.0, static_cast<double>(variance * n)};
+    const Moments all = combine(integer_part, inexact);
+    variance = all.m2 / all.count;
+  }
+  return variance > 0 ? static_cast<double>(std::sqrt(variance)) : 0.0;
 }
 
 double QuantileSketch::min() const { return count_ == 0 ? 0.0 : min_; }

@@ -8,11 +8,14 @@
 // values from 1e-6 to 9.2e18 (the whole int64 nanosecond range) span at most ~5,800
 // buckets at alpha = 0.005.
 //
-// Besides the buckets the sketch keeps the exact count, sum, min, max and the centred sum
-// of squares (for the standard deviation). Everything is deterministic: the same values
-// added in the same order give bit-identical results.
+// Besides the buckets the sketch keeps the exact count, min, max, and the sum and sum of
+// squares (mean and standard deviation). Everything is deterministic, and for integer
+// values (all the simulator adds) independent of the order: the same values added in any
+// order give bit-identical results.
 #include <cstdint>
 #include <vector>
+
+#include "sim/metrics/exact_moments.h"
 
 namespace servesim {
 
@@ -32,8 +35,8 @@ class QuantileSketch {
   // a.add(value, count) and b.add(value, count), computing the value's bucket (a log) once
   // when both need it. REQUIRES: equal relative accuracy.
   static void add_to_both(QuantileSketch& a, QuantileSketch& b, double value, std::int64_t count);
-  // Afterwards this sketch equals one that had every value of both added to it (the
-  // buckets, count, min and max exactly; sum and variance up to floating-point rounding).
+  // Afterwards this sketch equals one that had every value of both added to it (exactly
+  // where the values are integers; else sum and variance up to floating-point rounding).
   // REQUIRES: other has the same relative accuracy.
   void merge(const QuantileSketch& other);
 
@@ -45,7 +48,7 @@ class QuantileSketch {
 
   std::int64_t count() const { return count_; }
   bool empty() const { return count_ == 0; }
-  double sum() const { return static_cast<double>(total_sum()); }
+  double sum() const;
   double mean() const;    // 0 when empty
   double stddev() const;  // population standard deviation (numpy's np.std); 0 when empty
   double min() const;     // 0 when empty
@@ -72,13 +75,13 @@ class QuantileSketch {
   int offset_ = 0;
   std::int64_t zero_count_ = 0;
   std::int64_t count_ = 0;
-  // long double: integer nanosecond sums stay exact to 2^64 on x86-64 (double: 2^53).
-  long double sum_ = 0;  // of the settled values; total_sum() adds the pending run
   double min_ = 0;
   double max_ = 0;
 
-  // Moments for the standard deviation: count, Welford running mean, and M2 (sum of squared
-  // deviations from the mean). Double suffices: the update is numerically stable.
+  // Moments for the mean and the standard deviation. Integer values (every value the
+  // simulator adds: nanoseconds and token counts) go to exact wide-integer sums, so these
+  // figures do not depend on the order the values came in (exact_moments.h); any other
+  // value to a Welford running mean and M2 in double, with its sum in long double.
   struct Moments {
     double count = 0;
     double mean = 0;
@@ -86,19 +89,22 @@ class QuantileSketch {
   };
   // Chan, Golub & LeVeque's pairwise combination; b may be a run of equal values (m2 0).
   static Moments combine(const Moments& a, const Moments& b);
-  // All values' moments: settled_ plus the pending run.
-  Moments moments() const;
+  static bool is_exact_integer(double value) { return value < 18446744073709551616.0 && value == static_cast<double>(static_cast<std::uint64_t>(value)); }
+  // The settled moments with the pending run folded in (a copy; *this is unchanged).
+  void moments_with_pending(ExactMoments& exact, Moments& inexact, long double& inexact_sum) const;
+  // Folds the pending run into the moments.
   void settle_pending();
-  long double total_sum() const;
+  ExactMoments exact_;
+  Moments inexact_;
+  long double inexact_sum_ = 0;
 
   // The gaps of one engine step repeat one value many times over. A run of equal values
-  // is therefore kept as (last_value_, pending_count_) and folded into settled_ and sum_
-  // only when a different value arrives: repeating the last value costs three integer
-  // additions, no log() and no floating-point chain.
-  Moments settled_;
+  // is therefore kept as (last_value_, pending_count_) and folded into the moments only
+  // when a different value arrives: repeating the last value costs three integer
+  // additions and no log().
   double last_value_ = -1.0;       // -1: none yet
   int last_index_ = 0;             // bucket of last_value_, kZeroBucket for the zero bucket
-  std::int64_t pending_count_ = 0; // values equal to last_value_ not yet in settled_
+  std::int64_t pending_count_ = 0; // values equal to last_value_ not yet in the moments
 };
 
 }  // namespace servesim
