@@ -86,13 +86,18 @@ StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick
   // GPU-time shares: prefill time by new tokens, decode time evenly per decode, each scaled
   // so the step's shares sum to its whole time (extra included).
   const double scale = static_cast<double>(total_ns) / static_cast<double>(model_ns);
+  // Every decode of the step gets the same share, in GpuTimeShares units.
+  const std::int64_t decode_units =
+      split.decode_chunks > 0
+          ? GpuTimeShares::units_from_ns(static_cast<double>(split.decode_ns) / static_cast<double>(split.decode_chunks) * scale)
+          : 0;
   // One visit per chunk: its interval since its last mark, then its share.
   for (const auto& c : plan.chunks) {
     RequestState& r = *c.request;
     account_gap(r, now);
     GpuTimeShares& g = r.acct.gpu;
     if (is_decode_work(c)) {
-      g.decode_ns += static_cast<double>(split.decode_ns) / static_cast<double>(split.decode_chunks) * scale;
+      g.decode_units += decode_units;
       continue;
     }
     const double share = static_cast<double>(split.prefill_ns) * static_cast<double>(c.num_tokens) /
@@ -113,8 +118,10 @@ StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick
         r.acct.prefill_saved_ns = std::max<Tick>(0, full - with);
       }
     }
-    g.cached_ns += cached_share;
-    g.prefill_ns += share - cached_share;
+    const std::int64_t share_units = GpuTimeShares::units_from_ns(share);
+    const std::int64_t cached_units = GpuTimeShares::units_from_ns(cached_share);
+    g.cached_units += cached_units;
+    g.prefill_units += share_units - cached_units;
   }
   return split;
 }

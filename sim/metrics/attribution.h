@@ -7,6 +7,7 @@
 // consecutive intervals, each given to exactly one part, so the parts sum exactly to the
 // measured TTFT; likewise every gap between two tokens, so the decode parts sum exactly
 // to finish - first token (the sum of the request's ITLs).
+#include <cmath>
 #include <cstdint>
 
 #include "sim/core/time.h"
@@ -40,13 +41,24 @@ struct DecodeParts {
   }
 };
 
-// Replica step time (ns) this request consumed, by token class. Times the replica's GPU
-// count and price per GPU-ns this is its cost. Doubles: shares of a step are fractions.
+// Replica step time this request consumed, by token class. Times the replica's GPU count
+// and price per GPU-ns this is its cost. A step's share is a fraction of a nanosecond, so
+// shares are kept in fixed point, kUnitsPerNs units per ns (2^10: about a picosecond):
+// integer sums are exact, so a request's total does not depend on how its steps' shares
+// were added up (the engine may add a run of steps' shares at once; docs/metrics.md).
+// int64 units hold 9e15 ns, over 100 days of one request's step time.
 struct GpuTimeShares {
-  double prefill_ns = 0;  // computing its prompt (and recompute after preemption)
-  double cached_ns = 0;   // attention reading the KV of its prefix-cache hits
-  double decode_ns = 0;   // its share of the decode steps
-  double total() const { return prefill_ns + cached_ns + decode_ns; }
+  static constexpr std::int64_t kUnitsPerNs = 1024;
+  std::int64_t prefill_units = 0;  // computing its prompt (and recompute after preemption)
+  std::int64_t cached_units = 0;   // attention reading the KV of its prefix-cache hits
+  std::int64_t decode_units = 0;   // its share of the decode steps
+  // A share of `ns` (a fraction of a step), rounded to the nearest unit.
+  static std::int64_t units_from_ns(double ns) { return static_cast<std::int64_t>(std::llround(ns * kUnitsPerNs)); }
+  static double ns_from_units(std::int64_t units) { return static_cast<double>(units) / kUnitsPerNs; }
+  double prefill_ns() const { return ns_from_units(prefill_units); }
+  double cached_ns() const { return ns_from_units(cached_units); }
+  double decode_ns() const { return ns_from_units(decode_units); }
+  double total_ns() const { return ns_from_units(prefill_units + cached_units + decode_units); }
 };
 
 struct RequestAccounting {

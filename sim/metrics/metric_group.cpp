@@ -96,9 +96,9 @@ void MetricGroup::add_accounting(const RequestRecord& record, double usd_per_rep
     add_parts(decode_parts, a.decode);
     decode_gaps += record.output_tokens_done - 1;
   }
-  prefill_usd += a.gpu.prefill_ns * usd_per_replica_ns;
-  cached_usd += a.gpu.cached_ns * usd_per_replica_ns;
-  decode_usd += a.gpu.decode_ns * usd_per_replica_ns;
+  prefill_usd += a.gpu.prefill_ns() * usd_per_replica_ns;
+  cached_usd += a.gpu.cached_ns() * usd_per_replica_ns;
+  decode_usd += a.gpu.decode_ns() * usd_per_replica_ns;
   if (record.session_id == 0 || record.turn <= 1) ++sessions;
   prefill_saved_ns += a.prefill_saved_ns;
 }

@@ -83,7 +83,7 @@ void MetricsRecorder::record_request(const RequestRecord& record) {
   impl_->classes[c].add_request(record, usd_per_ns, slo);
   if (sink_) {
     RequestRecord priced = record;
-    priced.cost_usd = record.acct.gpu.total() * usd_per_ns;
+    priced.cost_usd = record.acct.gpu.total_ns() * usd_per_ns;
     sink_(priced);
   }
 }

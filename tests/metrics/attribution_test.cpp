@@ -96,11 +96,11 @@ TEST_CASE("attribution: chunks sharing prefill steps split them by tokens and su
   CHECK(a.acct.max_itl_ns == 1020);
   // GPU time: A 1080 + 1070 x 2/7 + 1020/2 + 1010; B 1070 x 5/7 + 1020/2; together every
   // step's 4180 ns.
-  CHECK(a.acct.gpu.prefill_ns == Approx(1080 + 1070.0 * 2 / 7));
-  CHECK(a.acct.gpu.decode_ns == Approx(510 + 1010));
-  CHECK(b.acct.gpu.prefill_ns == Approx(1070.0 * 5 / 7));
-  CHECK(b.acct.gpu.decode_ns == Approx(510));
-  CHECK(a.acct.gpu.total() + b.acct.gpu.total() == Approx(4180));
+  CHECK(a.acct.gpu.prefill_ns() == Approx(1080 + 1070.0 * 2 / 7));
+  CHECK(a.acct.gpu.decode_ns() == Approx(510 + 1010));
+  CHECK(b.acct.gpu.prefill_ns() == Approx(1070.0 * 5 / 7));
+  CHECK(b.acct.gpu.decode_ns() == Approx(510));
+  CHECK(a.acct.gpu.total_ns() + b.acct.gpu.total_ns() == Approx(4180));
 }
 
 TEST_CASE("attribution: a prompt joining a decode step is charged what it adds and the decode sees it as interference",
@@ -122,8 +122,8 @@ TEST_CASE("attribution: a prompt joining a decode step is charged what it adds a
   CHECK(a.acct.decode.prefill_interference_ns == 50);
   CHECK(a.acct.decode.total() == 3110 - 1040);
   CHECK(a.acct.max_itl_ns == 1060);
-  CHECK(b->acct.gpu.prefill_ns == Approx(50));
-  CHECK(a.acct.gpu.decode_ns == Approx(1010 + 1010));
+  CHECK(b->acct.gpu.prefill_ns() == Approx(50));
+  CHECK(a.acct.gpu.decode_ns() == Approx(1010 + 1010));
 }
 
 TEST_CASE("attribution: a prefix-cache hit charges its KV read to cached tokens and records the prefill it saved",
@@ -136,8 +136,8 @@ TEST_CASE("attribution: a prefix-cache hit charges its KV read to cached tokens 
   REQUIRE(b.cached_prompt_tokens == 4);
   // Its one step: 1000 + 10 x 2 + 4 past keys = 1024; without the cached keys 1020, so 4 ns
   // of it are the cached tokens'. Computing all 6 would have cost 1060: 36 ns saved.
-  CHECK(b.acct.gpu.cached_ns == Approx(4));
-  CHECK(b.acct.gpu.prefill_ns == Approx(1020));
+  CHECK(b.acct.gpu.cached_ns() == Approx(4));
+  CHECK(b.acct.gpu.prefill_ns() == Approx(1020));
   CHECK(b.acct.prefill_saved_ns == 36);
   CHECK(b.acct.ttft.prefill_compute_ns == 1024);
 }
@@ -170,7 +170,7 @@ TEST_CASE("attribution: every request of a run with preemptions and prefix hits 
     preemption_ns += a.ttft.preemption_ns + a.decode.preemption_ns;
     overhead_ns += a.ttft.overhead_ns + a.decode.overhead_ns;
     interference_ns += a.decode.prefill_interference_ns;
-    gpu_ns += a.gpu.total();
+    gpu_ns += a.gpu.total_ns();
   });
   const RunResult result = sim.run();
   REQUIRE(result.completed == 400);
