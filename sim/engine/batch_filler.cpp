@@ -12,6 +12,7 @@ RequestState* newest_running(const SchedulerState& s) {
 }
 
 bool schedule_running(SchedulerState& s, StepPlan& plan, std::int64_t& budget, const VictimPicker& pick) {
+  if (schedule_running_whole(s, plan, budget, /*chunked=*/true)) return false;  // nobody preempted
   bool preempted = false;
   // A copy: a victim may sit before the request being served (priority order), and the
   // running list shifts when it leaves.
@@ -60,7 +61,7 @@ int admit_waiting(SchedulerState& s, StepPlan& plan, std::int64_t& budget, bool 
 }
 
 std::int64_t planned_tokens(const StepPlan& plan) {
-  std::int64_t n = 0;
+  std::int64_t n = plan.lazy_decodes;  // one token each
   for (const auto& c : plan.chunks) n += c.num_tokens;
   return n;
 }

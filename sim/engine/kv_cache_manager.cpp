@@ -28,15 +28,20 @@ bool KvCacheManager::allocate(RequestState& request, std::int64_t new_tokens) {
   const std::int64_t extra = needed - request.num_blocks;
   if (extra <= 0) return true;
   if (extra > free_blocks_) return false;
+  append_blocks(request, extra);
+  return true;
+}
+
+void KvCacheManager::append_blocks(RequestState& request, std::int64_t blocks) {
+  SS_ASSERT(blocks >= 0 && blocks <= free_blocks_, "more KV blocks appended than are free");
   if (pool_) {
-    for (std::int64_t i = 0; i < extra; ++i) request.block_ids.push_back(pool_->allocate());
+    for (std::int64_t i = 0; i < blocks; ++i) request.block_ids.push_back(pool_->allocate());
     free_blocks_ = pool_->num_free();
   } else {
-    free_blocks_ -= extra;
+    free_blocks_ -= blocks;
   }
-  block_refs_ += extra;
-  request.num_blocks = needed;
-  return true;
+  block_refs_ += blocks;
+  request.num_blocks += blocks;
 }
 
 void KvCacheManager::free(RequestState& request) {

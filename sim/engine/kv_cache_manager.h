@@ -29,6 +29,9 @@ class KvCacheManager {
   // Gives `request` enough blocks for its computed tokens plus `new_tokens`. Returns false
   // (and changes nothing) when too few blocks are free.
   bool allocate(RequestState& request, std::int64_t new_tokens);
+  // Gives `request` `blocks` more blocks, however many tokens it has computed (a lazy
+  // decode's counters are stale; sim/engine/lazy_decodes.h). REQUIRES: blocks <= free_blocks().
+  void append_blocks(RequestState& request, std::int64_t blocks);
   // Returns every block of the request to the free pool. Cached blocks go to the tail of
   // the eviction order, the request's last block first, so a chain's tail is evicted
   // before its head. A request not finished (preempted, or matched but not admitted)

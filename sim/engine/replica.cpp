@@ -68,7 +68,9 @@ Replica::Replica(Simulator& sim, int pool_index, int replica_index, const Engine
       cost_model_(std::move(cost_model)),
       metrics_(metrics),
       listener_(listener),
-      max_context_tokens_(max_context_tokens) {}
+      max_context_tokens_(max_context_tokens),
+      lazy_(kv_, pool_index),
+      lazy_enabled_(scheduler_->keeps_decodes_lazy() && !config.speculative.enabled) {}
 
 void Replica::submit(RequestState& r) {
   r.pool_index = pool_index_;
@@ -87,8 +89,14 @@ void Replica::submit(RequestState& r) {
 void Replica::maybe_start_step() {
   if (busy_) return;
   plan_.clear();
-  SchedulerState state{waiting_, running_, kv_, scheduling_config(), &swap_, &scratch_};
+  if (lazy_enabled_) lazy_.make_due_explicit();  // last tokens, blocks to register
+  SchedulerState state{waiting_, running_, kv_, scheduling_config(), &swap_, &scratch_,
+                       lazy_enabled_ ? &lazy_ : nullptr};
   scheduler_->schedule(state, plan_);
+  if (lazy_enabled_) {
+    lazy_.note_admitted(running_);
+    SS_ASSERT(plan_.lazy_decodes == lazy_.count(), "a step left its lazy decodes out");
+  }
   kv_.drop_unadmitted_matches();  // prefix hits of requests the policy did not admit
   stats_.preemptions += static_cast<std::int64_t>(plan_.preempted.size());
   // Load marks: here, before every listener call (a callback may route: a closed loop, a
@@ -106,6 +114,10 @@ void Replica::maybe_start_step() {
   SS_ASSERT(cost.total_ns >= 1, "a step must take time");
   cost.total_ns += extra_ns;
   split_ = account_step_start(plan_, now, cost.total_ns, extra_ns, cost, *cost_model_);
+  if (plan_.lazy_decodes > 0) {
+    lazy_.charge_step_start(split_.decode_units, now);
+    stats_.lazy_decode_tokens += plan_.lazy_decodes;
+  }
   note_utilisation(split_);
   busy_ = true;
   step_start_ns_ = now;
@@ -148,6 +160,7 @@ void Replica::on_step_end() {
   stats_.steps += 1;
   stats_.busy_ns += now - step_start_ns_;
   SS_ASSERT(now - step_start_ns_ == split_.total_ns, "a step ended at another time than it was priced for");
+  if (lazy_enabled_) lazy_.charge_step_end(split_, now, metrics_);  // the lazy decodes' tokens and gaps
   bool any_finished = false;
   ItlRun itl;
   for (const auto& c : plan_.chunks) {
@@ -187,15 +200,28 @@ void Replica::on_step_end() {
     }
   }
   itl.flush(metrics_, pool_index_);
+  if (lazy_enabled_) {
+    // Steady decodes from now on advance as a count. Before any listener call: one may
+    // submit a request and so start the next step from inside this one.
+    for (const auto& c : plan_.chunks)
+      if (lazy_.eligible(*c.request)) lazy_.make_lazy(*c.request);
+  }
   if (any_finished) {
-    // Compact in place so running order (which is the preemption order) is kept.
+    // Compact in place so running order (which is the preemption order) is kept. The
+    // finished requests are this step's explicit ones: found by address, so that the lazy
+    // decodes are not visited.
+    finished_.clear();
+    for (const auto& c : plan_.chunks)
+      if (c.request->status == RequestStatus::finished) finished_.push_back(c.request);
+    std::sort(finished_.begin(), finished_.end());
     std::vector<RequestState*>& done = done_;
-    auto keep = std::stable_partition(running_.begin(), running_.end(), [](RequestState* r) {
-      return r->status != RequestStatus::finished;
+    auto keep = std::stable_partition(running_.begin(), running_.end(), [this](RequestState* r) {
+      return !std::binary_search(finished_.begin(), finished_.end(), r);
     });
     done.assign(keep, running_.end());
     running_.erase(keep, running_.end());
     for (RequestState* r : done) {
+      if (lazy_enabled_) lazy_.note_left_running(*r);
       if (r->num_output_done < r->spec.output_tokens && r->spec.output_tokens > 0) {
         kv_.free(*r);  // the decode replica holds it from now on
         note_load_change();
@@ -235,7 +261,10 @@ bool Replica::withdraw_unscheduled(RequestState& r, const char* reason) {
 }
 
 void Replica::for_each_request(const std::function<void(RequestState&)>& fn) {
-  for (RequestState* r : running_) fn(*r);
+  for (RequestState* r : running_) {
+    lazy_.sync(*r);  // its counters up to date
+    fn(*r);
+  }
   for (RequestState* r : waiting_) fn(*r);
 }
 

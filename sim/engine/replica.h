@@ -12,6 +12,7 @@
 #include "sim/core/simulator.h"
 #include "sim/engine/engine_config.h"
 #include "sim/engine/kv_cache_manager.h"
+#include "sim/engine/lazy_decodes.h"
 #include "sim/engine/load_change_log.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/scheduler.h"
@@ -44,6 +45,7 @@ struct ReplicaStats {
   Tick swap_ns = 0;       // KV swapped over the host link
   Tick draft_ns = 0;      // speculative decoding's draft passes
   std::int64_t spec_accepted_tokens = 0;  // extra tokens emitted by speculation
+  std::int64_t lazy_decode_tokens = 0;    // decode tokens of lazy decodes (lazy_decodes.h)
   // Utilisation by phase (docs/metrics.md): step time split into prefill and decode parts
   // (StepSplit, overheads spread in proportion) and the work per GPU each part did.
   double prefill_time_ns = 0, decode_time_ns = 0;
@@ -71,10 +73,16 @@ class Replica {
   // the invariant checker). Several may watch one replica: each add appends, in order;
   // set replaces them all with one.
   using StepObserver = std::function<void(int replica_index, Tick start_ns, const StepPlan&, const StepCost&)>;
-  void add_step_observer(StepObserver fn) { step_observers_.push_back(std::move(fn)); }
+  // An observer sees every request of every step in the plan, so it switches lazy decodes
+  // off (lazy_decodes.h): with an observer the replica takes the step-by-step path, whose
+  // results are the same.
+  void add_step_observer(StepObserver fn) {
+    keep_no_decodes_lazy();
+    step_observers_.push_back(std::move(fn));
+  }
   void set_step_observer(StepObserver fn) {
     step_observers_.clear();
-    step_observers_.push_back(std::move(fn));
+    add_step_observer(std::move(fn));
   }
   // Calls fn on every request still inside (for end-of-run accounting).
   void for_each_request(const std::function<void(RequestState&)>& fn);
@@ -91,7 +99,17 @@ class Replica {
   // output tokens to produce after its first leaves at the end of the step that computed its
   // prompt, through ReplicaListener::on_prefill_handed_over. A request submitted with its
   // prompt already computed (num_computed_tokens = prompt, one output done) just decodes.
-  void set_hand_over_after_prefill(bool on) { hand_over_after_prefill_ = on; }
+  void set_hand_over_after_prefill(bool on) {
+    hand_over_after_prefill_ = on;
+    if (on) keep_no_decodes_lazy();
+  }
+  // Every decode visited in every step from now on (lazy_decodes.h; the results are the
+  // same either way: tests compare the two paths).
+  void keep_no_decodes_lazy() {
+    lazy_.make_all_explicit(running_);
+    lazy_enabled_ = false;
+  }
+  bool keeps_decodes_lazy() const { return lazy_enabled_; }
   // Removes a request that waits and was never scheduled, recording it as rejected with
   // `reason` (a static string). Returns false, changing nothing, when it is not such a one.
   bool withdraw_unscheduled(RequestState& request, const char* reason);
@@ -146,6 +164,9 @@ class Replica {
   Tick step_start_ns_ = 0;
   ReplicaStats stats_;
   std::vector<StepObserver> step_observers_;
+  // Steady decodes advanced as a count (lazy_decodes.h), where the policy allows it.
+  LazyDecodes lazy_;
+  bool lazy_enabled_ = false;
   SwapSpace swap_;
   double swap_bytes_per_token_ = 0;
   double host_link_bytes_per_s_ = 0;
@@ -158,6 +179,7 @@ class Replica {
   // Buffers kept between steps so that a step does not allocate.
   std::vector<RequestState*> scratch_;  // the scheduler's copy of running_
   std::vector<RequestState*> done_;     // requests leaving at a step's end
+  std::vector<RequestState*> finished_; // the same, sorted by address
 };
 
 }  // namespace servesim

@@ -91,6 +91,9 @@ Tick Replica::prepare_step(Tick now) {
       listener_.on_first_scheduled(r, now);
     }
   }
+  // The lazy decodes: each samples one token and is decode work.
+  sampled += plan_.lazy_decodes;
+  plan_.decode_work_chunks += plan_.lazy_decodes;
   plan_.overhead_ns = o.per_step_ns + o.per_request_ns * first_time + o.per_token_ns * sampled;
   const std::int64_t moved = plan_.swap_out_tokens + plan_.swap_in_tokens;
   if (moved > 0 && host_link_bytes_per_s_ > 0)

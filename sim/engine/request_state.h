@@ -61,6 +61,21 @@ struct alignas(64) RequestState {
 
   Tick kv_transfer_ns = 0;               // disaggregation: KV moved prefill -> decode (sim/cluster)
 
+  // Its place in its replica's running order: a number that grows with each request
+  // joining the running list (0 while not running there). Kept only where the replica
+  // keeps decodes lazy (sim/engine/lazy_decodes.h).
+  std::int64_t running_seq = 0;
+  // While `owner` is set the request is a lazy decode of that LazyDecodes: its counters
+  // above and its decode attribution are as of the owner's step `sync_step`, and the
+  // owner's sums then are kept here; LazyDecodes::sync brings them up to date.
+  struct LazySync {
+    const void* owner = nullptr;
+    std::uint64_t serial = 0;  // which lazy span (stale queue entries carry an older one)
+    std::int64_t sync_step = 0;
+    Tick own_ns = 0, rest_ns = 0, extra_ns = 0;
+    std::int64_t gpu_units = 0;
+  } lazy;
+
   // Known tokens: the prompt and every output token already sampled. The last output
   // token is never fed back, so a finished request computed num_tokens() - 1 at most.
   std::int64_t num_tokens() const { return spec.prompt_tokens + num_output_done; }

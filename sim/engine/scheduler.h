@@ -14,6 +14,7 @@
 #include "sim/core/registry.h"
 #include "sim/engine/engine_config.h"
 #include "sim/engine/kv_cache_manager.h"
+#include "sim/engine/lazy_decodes.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/swap_space.h"
 #include "sim/model/batch_shape.h"
@@ -44,9 +45,14 @@ struct StepPlan {
   // work (is_decode_work, step_accounting.h) and the new tokens of the others.
   std::int64_t decode_work_chunks = 0;
   std::int64_t prefill_work_tokens = 0;
-  bool empty() const { return chunks.empty(); }
+  // Lazy decodes (sim/engine/lazy_decodes.h) in the step besides `chunks`: one token each,
+  // counted in `shape` (decode_seqs, decode_context_sum) but not listed.
+  std::int64_t lazy_decodes = 0;
+  std::int64_t lazy_context_sum = 0;  // their computed tokens
+  bool empty() const { return chunks.empty() && lazy_decodes == 0; }
   void clear() {
     chunks.clear();
+    lazy_decodes = lazy_context_sum = 0;
     shape = BatchShape{};
     preempted.clear();
     overhead_ns = swap_ns = draft_ns = 0;
@@ -68,6 +74,11 @@ struct SchedulerState {
   // A buffer the policy may use for a copy of `running` (kept by the replica between steps,
   // so the step loop does not allocate); null: the policy makes its own.
   std::vector<RequestState*>* scratch = nullptr;
+  // The replica's lazy decodes, when the policy keeps_decodes_lazy(); null otherwise.
+  // Some of `running` may then be lazy: their counters are stale, so the policy reads a
+  // running request's counters only after sched::schedule_running_whole returned false
+  // or sched::make_all_explicit ran (spec fields, num_blocks and status are always true).
+  LazyDecodes* lazy = nullptr;
 };
 
 class Scheduler {
@@ -83,6 +94,10 @@ class Scheduler {
     (void)config;
     return nullptr;
   }
+  // Whether the policy follows SchedulerState::lazy's rule, so that the replica may keep
+  // steady decodes lazy (sim/engine/lazy_decodes.h). Every step must then either schedule
+  // every lazy decode (schedule_running_whole) or make them all explicit first.
+  virtual bool keeps_decodes_lazy() const { return false; }
 };
 
 using SchedulerFactory = std::function<std::unique_ptr<Scheduler>()>;
@@ -90,6 +105,16 @@ Registry<SchedulerFactory> make_policy_registry();
 
 // Shared steps of the built-in policies.
 namespace sched {
+// The running pass when every running request can take its whole chunk (chunk_tokens()
+// of what it has left when `chunked`, else all of it; within `budget` unless `use_budget`
+// is false) and its KV blocks: plans it in running order with the lazy decodes as a count
+// (LazyDecodes::plan_running) and returns true, budget spent. Returns false, planning
+// nothing, when there is no lazy decode or it cannot vouch for that; every running
+// request is explicit then, and the policy runs its own loop, exact as ever.
+bool schedule_running_whole(SchedulerState& state, StepPlan& plan, std::int64_t& budget, bool chunked,
+                            bool use_budget = true);
+// Every lazy decode made explicit (for a step that leaves them out, or reads them).
+void make_all_explicit(SchedulerState& state);
 // Adds `n` tokens of `request` to the plan and to its batch shape.
 void add_chunk(StepPlan& plan, RequestState& request, std::int64_t n);
 // Frees the newest running request's blocks and returns it to the front of the waiting

@@ -62,19 +62,41 @@ RequestState* preempt_newest(SchedulerState& state, StepPlan& plan) {
   return victim;
 }
 
+bool schedule_running_whole(SchedulerState& state, StepPlan& plan, std::int64_t& budget, bool chunked,
+                            bool use_budget) {
+  return state.lazy != nullptr && state.lazy->plan_running(state, plan, budget, chunked, use_budget);
+}
+
+void make_all_explicit(SchedulerState& state) {
+  if (state.lazy) state.lazy->make_all_explicit(state.running);
+}
+
 void preempt(SchedulerState& state, StepPlan& plan, RequestState& victim_ref) {
   RequestState* victim = &victim_ref;
   const auto at = std::find(state.running.begin(), state.running.end(), victim);
   SS_ASSERT(at != state.running.end(), "preempting a request that is not running");
+  if (state.lazy && victim->lazy.owner == state.lazy) {
+    // A lazy decode already counted in the plan (schedule_running_whole) leaves it.
+    state.lazy->make_explicit(*victim);
+    if (plan.lazy_decodes > 0) {
+      plan.lazy_decodes -= 1;
+      plan.lazy_context_sum -= victim->num_computed_tokens;
+      plan.shape.decode_seqs -= 1;
+      plan.shape.decode_context_sum -= victim->num_computed_tokens;
+    }
+  }
+  if (state.lazy) state.lazy->note_left_running(*victim);
   state.running.erase(at);  // keeps the others' order, which is the victim order
   // If the victim was already planned this step, take its chunk back out.
   for (std::size_t i = 0; i < plan.chunks.size(); ++i) {
     if (plan.chunks[i].request != victim) continue;
     plan.chunks.erase(plan.chunks.begin() + static_cast<std::ptrdiff_t>(i));
-    // Rebuild the shape: rare path, correctness over speed.
+    // Rebuild the shape: rare path, correctness over speed. The lazy decodes stay.
     StepPlan tmp;
     for (const auto& c : plan.chunks) add_chunk(tmp, *c.request, c.num_tokens);
     plan.shape = tmp.shape;
+    plan.shape.decode_seqs += plan.lazy_decodes;
+    plan.shape.decode_context_sum += plan.lazy_context_sum;
     break;
   }
   state.kv.free(*victim);

@@ -87,7 +87,7 @@ StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick
   // so the step's shares sum to its whole time (extra included).
   const double scale = static_cast<double>(total_ns) / static_cast<double>(model_ns);
   // Every decode of the step gets the same share, in GpuTimeShares units.
-  const std::int64_t decode_units =
+  split.decode_units =
       split.decode_chunks > 0
           ? GpuTimeShares::units_from_ns(static_cast<double>(split.decode_ns) / static_cast<double>(split.decode_chunks) * scale)
           : 0;
@@ -97,7 +97,7 @@ StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick
     account_gap(r, now);
     GpuTimeShares& g = r.acct.gpu;
     if (is_decode_work(c)) {
-      g.decode_units += decode_units;
+      g.decode_units += split.decode_units;
       continue;
     }
     const double share = static_cast<double>(split.prefill_ns) * static_cast<double>(c.num_tokens) /

@@ -21,6 +21,7 @@ struct StepSplit {
   Tick prefill_ns = 0;  // the rest of the model time: what the prefill chunks added
   std::int64_t prefill_tokens = 0;  // new tokens of the prefill-work chunks
   std::int64_t decode_chunks = 0;   // one-token decodes (and speculative verifies)
+  std::int64_t decode_units = 0;    // each decode chunk's GPU-time share (GpuTimeShares units)
   // Work per GPU of each phase (utilisation): the decode work's alone, prefill the rest.
   double prefill_flops = 0, decode_flops = 0, prefill_bytes = 0, decode_bytes = 0;
 };

@@ -14,7 +14,9 @@ class ChunkedPrefillScheduler final : public Scheduler {
   void schedule(SchedulerState& s, StepPlan& plan) override {
     std::int64_t budget = s.config.max_batched_tokens;
     bool preempted = false;
-    for (std::size_t i = 0; i < s.running.size() && budget > 0;) {
+    // Every running request whole, lazy decodes as a count; else the loop below.
+    const bool whole = sched::schedule_running_whole(s, plan, budget, /*chunked=*/true);
+    for (std::size_t i = 0; !whole && i < s.running.size() && budget > 0;) {
       RequestState& r = *s.running[i];
       const std::int64_t n = sched::chunk_tokens(s, r, budget);  // prefill_chunk_tokens caps it
       const std::size_t before = s.running.size();
@@ -42,6 +44,8 @@ class ChunkedPrefillScheduler final : public Scheduler {
       budget -= n;
     }
   }
+
+  bool keeps_decodes_lazy() const override { return true; }
 };
 
 }  // namespace

@@ -25,7 +25,11 @@ class ContinuousScheduler final : public Scheduler {
       sched::add_chunk(plan, r, n);
       budget -= n;
     }
-    if (!plan.empty()) return;
+    if (!plan.empty()) {
+      sched::make_all_explicit(s);  // a prefill step: the decodes wait
+      return;
+    }
+    if (sched::schedule_running_whole(s, plan, budget, /*chunked=*/false)) return;
     for (std::size_t i = 0; i < s.running.size() && budget > 0;) {
       RequestState& r = *s.running[i];
       const std::int64_t n = r.remaining();
@@ -36,6 +40,8 @@ class ContinuousScheduler final : public Scheduler {
       ++i;
     }
   }
+
+  bool keeps_decodes_lazy() const override { return true; }
 
   const char* cannot_ever_schedule(const RequestState& r, const EngineConfig& c) const override {
     // Whole-prompt prefill, and recompute of prompt plus outputs after a preemption, must fit

@@ -15,6 +15,8 @@ namespace {
 
 class DecodePriorityScheduler final : public Scheduler {
  public:
+  bool keeps_decodes_lazy() const override { return true; }
+
   void schedule(SchedulerState& s, StepPlan& plan) override {
     const auto decodes = std::count_if(s.running.begin(), s.running.end(),
                                        [](const RequestState* r) { return !r->in_prefill(); });

@@ -8,6 +8,8 @@ namespace {
 
 class InflightScheduler final : public Scheduler {
  public:
+  bool keeps_decodes_lazy() const override { return true; }
+
   void schedule(SchedulerState& s, StepPlan& plan) override {
     std::int64_t budget = s.config.max_batched_tokens;
     if (sched::schedule_running(s, plan, budget)) return;

@@ -30,6 +30,8 @@ RequestState* lowest_priority_running(const SchedulerState& s) {
 
 class PriorityScheduler final : public Scheduler {
  public:
+  bool keeps_decodes_lazy() const override { return true; }
+
   void schedule(SchedulerState& s, StepPlan& plan) override {
     order_waiting(s);
     std::int64_t budget = s.config.max_batched_tokens;

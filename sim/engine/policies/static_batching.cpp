@@ -17,7 +17,9 @@ class StaticScheduler final : public Scheduler {
       form_batch(s, plan);
       return;
     }
-    // The batch decodes; nobody joins until it is empty.
+    // The batch decodes; nobody joins until it is empty. (No budget: the batch fit it.)
+    std::int64_t unlimited = 0;
+    if (sched::schedule_running_whole(s, plan, unlimited, /*chunked=*/false, /*use_budget=*/false)) return;
     for (std::size_t i = 0; i < s.running.size();) {
       RequestState& r = *s.running[i];
       if (!sched::allocate_or_preempt(s, plan, r, r.remaining())) break;  // reserved: never fails
@@ -25,6 +27,8 @@ class StaticScheduler final : public Scheduler {
       ++i;
     }
   }
+
+  bool keeps_decodes_lazy() const override { return true; }
 
   const char* cannot_ever_schedule(const RequestState& r, const EngineConfig& c) const override {
     // The whole prompt runs in the batch's first step.

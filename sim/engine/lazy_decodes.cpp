@@ -1,0 +1,252 @@
+#include "sim/engine/lazy_decodes.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "sim/core/assert.h"
+#include "sim/engine/scheduler.h"
+#include "sim/engine/step_accounting.h"
+
+namespace servesim {
+namespace {
+
+bool by_key(const auto& a, const auto& b) { return a.key < b.key; }
+// std::push_heap/pop_heap make a max-heap: "later" first is a min-heap by step.
+bool later_due(const auto& a, const auto& b) { return a.key > b.key; }
+
+}  // namespace
+
+void LazyDecodes::note_admitted(std::vector<RequestState*>& running) {
+  // Admissions are appended: the requests without a place are the tail of the list.
+  std::size_t first = running.size();
+  while (first > 0 && running[first - 1]->running_seq == 0) --first;
+  for (std::size_t i = first; i < running.size(); ++i) {
+    RequestState& r = *running[i];
+    r.running_seq = next_running_seq_++;
+    explicit_.push_back(Entry{r.running_seq, r.running_seq, 0, &r});
+  }
+}
+
+void LazyDecodes::note_left_running(RequestState& r) {
+  if (r.lazy.owner == this) make_explicit(r);
+  erase_explicit(r);
+  r.running_seq = 0;
+}
+
+void LazyDecodes::insert_explicit(RequestState& r) {
+  const Entry e{r.running_seq, r.running_seq, 0, &r};
+  explicit_.insert(std::upper_bound(explicit_.begin(), explicit_.end(), e, by_key<Entry, Entry>), e);
+}
+
+void LazyDecodes::erase_explicit(const RequestState& r) {
+  const Entry e{r.running_seq, r.running_seq, 0, nullptr};
+  const auto it = std::lower_bound(explicit_.begin(), explicit_.end(), e, by_key<Entry, Entry>);
+  if (it != explicit_.end() && it->request == &r) explicit_.erase(it);
+}
+
+bool LazyDecodes::eligible(const RequestState& r) const {
+  return r.status == RequestStatus::running && r.running_seq > 0 && r.lazy.owner == nullptr &&
+         r.first_token_ns >= 0 && r.spec.output_tokens > 0 && r.num_output_done < r.spec.output_tokens &&
+         !r.in_prefill() && r.remaining() == 1 && r.preempted_at_ns < 0 && r.swapped_blocks == 0 &&
+         r.last_token_ns == last_end_ns_ && r.acct.mark_ns == last_end_ns_;
+}
+
+std::int64_t LazyDecodes::due_step(const RequestState& r) const {
+  // Its last token: it has emitted num_output_done, one more at the end of every step.
+  std::int64_t due = steps_ended_ + (r.spec.output_tokens - r.num_output_done - 1);
+  if (!kv_.prefix_caching()) return due;
+  // A block it completes whose registration must happen in its step: one with a source's
+  // hash (registered at the step's end, for others to hit), or any once it keeps a table
+  // of its private blocks (registered at the step's start). Other completed blocks only
+  // note where deferred private hashes start, which sync() does.
+  const std::int64_t bs = kv_.block_size();
+  const std::int64_t c = r.num_computed_tokens;
+  const std::int64_t first_completion = steps_ended_ + (bs - 1 - c % bs);  // the step computing token c' with (c'+1) % bs == 0
+  const std::int64_t block = c / bs;
+  const bool has_table = r.private_blocks_owner == &kv_;
+  if (has_table || block < static_cast<std::int64_t>(r.spec.block_hashes.size())) due = std::min(due, first_completion);
+  return due;
+}
+
+Tick LazyDecodes::max_gap_after(std::int64_t after) const {
+  const auto it = std::upper_bound(gap_maxima_.begin(), gap_maxima_.end(), after,
+                                   [](std::int64_t step, const std::pair<std::int64_t, Tick>& e) { return step < e.first; });
+  return it == gap_maxima_.end() ? -1 : it->second;
+}
+
+void LazyDecodes::make_lazy(RequestState& r) {
+  SS_ASSERT(!in_step_ && eligible(r), "only a steady decode between steps can become lazy");
+  erase_explicit(r);
+  r.lazy = RequestState::LazySync{this, next_serial_++, steps_ended_, own_ns_, rest_ns_, extra_ns_, gpu_units_};
+  ++count_;
+  context_sum_ += r.num_computed_tokens;
+  const auto cls = static_cast<std::size_t>(r.spec.class_index);
+  if (per_class_.size() <= cls) per_class_.resize(cls + 1, 0);
+  ++per_class_[cls];
+  // Its next new block: when it computes token num_blocks x block_size.
+  const std::int64_t bs = kv_.block_size();
+  if (wheel_.empty()) wheel_.resize(static_cast<std::size_t>(bs));
+  const std::int64_t crossing = steps_ended_ + (r.num_blocks * bs - r.num_computed_tokens);
+  SS_ASSERT(crossing >= steps_ended_, "a decode holds fewer blocks than its computed tokens need");
+  auto& slot = wheel_[static_cast<std::size_t>(crossing % bs)];
+  // Kept in running order (the key of a wheel entry is its next crossing; order by seq).
+  const auto at = std::upper_bound(slot.begin(), slot.end(), r.running_seq,
+                                   [](std::int64_t seq, const Entry& e) { return seq < e.seq; });
+  slot.insert(at, Entry{crossing, r.running_seq, r.lazy.serial, &r});
+  due_.push_back(Entry{due_step(r), r.running_seq, r.lazy.serial, &r});
+  std::push_heap(due_.begin(), due_.end(), later_due<Entry, Entry>);
+}
+
+void LazyDecodes::sync(RequestState& r) {
+  if (r.lazy.owner != this) return;
+  RequestState::LazySync& z = r.lazy;
+  const std::int64_t k = steps_ended_ - z.sync_step;          // steps whose ends it has not seen
+  const std::int64_t started = k + (in_step_ ? 1 : 0);         // steps whose starts it has not seen
+  // The step-by-step path notes, at the start of the step that completes a block past the
+  // source's hashes, where deferred private hashes begin (KvCacheManager::cache_blocks).
+  if (started > 0 && kv_.prefix_caching() && r.private_blocks_owner != &kv_ && r.private_pending_from < 0) {
+    const std::int64_t bs = kv_.block_size();
+    const std::int64_t block =
+        std::max(r.num_computed_tokens / bs, static_cast<std::int64_t>(r.spec.block_hashes.size()));
+    if ((block + 1) * bs <= r.num_computed_tokens + started) r.private_pending_from = block;
+  }
+  RequestAccounting& a = r.acct;
+  r.num_computed_tokens += k;
+  r.num_output_done += k;
+  a.decode.decode_compute_ns += own_ns_ - z.own_ns;
+  a.decode.prefill_interference_ns += rest_ns_ - z.rest_ns;
+  a.decode.overhead_ns += extra_ns_ - z.extra_ns;
+  a.gpu.decode_units += gpu_units_ - z.gpu_units;
+  if (k > 0) {
+    a.mark_ns = last_end_ns_;
+    r.last_token_ns = last_end_ns_;
+    a.max_itl_ns = std::max(a.max_itl_ns, max_gap_after(z.sync_step));
+  }
+  z.sync_step = steps_ended_;
+  z.own_ns = own_ns_;
+  z.rest_ns = rest_ns_;
+  z.extra_ns = extra_ns_;
+  z.gpu_units = gpu_units_;
+}
+
+void LazyDecodes::make_explicit(RequestState& r) {
+  SS_ASSERT(r.lazy.owner == this, "making explicit a request that is not lazy here");
+  sync(r);
+  --count_;
+  context_sum_ -= r.num_computed_tokens;
+  --per_class_[static_cast<std::size_t>(r.spec.class_index)];
+  r.lazy = RequestState::LazySync{};
+  insert_explicit(r);
+  if (count_ == 0) {  // every entry left is stale
+    for (auto& slot : wheel_) slot.clear();
+    due_.clear();
+    gap_maxima_.clear();
+  }
+}
+
+void LazyDecodes::make_all_explicit(const std::vector<RequestState*>& running) {
+  if (count_ == 0) return;
+  explicit_.clear();
+  for (RequestState* r : running) {
+    if (r->lazy.owner == this) {
+      sync(*r);
+      r->lazy = RequestState::LazySync{};
+    }
+    // Admissions of the pass under way have no place yet: note_admitted adds them.
+    if (r->running_seq > 0) explicit_.push_back(Entry{r->running_seq, r->running_seq, 0, r});
+  }
+  count_ = 0;
+  context_sum_ = 0;
+  std::fill(per_class_.begin(), per_class_.end(), 0);
+  for (auto& slot : wheel_) slot.clear();
+  due_.clear();
+  gap_maxima_.clear();
+}
+
+void LazyDecodes::make_due_explicit() {
+  SS_ASSERT(!in_step_, "due requests are made explicit between steps");
+  while (!due_.empty() && due_.front().key <= steps_ended_) {
+    const Entry e = due_.front();
+    std::pop_heap(due_.begin(), due_.end(), later_due<Entry, Entry>);
+    due_.pop_back();
+    if (is_current(e)) make_explicit(*e.request);
+  }
+}
+
+bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& budget, bool chunked,
+                               bool use_budget) {
+  SS_ASSERT(!in_step_, "a step is planned between steps");
+  if (count_ == 0) return false;  // nothing lazy: the policy's own loop is exact, and short
+  // The lazy decodes that start a new block in this step, in running order.
+  std::vector<Entry>& slot = wheel_[static_cast<std::size_t>(steps_ended_ % kv_.block_size())];
+  crossers_.clear();
+  std::size_t kept = 0;
+  for (const Entry& e : slot) {
+    if (!is_current(e)) continue;
+    slot[kept++] = e;
+    if (e.key == steps_ended_) crossers_.push_back(e);
+  }
+  slot.resize(kept);
+  // Does everyone get a whole chunk? Tokens within the budget, blocks within the free ones.
+  const std::int64_t cap = s.config.prefill_chunk_tokens;
+  std::int64_t tokens = count_;
+  auto blocks = static_cast<std::int64_t>(crossers_.size());
+  for (const Entry& e : explicit_) {
+    const RequestState& r = *e.request;
+    std::int64_t n = r.remaining();
+    if (chunked && cap > 0) n = std::min(n, cap);
+    tokens += n;
+    blocks += std::max<std::int64_t>(0, kv_.blocks_for(r.num_computed_tokens + n) - r.num_blocks);
+  }
+  if ((use_budget && tokens > budget) || blocks > kv_.free_blocks()) {
+    make_all_explicit(s.running);
+    return false;
+  }
+  // The policy's loop, in running order; each allocation succeeds (checked above).
+  std::size_t c = 0;
+  for (const Entry& e : explicit_) {
+    for (; c < crossers_.size() && crossers_[c].seq < e.key; ++c) kv_.append_blocks(*crossers_[c].request, 1);
+    RequestState& r = *e.request;
+    const std::int64_t n = chunked ? sched::chunk_tokens(s, r, budget) : r.remaining();
+    const bool allocated = kv_.allocate(r, n);
+    SS_ASSERT(allocated, "a whole-chunk step ran out of KV blocks");
+    sched::add_chunk(plan, r, n);
+    if (use_budget) budget -= n;
+  }
+  for (; c < crossers_.size(); ++c) kv_.append_blocks(*crossers_[c].request, 1);
+  for (Entry& e : slot)
+    if (e.key == steps_ended_) e.key += kv_.block_size();
+  plan.lazy_decodes = count_;
+  plan.lazy_context_sum = context_sum_;
+  plan.shape.decode_seqs += count_;
+  plan.shape.decode_context_sum += context_sum_;
+  if (use_budget) budget -= count_;
+  return true;
+}
+
+void LazyDecodes::charge_step_start(std::int64_t decode_units, Tick start_ns) {
+  SS_ASSERT(count_ > 0 && start_ns == last_end_ns_, "lazy decodes decode in back-to-back steps");
+  gpu_units_ += decode_units;
+  in_step_ = true;
+}
+
+void LazyDecodes::charge_step_end(const StepSplit& split, Tick end_ns, MetricsRecorder& metrics) {
+  SS_ASSERT(in_step_ || count_ == 0, "a step left its lazy decodes out");
+  ++steps_ended_;
+  last_end_ns_ = end_ns;
+  if (!in_step_) return;
+  in_step_ = false;
+  // What account_chunk_end gives a decode-work chunk of this step.
+  const Tick model_ns = split.total_ns - split.extra_ns;
+  own_ns_ += split.decode_ns;
+  rest_ns_ += model_ns - split.decode_ns;
+  extra_ns_ += split.extra_ns;
+  context_sum_ += count_;  // each computed one more token
+  // Each emitted a token; its gap is the step (its previous token came at the step's start).
+  for (std::size_t cls = 0; cls < per_class_.size(); ++cls)
+    if (per_class_[cls] > 0) metrics.record_itl(static_cast<int>(cls), pool_index_, split.total_ns, per_class_[cls]);
+  while (!gap_maxima_.empty() && gap_maxima_.back().second <= split.total_ns) gap_maxima_.pop_back();
+  gap_maxima_.emplace_back(steps_ended_, split.total_ns);
+}
+
+}  // namespace servesim

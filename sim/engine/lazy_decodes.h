@@ -1,0 +1,131 @@
+#pragma once
+// Decodes in steady state, advanced without being visited (docs/performance.md, "Lazy
+// decodes"; issue 9: per-step work independent of the number of running sequences).
+//
+// In a step every running request past its prompt that decodes its one next token gets
+// the same increments: a computed token and an output token, the step's decode time, the
+// rest of its model time (prefill interference) and its extras (overheads), the same
+// GPU-time share, and an inter-token gap equal to the step's duration (it emitted a token
+// at the previous step's end, which is this step's start). So the replica keeps the sums
+// of those increments over its steps, and a request in that steady state -- "lazy" --
+// keeps only the sums as they were when its own fields were last brought up to date (its
+// sync). Its fields are synced when anything must read them: a step that cannot
+// schedule every running request whole, a preemption, its last token, a block whose hash
+// others may hit, the end of the run. A step then costs O(1) for its lazy decodes, plus
+// a short visit to each that starts a new KV block (one step in block_size).
+//
+// Exactness: a lazy decode's figures are the sums of the same integers the step-by-step
+// path adds (GPU shares are integer units, attribution.h), its inter-token gaps go to the
+// metrics as one weighted value per class per step (the sketches are order-independent
+// for integers, exact_moments.h), and its KV blocks are allocated in the same order,
+// interleaved by running order with the other requests' allocations. The equivalence
+// with the step-by-step path is tested scenario by scenario
+// (tests/engine/lazy_decodes_test.cpp): any step observer switches laziness off.
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/time.h"
+#include "sim/engine/kv_cache_manager.h"
+#include "sim/engine/request_state.h"
+#include "sim/metrics/recorder.h"
+
+namespace servesim {
+
+struct StepPlan;
+struct StepSplit;
+struct SchedulerState;
+
+class LazyDecodes {
+ public:
+  LazyDecodes(KvCacheManager& kv, int pool_index) : kv_(kv), pool_index_(pool_index) {}
+
+  std::int64_t count() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  // Computed tokens of the lazy decodes, summed: their share of a step's BatchShape.
+  std::int64_t context_sum() const { return context_sum_; }
+
+  // --- running order ---
+  // After a scheduling pass: the requests the policy appended to `running` (the tail of
+  // it whose running_seq is 0) get their place in running order and join the explicit ones.
+  void note_admitted(std::vector<RequestState*>& running);
+  // A running request leaves the running list (finished, handed over, preempted).
+  void note_left_running(RequestState& request);
+
+  // --- joining and leaving ---
+  // Whether `request`, explicit in the step that just ended, can decode lazily from now.
+  bool eligible(const RequestState& request) const;
+  // At a step's end, after its explicit processing. REQUIRES: eligible(request).
+  void make_lazy(RequestState& request);
+  // Brings a lazy request's fields up to date; it stays lazy. No-op for an explicit one.
+  void sync(RequestState& request);
+  // sync, and it leaves the lazy set (an explicit running request from now on).
+  void make_explicit(RequestState& request);
+  // Every lazy request in `running` made explicit (O(running)).
+  void make_all_explicit(const std::vector<RequestState*>& running);
+
+  // --- a step ---
+  // The running pass of a step in which every running request takes its whole chunk (its
+  // remaining tokens, or chunk_tokens() of them when `chunked`) and finds its KV blocks:
+  // explicit requests get their chunks in running order, each lazy decode that starts a
+  // new block gets it in the same order, and the lazy decodes join the plan as a count.
+  // Budget and blocks are checked first; when either could run short (so the policy's
+  // own loop would stop, skip or preempt somewhere) nothing is planned, every lazy decode
+  // is made explicit, and it returns false: the caller runs its own loop.
+  // `budget` unlimited when `use_budget` is false (static batching).
+  bool plan_running(SchedulerState& state, StepPlan& plan, std::int64_t& budget, bool chunked, bool use_budget);
+  // At the start of the step the plan describes (REQUIRES: every lazy decode is in it):
+  // `decode_units` is each decode's GPU-time share, `start_ns` the step's start.
+  void charge_step_start(std::int64_t decode_units, Tick start_ns);
+  // At the step's end: every lazy decode's increments, and its inter-token gap (the
+  // step) to the metrics, one weighted value per class.
+  void charge_step_end(const StepSplit& split, Tick end_ns, MetricsRecorder& metrics);
+  // Lazy requests whose next step needs them explicit (last token, a block whose hash
+  // must be registered that step): made explicit. Call before scheduling each step.
+  void make_due_explicit();
+
+ private:
+  struct Entry {
+    std::int64_t key;  // running_seq (explicit list), next new block's step (wheel), due step (heap)
+    std::int64_t seq;  // the request's running_seq when the entry was made
+    std::uint64_t serial;
+    RequestState* request;
+  };
+  bool is_current(const Entry& e) const { return e.request->lazy.owner == this && e.request->lazy.serial == e.serial; }
+  void insert_explicit(RequestState& request);
+  void erase_explicit(const RequestState& request);
+  // The first step (count of ended steps at its start) at which the lazy request must be
+  // explicit, or -1: its last token, or a completed block with a hash to register then.
+  std::int64_t due_step(const RequestState& request) const;
+  // Largest inter-token gap of the steps ended after step `after`.
+  Tick max_gap_after(std::int64_t after) const;
+
+  KvCacheManager& kv_;
+  int pool_index_;
+  std::int64_t count_ = 0;
+  std::int64_t context_sum_ = 0;
+  std::uint64_t next_serial_ = 1;
+  std::int64_t next_running_seq_ = 1;
+  std::vector<std::int64_t> per_class_;  // lazy decodes by class index
+
+  // Sums over the replica's steps of what one decode in every one of them received.
+  std::int64_t steps_ended_ = 0;
+  bool in_step_ = false;  // a step holding the lazy decodes has started and not ended
+  Tick last_end_ns_ = -1;
+  Tick own_ns_ = 0, rest_ns_ = 0, extra_ns_ = 0;
+  std::int64_t gpu_units_ = 0;  // includes the step in flight (charged at its start)
+  // (step index, gap) with gaps strictly decreasing: the suffix maxima of the gaps, for a
+  // synced request's longest gap. Cleared when the lazy set empties.
+  std::vector<std::pair<std::int64_t, Tick>> gap_maxima_;
+
+  // Explicit running requests in running order, by running_seq.
+  std::vector<Entry> explicit_;
+  // Lazy decodes by the step at which they start a new KV block, modulo block_size: a
+  // lazy decode computes one token per step, so it starts one every block_size steps, in
+  // the same slot. Each slot in running order; stale entries are dropped as they are met.
+  std::vector<std::vector<Entry>> wheel_;
+  // Min-heap by due_step().
+  std::vector<Entry> due_;
+  std::vector<Entry> crossers_;  // plan_running's scratch
+};
+
+}  // namespace servesim
