@@ -244,7 +244,7 @@ void LazyDecodes::charge_step_end(const StepSplit& split, Tick end_ns, MetricsRe
   context_sum_ += count_;  // each computed one more token
   // Each emitted a token; its gap is the step (its previous token came at the step's start).
   for (std::size_t cls = 0; cls < per_class_.size(); ++cls)
-    if (per_class_[cls] > 0) metrics.record_itl(static_cast<int>(cls), pool_index_, split.total_ns, per_class_[cls]);
+    if (per_class_[cls] > 0) metrics.record_itl(static_cast<int>(cls), pool_index_, split.total_ns, per_class_[cls], &gap_hint_);
   while (!gap_maxima_.empty() && gap_maxima_.back().second <= split.total_ns) gap_maxima_.pop_back();
   gap_maxima_.emplace_back(steps_ended_, split.total_ns);
 }

@@ -116,6 +116,7 @@ class LazyDecodes {
   // (step index, gap) with gaps strictly decreasing: the suffix maxima of the gaps, for a
   // synced request's longest gap. Cleared when the lazy set empties.
   std::vector<std::pair<std::int64_t, Tick>> gap_maxima_;
+  QuantileSketch::IndexHint gap_hint_;  // this replica's step gaps mostly share a bucket
 
   // Explicit running requests in running order, by running_seq.
   std::vector<Entry> explicit_;

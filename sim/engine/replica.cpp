@@ -41,6 +41,7 @@ struct ItlRun {
   int class_index = -1;
   Tick gap_ns = 0;
   std::int64_t count = 0;
+  QuantileSketch::IndexHint* hint = nullptr;
   void add(MetricsRecorder& m, int cls, int pool, Tick gap) {
     if (count > 0 && (cls != class_index || gap != gap_ns)) flush(m, pool);
     class_index = cls;
@@ -48,7 +49,7 @@ struct ItlRun {
     ++count;
   }
   void flush(MetricsRecorder& m, int pool) {
-    if (count > 0) m.record_itl(class_index, pool, gap_ns, count);
+    if (count > 0) m.record_itl(class_index, pool, gap_ns, count, hint);
     count = 0;
   }
 };
@@ -92,9 +93,11 @@ void Replica::maybe_start_step() {
   if (lazy_enabled_) lazy_.make_due_explicit();  // last tokens, blocks to register
   SchedulerState state{waiting_, running_, kv_, scheduling_config(), &swap_, &scratch_,
                        lazy_enabled_ ? &lazy_ : nullptr};
+  const std::size_t running_before = running_.size();
   scheduler_->schedule(state, plan_);
   if (lazy_enabled_) {
-    lazy_.note_admitted(running_);
+    // Admissions were appended; without them (and without preemptions) the list is as it was.
+    if (running_.size() != running_before || !plan_.preempted.empty()) lazy_.note_admitted(running_);
     SS_ASSERT(plan_.lazy_decodes == lazy_.count(), "a step left its lazy decodes out");
   }
   kv_.drop_unadmitted_matches();  // prefix hits of requests the policy did not admit
@@ -163,6 +166,7 @@ void Replica::on_step_end() {
   if (lazy_enabled_) lazy_.charge_step_end(split_, now, metrics_);  // the lazy decodes' tokens and gaps
   bool any_finished = false;
   ItlRun itl;
+  itl.hint = &itl_hint_;
   for (const auto& c : plan_.chunks) {
     RequestState& r = *c.request;
     account_chunk_end(c, split_, step_start_ns_, now);  // before its tokens are emitted

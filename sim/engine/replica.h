@@ -180,6 +180,7 @@ class Replica {
   std::vector<RequestState*> scratch_;  // the scheduler's copy of running_
   std::vector<RequestState*> done_;     // requests leaving at a step's end
   std::vector<RequestState*> finished_; // the same, sorted by address
+  QuantileSketch::IndexHint itl_hint_;  // the bucket of this replica's last explicit gap
 };
 
 }  // namespace servesim

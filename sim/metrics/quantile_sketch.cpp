@@ -67,8 +67,26 @@ void QuantileSketch::moments_with_pending(ExactMoments& exact, Moments& inexact,
 }
 
 void QuantileSketch::settle_pending() {
-  moments_with_pending(exact_, inexact_, inexact_sum_);
+  if (pending_count_ == 0) return;
+  if (is_exact_integer(last_value_)) {
+    exact_.add(static_cast<std::uint64_t>(last_value_), static_cast<std::uint64_t>(pending_count_));
+  } else {
+    inexact_ = combine(inexact_, Moments{static_cast<double>(pending_count_), last_value_, 0.0});
+    inexact_sum_ += static_cast<long double>(last_value_) * static_cast<long double>(pending_count_);
+  }
   pending_count_ = 0;
+}
+
+int QuantileSketch::index_with_hint(double value, IndexHint* hint) const {
+  if (hint == nullptr) return bucket_index(value);
+  // Inside the hint's bucket, away from its edges by far more than the log's rounding:
+  // the same index, without the log.
+  if (value > hint->low && value < hint->high) return hint->index;
+  const int index = bucket_index(value);
+  // Bucket i holds (gamma^(i-1), gamma^i]; the relative margin 1e-9 is ~10^4 times the
+  // error of log(v) / ln(gamma) and of the bounds themselves (tests compare every index).
+  *hint = IndexHint{index, std::exp((index - 1) * log_gamma_) * (1 + 1e-9), std::exp(index * log_gamma_) * (1 - 1e-9)};
+  return index;
 }
 
 void QuantileSketch::add(double value, std::int64_t count) {
@@ -76,14 +94,15 @@ void QuantileSketch::add(double value, std::int64_t count) {
   add_with_index(value, count, index);
 }
 
-void QuantileSketch::add_to_both(QuantileSketch& a, QuantileSketch& b, double value, std::int64_t count) {
+void QuantileSketch::add_to_both(QuantileSketch& a, QuantileSketch& b, double value, std::int64_t count,
+                                 IndexHint* hint) {
   SS_ASSERT(a.alpha_ == b.alpha_, "sharing a bucket index between sketches of different accuracy");
   int index = kUnknownIndex;
-  a.add_with_index(value, count, index);
-  b.add_with_index(value, count, index);
+  a.add_with_index(value, count, index, hint);
+  b.add_with_index(value, count, index, hint);
 }
 
-void QuantileSketch::add_with_index(double value, std::int64_t count, int& index) {
+void QuantileSketch::add_with_index(double value, std::int64_t count, int& index, IndexHint* hint) {
   SS_ASSERT(value >= 0.0 && std::isfinite(value), "sketch values must be finite and >= 0");
   SS_ASSERT(count >= 0, "sketch counts must be >= 0");
   if (count == 0) return;
@@ -94,7 +113,7 @@ void QuantileSketch::add_with_index(double value, std::int64_t count, int& index
     if (value < kMinPositiveValue) {
       last_index_ = kZeroBucket;
     } else {
-      if (index == kUnknownIndex) index = bucket_index(value);
+      if (index == kUnknownIndex) index = index_with_hint(value, hint);
       last_index_ = index;
       // Most new values land in buckets the array already covers: skip the call.
       if (last_index_ < offset_ || last_index_ - offset_ >= static_cast<int>(counts_.size()))

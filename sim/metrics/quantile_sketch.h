@@ -32,9 +32,17 @@ class QuantileSketch {
   // Adds `count` copies of `value` (one step may emit many equal inter-token gaps).
   // REQUIRES: value >= 0 and finite, count >= 0.
   void add(double value, std::int64_t count = 1);
+  // The bucket of the last value a caller added, kept by the caller: consecutive values from
+  // one source (one replica's step gaps) mostly share a bucket, and a value well inside the
+  // hint's bucket needs no log(). Results are the same with or without one.
+  struct IndexHint {
+    int index = 0;
+    double low = 0, high = 0;  // values strictly between these surely fall in `index`; empty at first
+  };
   // a.add(value, count) and b.add(value, count), computing the value's bucket (a log) once
-  // when both need it. REQUIRES: equal relative accuracy.
-  static void add_to_both(QuantileSketch& a, QuantileSketch& b, double value, std::int64_t count);
+  // when both need it, and not at all when `hint` has it. REQUIRES: equal relative accuracy.
+  static void add_to_both(QuantileSketch& a, QuantileSketch& b, double value, std::int64_t count,
+                          IndexHint* hint = nullptr);
   // Afterwards this sketch equals one that had every value of both added to it (exactly
   // where the values are integers; else sum and variance up to floating-point rounding).
   // REQUIRES: other has the same relative accuracy.
@@ -58,11 +66,15 @@ class QuantileSketch {
   std::size_t bucket_count() const { return counts_.size(); }
 
  private:
+  friend struct QuantileSketchProbe;  // tests/metrics/quantile_sketch_test.cpp
   int bucket_index(double value) const;
+  // bucket_index(value) for a positive value, or the hint's index when the value lies
+  // well inside that bucket; the hint then holds the value's bucket.
+  int index_with_hint(double value, IndexHint* hint) const;
   // add(); `index` is the value's bucket if already known, else kUnknownIndex, and is set
-  // when this call computes it.
+  // when this call computes it (from `hint` where it can).
   static constexpr int kUnknownIndex = -2147483647;
-  void add_with_index(double value, std::int64_t count, int& index);
+  void add_with_index(double value, std::int64_t count, int& index, IndexHint* hint = nullptr);
   double bucket_value(int index) const;
   // The estimate of the value at 0-based integer rank `rank` in sorted order.
   double value_at_rank(std::int64_t rank) const;

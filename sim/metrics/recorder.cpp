@@ -46,8 +46,8 @@ void MetricsRecorder::set_pool_prices(std::vector<double> usd_per_replica_ns) {
   impl_->usd_per_replica_ns = std::move(usd_per_replica_ns);
 }
 
-void MetricsRecorder::record_itl(int class_index, int pool_index, Tick gap_ns,
-                                 std::int64_t count) {
+void MetricsRecorder::record_itl(int class_index, int pool_index, Tick gap_ns, std::int64_t count,
+                                 QuantileSketch::IndexHint* hint) {
   SS_ASSERT(class_index >= 0 && class_index < static_cast<int>(impl_->classes.size()),
             "ITL of an unknown class");
   SS_ASSERT(pool_index >= 0 && pool_index < static_cast<int>(impl_->pools.size()),
@@ -55,7 +55,7 @@ void MetricsRecorder::record_itl(int class_index, int pool_index, Tick gap_ns,
   SS_ASSERT(gap_ns >= 0, "inter-token gaps cannot be negative");
   const double gap = static_cast<double>(gap_ns);
   QuantileSketch::add_to_both(impl_->classes[static_cast<std::size_t>(class_index)].itl_ns,
-                              impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns, gap, count);
+                              impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns, gap, count, hint);
 }
 
 void MetricsRecorder::record_request(const RequestRecord& record) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/metrics/quantile_sketch.h"
 #include "sim/metrics/request_record.h"
 #include "sim/metrics/slo.h"
 #include "sim/metrics/summary.h"
@@ -20,7 +21,9 @@ class MetricsRecorder {
   // One inter-token gap of a request of this class on this pool (second token onwards);
   // `count` equal gaps at once when one step emits a token to many sequences.
   // REQUIRES: valid class and pool indexes, gap_ns >= 0, count >= 0.
-  void record_itl(int class_index, int pool_index, Tick gap_ns, std::int64_t count = 1);
+  // `hint`: the caller's bucket hint (QuantileSketch::IndexHint), kept between its calls.
+  void record_itl(int class_index, int pool_index, Tick gap_ns, std::int64_t count = 1,
+                  QuantileSketch::IndexHint* hint = nullptr);
   // Called exactly once per request, whatever its outcome. Latency sketches and token
   // counters take completed requests only; rejected and unfinished ones are counted apart.
   // A request with pool_index -1 (never routed) counts in its class and overall only.

@@ -223,3 +223,41 @@ TEST_CASE("add_to_both equals adding to each sketch on its own", "[metrics]") {
     for (double q : kQuantiles) CHECK(got.quantile(q) == want.quantile(q));
   }
 }
+
+namespace servesim {
+struct QuantileSketchProbe {
+  static int reused(QuantileSketch& s, double v) {
+    static QuantileSketch::IndexHint hint;
+    return s.index_with_hint(v, &hint);
+  }
+  static int computed(const QuantileSketch& s, double v) { return s.bucket_index(v); }
+};
+}  // namespace servesim
+
+// The bucket of a new value is reused from the previous one when the value lies well inside
+// that bucket: it must always be the bucket the log gives, at bucket edges above all.
+TEST_CASE("a reused bucket index is the computed one - at bucket edges too", "[metrics]") {
+  using servesim::QuantileSketchProbe;
+  QuantileSketch sketch;
+  const double gamma = 1.005 / 0.995;
+  std::mt19937_64 rng(12);
+  std::int64_t checked = 0;
+  for (int i = 1500; i < 2600; i += 7) {  // ~0.3 ms .. 0.5 s in ns
+    const double edge = std::pow(gamma, i);
+    // Walk across the edge in steps of a few ulps, then jump around it: each value
+    // follows a neighbour, so the reused path is taken wherever it may be.
+    for (int k = -40; k <= 40; ++k) {
+      const double v = edge * (1 + k * 1e-15);
+      REQUIRE(QuantileSketchProbe::reused(sketch, v) == QuantileSketchProbe::computed(sketch, v));
+      const double w = edge * (1 + (static_cast<double>(rng() % 2001) - 1000) * 1e-11);
+      REQUIRE(QuantileSketchProbe::reused(sketch, w) == QuantileSketchProbe::computed(sketch, w));
+      checked += 2;
+    }
+  }
+  // Integer gaps growing by a few ns, as a replica's steps do.
+  for (double v = 8.0e6; v < 9.0e6; v += 3) {
+    REQUIRE(QuantileSketchProbe::reused(sketch, v) == QuantileSketchProbe::computed(sketch, v));
+    ++checked;
+  }
+  CHECK(checked > 300000);
+}
