@@ -6,7 +6,7 @@
 
 namespace servesim {
 
-EventHandle EventQueue::push(Tick when, Callback fn, WarmUp warm_up) {
+EventHandle EventQueue::push(Tick when, Callback fn, WarmUp warm_up, SameTimeOrder order) {
   std::uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -19,7 +19,7 @@ EventHandle EventQueue::push(Tick when, Callback fn, WarmUp warm_up) {
   slots_[slot].fn = std::move(fn);
   slots_[slot].seq = seq;
   slots_[slot].warm_up = warm_up;
-  heap_.push_back(Entry{when, seq, slot});
+  heap_.push_back(Entry{when, order.is_plain() ? SameTimeOrder::kPlain + seq : order.value, slot});
   std::push_heap(heap_.begin(), heap_.end(), later);
   return EventHandle(slot, seq);
 }
@@ -30,7 +30,7 @@ void EventQueue::warm_up_next() {
   if (n == 0) return;
   const auto warm = [this](std::size_t at, int stage) {
     const Slot& s = slots_[heap_[at].slot];
-    if (s.warm_up.fn != nullptr && s.seq == heap_[at].seq) s.warm_up.fn(s.warm_up.arg, stage);
+    if (s.warm_up.fn != nullptr && s.seq != 0) s.warm_up.fn(s.warm_up.arg, stage);
   };
   warm(0, 2);
   if (n < 2) return;
@@ -60,7 +60,9 @@ void EventQueue::cancel(EventHandle handle) {
 void EventQueue::drop_cancelled_top() {
   while (!heap_.empty()) {
     const Entry& top = heap_.front();
-    if (slots_[top.slot].seq == top.seq) return;
+    // A slot is recycled only once its heap entry is popped, so the entry's slot is its
+    // own: live, or cancelled (seq 0).
+    if (slots_[top.slot].seq != 0) return;
     const std::uint32_t slot = top.slot;
     std::pop_heap(heap_.begin(), heap_.end(), later);
     heap_.pop_back();
@@ -73,7 +75,7 @@ bool EventQueue::empty() {
   return heap_.empty();
 }
 
-EventQueue::PopResult EventQueue::pop_due(Tick until, Tick& when, Callback& fn) {
+EventQueue::PopResult EventQueue::pop_due(Tick until, Tick& when, Callback& fn, std::uint64_t* order) {
   drop_cancelled_top();
   if (heap_.empty()) return PopResult::empty;
   const Entry top = heap_.front();
@@ -86,6 +88,7 @@ EventQueue::PopResult EventQueue::pop_due(Tick until, Tick& when, Callback& fn) 
   s.seq = 0;
   free_slots_.push_back(top.slot);
   when = top.when;
+  if (order) *order = top.order;
   return PopResult::popped;
 }
 

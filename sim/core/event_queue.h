@@ -1,6 +1,10 @@
 #pragma once
-// The pending-event set: a binary heap ordered by (when, seq). `seq` only increases, so
-// events at the same tick run in the order they were scheduled; no other tie-break exists.
+// The pending-event set: a binary heap ordered by (when, order). Among the events of one
+// nanosecond the "early" ones run first, by their key (the engine gives each replica's
+// step ends its replica's place in the cluster: SameTimeOrder), then every other event in
+// the order it was scheduled (`seq` only increases). So a replica's step ends never depend
+// on when they were scheduled, which lets a replica run several steps as one event and
+// still agree with the step-by-step order (docs/performance.md, "Decode runs").
 //
 // Costs: push O(log n), pop_due O(log n), cancel O(1) (lazy: the entry is skipped when it
 // reaches the top).
@@ -39,11 +43,20 @@ struct WarmUp {
   const void* arg = nullptr;
 };
 
+// An event's place among the events of its nanosecond (see EventQueue). Ordered as a
+// number: early(k) before early(k + 1) before every plain event.
+struct SameTimeOrder {
+  static constexpr std::uint64_t kPlain = std::uint64_t{1} << 63;
+  std::uint64_t value = kPlain;  // plain: the queue adds the event's sequence number
+  static SameTimeOrder early(std::uint32_t key) { return SameTimeOrder{key}; }
+  bool is_plain() const { return value == kPlain; }
+};
+
 class EventQueue {
  public:
   using Callback = std::function<void()>;
 
-  EventHandle push(Tick when, Callback fn, WarmUp warm_up = {});
+  EventHandle push(Tick when, Callback fn, WarmUp warm_up = {}, SameTimeOrder order = {});
   // Calls the warm-up hints of the three earliest pending events (stages 2, 1, 0), after
   // dropping cancelled events at the top so that the next live one gets stage 2.
   void warm_up_next();
@@ -55,13 +68,15 @@ class EventQueue {
   // removes it, moving its time and callback into `when` and `fn`, and returns `popped`;
   // otherwise removes nothing and says whether the queue is `empty` or its next event `later`.
   enum class PopResult { popped, empty, later };
-  PopResult pop_due(Tick until, Tick& when, Callback& fn);
+  // `order` gets the popped event's place among its nanosecond's events (SameTimeOrder
+  // value, a plain event's sequence number added).
+  PopResult pop_due(Tick until, Tick& when, Callback& fn, std::uint64_t* order = nullptr);
   std::size_t size_including_cancelled() const { return heap_.size(); }
 
  private:
   struct Entry {
     Tick when;
-    std::uint64_t seq;
+    std::uint64_t order;  // SameTimeOrder value (+ seq for a plain event)
     std::uint32_t slot;
   };
   struct Slot {
@@ -70,7 +85,7 @@ class EventQueue {
     WarmUp warm_up;
   };
   static bool later(const Entry& a, const Entry& b) {
-    return a.when != b.when ? a.when > b.when : a.seq > b.seq;
+    return a.when != b.when ? a.when > b.when : a.order > b.order;
   }
   void drop_cancelled_top();
 

@@ -4,9 +4,9 @@
 
 namespace servesim {
 
-EventHandle Simulator::schedule_at(Tick when, EventQueue::Callback fn, WarmUp warm_up) {
+EventHandle Simulator::schedule_at(Tick when, EventQueue::Callback fn, WarmUp warm_up, SameTimeOrder order) {
   SS_ASSERT(when >= now_ns_, "an event was scheduled in the past");
-  return queue_.push(when, std::move(fn), warm_up);
+  return queue_.push(when, std::move(fn), warm_up, order);
 }
 
 std::uint64_t Simulator::run(Tick until) {
@@ -15,10 +15,11 @@ std::uint64_t Simulator::run(Tick until) {
   while (!stop_requested_) {
     Tick when = 0;
     EventQueue::Callback fn;  // destroyed after its call, as each event's own
-    const EventQueue::PopResult next = queue_.pop_due(until, when, fn);
-    if (next == EventQueue::PopResult::empty) break;
-    if (next == EventQueue::PopResult::later) {
-      now_ns_ = until;
+    const EventQueue::PopResult next = queue_.pop_due(until, when, fn, &current_order_);
+    if (next != EventQueue::PopResult::popped) {
+      // Every event up to the clock has run.
+      if (next == EventQueue::PopResult::later) now_ns_ = until;
+      current_order_ = ~std::uint64_t{0};
       break;
     }
     now_ns_ = when;

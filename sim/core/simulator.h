@@ -12,11 +12,17 @@ class Simulator {
 
   // REQUIRES: when >= now(). Time never runs backwards.
   // `warm_up`: see WarmUp (event_queue.h); a speed hint only.
-  EventHandle schedule_at(Tick when, EventQueue::Callback fn, WarmUp warm_up = {});
+  // `order`: its place among the events of its nanosecond (SameTimeOrder; plain: after the
+  // early ones, in the order scheduled).
+  EventHandle schedule_at(Tick when, EventQueue::Callback fn, WarmUp warm_up = {}, SameTimeOrder order = {});
   // REQUIRES: delay >= 0.
-  EventHandle schedule_in(Tick delay, EventQueue::Callback fn, WarmUp warm_up = {}) {
-    return schedule_at(now_ns_ + delay, std::move(fn), warm_up);
+  EventHandle schedule_in(Tick delay, EventQueue::Callback fn, WarmUp warm_up = {}, SameTimeOrder order = {}) {
+    return schedule_at(now_ns_ + delay, std::move(fn), warm_up, order);
   }
+  // The place of the event being run among its nanosecond's events (as pop_due gives it);
+  // an event at (now(), x) with x below this has run already. After run() returns for an
+  // empty queue or a later event, every event up to now() has run: the largest value.
+  std::uint64_t current_order() const { return current_order_; }
   void cancel(EventHandle h) { queue_.cancel(h); }
   bool pending(EventHandle h) const { return queue_.pending(h); }
 
@@ -31,6 +37,7 @@ class Simulator {
  private:
   EventQueue queue_;
   Tick now_ns_ = 0;
+  std::uint64_t current_order_ = SameTimeOrder::kPlain;
   bool stop_requested_ = false;
   std::uint64_t events_run_ = 0;
 };

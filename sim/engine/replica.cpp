@@ -73,6 +73,13 @@ Replica::Replica(Simulator& sim, int pool_index, int replica_index, const Engine
       lazy_(kv_, pool_index),
       lazy_enabled_(scheduler_->keeps_decodes_lazy() && !config.speculative.enabled) {}
 
+SameTimeOrder Replica::step_end_order() const {
+  // Pools in order, replicas in order within a pool (docs/ARCHITECTURE.md, "Conventions").
+  SS_ASSERT(pool_index_ >= 0 && pool_index_ < (1 << 11) && replica_index_ >= 0 && replica_index_ < (1 << 20),
+            "replica index out of the event order's range");
+  return SameTimeOrder::early(static_cast<std::uint32_t>(pool_index_) << 20 | static_cast<std::uint32_t>(replica_index_));
+}
+
 void Replica::submit(RequestState& r) {
   r.pool_index = pool_index_;
   r.replica_index = replica_index_;
@@ -126,7 +133,7 @@ void Replica::maybe_start_step() {
   step_start_ns_ = now;
   note_load_change();
   for (const auto& observe : step_observers_) observe(replica_index_, now, plan_, cost);
-  sim_.schedule_in(cost.total_ns, [this] { on_step_end(); }, WarmUp{&Replica::warm_step_end, this});
+  sim_.schedule_in(cost.total_ns, [this] { on_step_end(); }, WarmUp{&Replica::warm_step_end, this}, step_end_order());
 }
 
 // With many replicas a request's state is cold by its step's end (every other replica

@@ -120,6 +120,9 @@ class Replica {
 
  private:
   void maybe_start_step();
+  // Where this replica's step ends stand among the events of their nanosecond: before
+  // every plain event, after the step ends of replicas before it (event_queue.h).
+  SameTimeOrder step_end_order() const;
   void on_step_end();
   // WarmUp hint of the step-end event: prefetches what on_step_end reads first.
   static void warm_step_end(const void* replica, int stage);

@@ -21,6 +21,31 @@ TEST_CASE("event queue: events run in time order - ties in insertion order", "[c
   CHECK(sim.now() == 30);
 }
 
+TEST_CASE("event queue: early events of a nanosecond run first by key whenever they were scheduled", "[core]") {
+  Simulator sim;
+  std::vector<int> order;
+  std::vector<std::uint64_t> orders;
+  const auto note = [&](int id) {
+    order.push_back(id);
+    orders.push_back(sim.current_order());
+  };
+  sim.schedule_at(20, [&] { note(1); });                                   // plain, first scheduled
+  sim.schedule_at(20, [&] { note(2); }, {}, SameTimeOrder::early(7));     // early, key 7
+  sim.schedule_at(10, [&] {
+    note(0);
+    sim.schedule_at(20, [&] { note(3); }, {}, SameTimeOrder::early(2));   // scheduled last, key 2
+    sim.schedule_at(20, [&] { note(4); });                                 // plain, scheduled last
+  });
+  sim.run();
+  CHECK(order == std::vector<int>{0, 3, 2, 1, 4});
+  // current_order() tells an event where it stands: early keys, then plain ones in order.
+  CHECK(orders[1] == 2);
+  CHECK(orders[2] == 7);
+  CHECK(orders[3] >= SameTimeOrder::kPlain);
+  CHECK(orders[4] > orders[3]);
+  CHECK(sim.current_order() == ~std::uint64_t{0});  // the queue ran dry: everything ran
+}
+
 TEST_CASE("event queue: a cancelled event never runs and an empty handle is safe", "[core]") {
   Simulator sim;
   int ran = 0;
