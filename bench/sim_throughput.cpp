@@ -81,6 +81,23 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(r.events), ru.ru_maxrss / 1024.0, servesim::seconds_from_ticks(r.end_ns),
         r.summary.overall.get("median_ttft_ms"), r.summary.overall.get("median_itl_ms"),
         r.summary.overall.get("prefix_cache_hit_rate"));
+    // How the steps ran: decode tokens advanced as a count (lazy decodes), and steps run
+    // inside quiet stretches of one event each (decode runs), with the priced steps that
+    // a submit cut off.
+    long long lazy = 0, decode_tokens = 0, runs = 0, run_steps = 0, priced = 0;
+    for (const auto& pool : sim.pools())
+      for (const auto& replica : pool->replicas()) {
+        const servesim::ReplicaStats& st = replica->stats();
+        lazy += st.lazy_decode_tokens;
+        runs += st.decode_runs;
+        run_steps += st.decode_run_steps;
+        priced += st.decode_run_priced_steps;
+      }
+    decode_tokens = static_cast<long long>(r.summary.overall.get("total_output_tokens")) - r.completed;
+    std::printf("  lazy decode tokens %.1f%% of decode tokens, decode runs %lld: %.1f steps each, %.1f%% of steps; "
+                "priced steps cut off %.1f%%\n",
+                decode_tokens > 0 ? 100.0 * lazy / decode_tokens : 0.0, runs, runs > 0 ? double(run_steps) / runs : 0.0,
+                r.steps > 0 ? 100.0 * run_steps / r.steps : 0.0, priced > 0 ? 100.0 * (priced - run_steps) / priced : 0.0);
     if (!summary_path.empty()) {
       std::ofstream f(summary_path);
       servesim::write_summary_json(r.summary, f);

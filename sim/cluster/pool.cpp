@@ -35,6 +35,7 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
   const auto* router = routers.find(router_name);
   if (!router) throw ConfigError("", 0, "cluster.router", "unknown router '" + router_name + "'; valid: " + routers.names());
   router_ = router->factory(seed, config_.name);
+  router_reads_kv_ = router_->reads_kv_usage() || router_->wants_cached_prefix();
 
   cost_model_ = make_cost_model(config_.cost_model, config_.model, config_.hardware, config_.deployment);
   const auto draft_cost_model = make_draft_cost_model(config_);
@@ -61,6 +62,12 @@ void Pool::take_snapshots() {
   for (std::size_t i = 0; i < replicas_.size(); ++i) snapshot(i);
 }
 
+void Pool::catch_up_for_router() {
+  // The other load figures (waiting, running) do not change within a decode run.
+  if (router_reads_kv_)
+    for (auto& r : replicas_) r->catch_up();
+}
+
 void Pool::refresh_changed_snapshots() {
   load_log_.drain([this](int i) { snapshot(static_cast<std::size_t>(i)); });
 }
@@ -68,6 +75,7 @@ void Pool::refresh_changed_snapshots() {
 // Keeps refreshing while any replica has work; an idle pool's snapshot stays true until the
 // next submit, which re-arms the refresh at the next multiple of the interval.
 void Pool::on_refresh() {
+  catch_up_for_router();
   refresh_changed_snapshots();
   for (const auto& r : replicas_)
     if (r->outstanding() > 0) {
@@ -77,6 +85,7 @@ void Pool::on_refresh() {
 }
 
 int Pool::route(const RequestState& request) {
+  catch_up_for_router();
   if (staleness_ns_ == 0) refresh_changed_snapshots();
   // The prefix cache is asked live: it is the router's own index, not reported load.
   if (router_->wants_cached_prefix())

@@ -44,12 +44,15 @@ class Pool {
   std::int64_t kv_blocks_ = 0;
   std::shared_ptr<const CostModel> cost_model_;
   std::unique_ptr<Router> router_;
+  bool router_reads_kv_ = false;  // KV usage or cached prefixes
   std::vector<std::unique_ptr<Replica>> replicas_;
   void take_snapshots();
   void snapshot(std::size_t replica);
   // Brings the snapshots of the replicas that marked a change up to date: the others
   // still describe their replica exactly.
   void refresh_changed_snapshots();
+  // Applies the replicas' decode runs up to now where the router reads their KV caches.
+  void catch_up_for_router();
   void on_refresh();
 
   Simulator& sim_;

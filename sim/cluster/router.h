@@ -37,6 +37,9 @@ class Router {
   // Whether route() reads ReplicaSnapshot::cached_prefix_tokens (a prefix lookup per
   // replica per request, so only cache-aware routers ask for it).
   virtual bool wants_cached_prefix() const { return false; }
+  // Whether route() reads ReplicaSnapshot::kv_usage (the pool then brings every replica's
+  // KV cache up to date before it snapshots them: Replica::catch_up).
+  virtual bool reads_kv_usage() const { return false; }
 };
 
 // The factory gets the run seed and the pool name, to derive its own random stream.

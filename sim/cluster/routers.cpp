@@ -55,6 +55,7 @@ class LeastKvRouter final : public Router {
     return {argmin(r, [](const ReplicaSnapshot& s) { return std::pair(s.kv_usage, s.outstanding); }),
             "lowest KV-cache usage"};
   }
+  bool reads_kv_usage() const override { return true; }
 };
 
 // Mitzenmacher's power of two choices: nearly the balance of least-outstanding while

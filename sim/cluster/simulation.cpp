@@ -254,6 +254,7 @@ RunResult Simulation::run() {
   result.stopped_by_time = !aborted_ && (in_flight_ > 0 || sim_.has_pending());
   SS_ASSERT(stop_.time_ns || aborted_ || in_flight_ == 0, "the event queue ran dry with requests still in flight");
   // Requests still inside when time ran out are reported as unfinished, never dropped.
+  // (for_each_request first applies a decode run's steps up to the clock: the stats too.)
   for (auto& pool : pools_)
     for (auto& replica : pool->replicas()) {
       replica->for_each_request([&](RequestState& r) { record_unfinished(r); });

@@ -77,7 +77,7 @@ Tick LazyDecodes::max_gap_after(std::int64_t after) const {
 void LazyDecodes::make_lazy(RequestState& r) {
   SS_ASSERT(!in_step_ && eligible(r), "only a steady decode between steps can become lazy");
   erase_explicit(r);
-  r.lazy = RequestState::LazySync{this, next_serial_++, steps_ended_, own_ns_, rest_ns_, extra_ns_, gpu_units_};
+  r.lazy = RequestState::LazySync{this, next_serial_++, steps_ended_, own_ns_, rest_ns_, extra_ns_, gpu_units_, 0};
   ++count_;
   context_sum_ += r.num_computed_tokens;
   const auto cls = static_cast<std::size_t>(r.spec.class_index);
@@ -85,10 +85,15 @@ void LazyDecodes::make_lazy(RequestState& r) {
   ++per_class_[cls];
   // Its next new block: when it computes token num_blocks x block_size.
   const std::int64_t bs = kv_.block_size();
-  if (wheel_.empty()) wheel_.resize(static_cast<std::size_t>(bs));
+  if (wheel_.empty()) {
+    wheel_.resize(static_cast<std::size_t>(bs));
+    slot_counts_.assign(static_cast<std::size_t>(bs), 0);
+  }
   const std::int64_t crossing = steps_ended_ + (r.num_blocks * bs - r.num_computed_tokens);
   SS_ASSERT(crossing >= steps_ended_, "a decode holds fewer blocks than its computed tokens need");
-  auto& slot = wheel_[static_cast<std::size_t>(crossing % bs)];
+  r.lazy.wheel_slot = static_cast<int>(crossing % bs);
+  ++slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)];
+  auto& slot = wheel_[static_cast<std::size_t>(r.lazy.wheel_slot)];
   // Kept in running order (the key of a wheel entry is its next crossing; order by seq).
   const auto at = std::upper_bound(slot.begin(), slot.end(), r.running_seq,
                                    [](std::int64_t seq, const Entry& e) { return seq < e.seq; });
@@ -135,6 +140,7 @@ void LazyDecodes::make_explicit(RequestState& r) {
   --count_;
   context_sum_ -= r.num_computed_tokens;
   --per_class_[static_cast<std::size_t>(r.spec.class_index)];
+  --slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)];
   r.lazy = RequestState::LazySync{};
   insert_explicit(r);
   if (count_ == 0) {  // every entry left is stale
@@ -158,6 +164,7 @@ void LazyDecodes::make_all_explicit(const std::vector<RequestState*>& running) {
   count_ = 0;
   context_sum_ = 0;
   std::fill(per_class_.begin(), per_class_.end(), 0);
+  std::fill(slot_counts_.begin(), slot_counts_.end(), 0);
   for (auto& slot : wheel_) slot.clear();
   due_.clear();
   gap_maxima_.clear();
@@ -173,10 +180,7 @@ void LazyDecodes::make_due_explicit() {
   }
 }
 
-bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& budget, bool chunked,
-                               bool use_budget) {
-  SS_ASSERT(!in_step_, "a step is planned between steps");
-  if (count_ == 0) return false;  // nothing lazy: the policy's own loop is exact, and short
+void LazyDecodes::take_crossers() {
   // The lazy decodes that start a new block in this step, in running order.
   std::vector<Entry>& slot = wheel_[static_cast<std::size_t>(steps_ended_ % kv_.block_size())];
   crossers_.clear();
@@ -187,6 +191,23 @@ bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& 
     if (e.key == steps_ended_) crossers_.push_back(e);
   }
   slot.resize(kept);
+}
+
+void LazyDecodes::add_count_to_plan(StepPlan& plan) {
+  // Their next crossing is a block later.
+  for (Entry& e : wheel_[static_cast<std::size_t>(steps_ended_ % kv_.block_size())])
+    if (e.key == steps_ended_) e.key += kv_.block_size();
+  plan.lazy_decodes = count_;
+  plan.lazy_context_sum = context_sum_;
+  plan.shape.decode_seqs += count_;
+  plan.shape.decode_context_sum += context_sum_;
+}
+
+bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& budget, bool chunked,
+                               bool use_budget) {
+  SS_ASSERT(!in_step_, "a step is planned between steps");
+  if (count_ == 0) return false;  // nothing lazy: the policy's own loop is exact, and short
+  take_crossers();
   // Does everyone get a whole chunk? Tokens within the budget, blocks within the free ones.
   const std::int64_t cap = s.config.prefill_chunk_tokens;
   std::int64_t tokens = count_;
@@ -214,14 +235,32 @@ bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& 
     if (use_budget) budget -= n;
   }
   for (; c < crossers_.size(); ++c) kv_.append_blocks(*crossers_[c].request, 1);
-  for (Entry& e : slot)
-    if (e.key == steps_ended_) e.key += kv_.block_size();
-  plan.lazy_decodes = count_;
-  plan.lazy_context_sum = context_sum_;
-  plan.shape.decode_seqs += count_;
-  plan.shape.decode_context_sum += context_sum_;
+  add_count_to_plan(plan);
   if (use_budget) budget -= count_;
   return true;
+}
+
+std::int64_t LazyDecodes::quiet_steps(std::int64_t most) {
+  SS_ASSERT(!in_step_ && explicit_.empty() && count_ > 0, "a quiet stretch is all lazy decodes");
+  // Before the first due request (stale heap entries only make the stretch shorter).
+  if (!due_.empty()) most = std::min(most, due_.front().key - steps_ended_);
+  if (most <= 0) return 0;
+  // While the free blocks cover every new block the stretch starts: a slot's lazy decodes
+  // all start one at the steps of its residue (their next crossing is the slot's next).
+  const std::int64_t bs = kv_.block_size();
+  std::int64_t free = kv_.free_blocks();
+  for (std::int64_t k = 0; k < most; ++k) {
+    free -= slot_counts_[static_cast<std::size_t>((steps_ended_ + k) % bs)];
+    if (free < 0) return k;
+  }
+  return most;
+}
+
+void LazyDecodes::plan_quiet_step(StepPlan& plan) {
+  SS_ASSERT(!in_step_ && explicit_.empty() && count_ > 0, "a quiet step is all lazy decodes");
+  take_crossers();
+  for (const Entry& e : crossers_) kv_.append_blocks(*e.request, 1);
+  add_count_to_plan(plan);
 }
 
 void LazyDecodes::charge_step_start(std::int64_t decode_units, Tick start_ns) {

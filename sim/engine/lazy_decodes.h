@@ -73,6 +73,13 @@ class LazyDecodes {
   // is made explicit, and it returns false: the caller runs its own loop.
   // `budget` unlimited when `use_budget` is false (static batching).
   bool plan_running(SchedulerState& state, StepPlan& plan, std::int64_t& budget, bool chunked, bool use_budget);
+  // --- quiet stretches (Replica's decode runs) ---
+  // When every running request is lazy: how many of the next steps, up to `most`, would
+  // plan the lazy decodes alone -- before any of them is due, and while the free blocks
+  // cover the new blocks they start (nothing is freed meanwhile).
+  std::int64_t quiet_steps(std::int64_t most);
+  // plan_running's result for such a step, without a policy: the new blocks, the count.
+  void plan_quiet_step(StepPlan& plan);
   // At the start of the step the plan describes (REQUIRES: every lazy decode is in it):
   // `decode_units` is each decode's GPU-time share, `start_ns` the step's start.
   void charge_step_start(std::int64_t decode_units, Tick start_ns);
@@ -92,6 +99,10 @@ class LazyDecodes {
   };
   bool is_current(const Entry& e) const { return e.request->lazy.owner == this && e.request->lazy.serial == e.serial; }
   void insert_explicit(RequestState& request);
+  // Fills crossers_ with the lazy decodes that start a new block in the coming step.
+  void take_crossers();
+  // The lazy decodes join `plan` as a count; the crossers' next new block is a block later.
+  void add_count_to_plan(StepPlan& plan);
   void erase_explicit(const RequestState& request);
   // The first step (count of ended steps at its start) at which the lazy request must be
   // explicit, or -1: its last token, or a completed block with a hash to register then.
@@ -127,6 +138,7 @@ class LazyDecodes {
   // Min-heap by due_step().
   std::vector<Entry> due_;
   std::vector<Entry> crossers_;  // plan_running's scratch
+  std::vector<std::int64_t> slot_counts_;  // lazy decodes per wheel slot
 };
 
 }  // namespace servesim

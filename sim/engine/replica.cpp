@@ -71,7 +71,8 @@ Replica::Replica(Simulator& sim, int pool_index, int replica_index, const Engine
       listener_(listener),
       max_context_tokens_(max_context_tokens),
       lazy_(kv_, pool_index),
-      lazy_enabled_(scheduler_->keeps_decodes_lazy() && !config.speculative.enabled) {}
+      lazy_enabled_(scheduler_->keeps_decodes_lazy() && !config.speculative.enabled),
+      runs_enabled_(lazy_enabled_) {}
 
 SameTimeOrder Replica::step_end_order() const {
   // Pools in order, replicas in order within a pool (docs/ARCHITECTURE.md, "Conventions").
@@ -88,6 +89,7 @@ void Replica::submit(RequestState& r) {
   if (const char* why = apply_context_limit(r)) return reject(r, why);  // or truncates it
   if (kv_.blocks_for(r.max_kv_tokens()) > kv_.total_blocks()) return reject(r, "exceeds_kv_capacity");
   if (const char* why = scheduler_->cannot_ever_schedule(r, config_)) return reject(r, why);
+  interrupt_decode_run();  // the stretch is quiet no more: its step in flight is its last
   r.status = RequestStatus::waiting;
   waiting_.push_back(&r);
   note_load_change();  // maybe_start_step returns at once while a step runs
@@ -98,6 +100,7 @@ void Replica::maybe_start_step() {
   if (busy_) return;
   plan_.clear();
   if (lazy_enabled_) lazy_.make_due_explicit();  // last tokens, blocks to register
+  if (runs_enabled_ && start_decode_run()) return;  // a quiet stretch as one event (decode_run.cpp)
   SchedulerState state{waiting_, running_, kv_, scheduling_config(), &swap_, &scratch_,
                        lazy_enabled_ ? &lazy_ : nullptr};
   const std::size_t running_before = running_.size();
@@ -117,10 +120,16 @@ void Replica::maybe_start_step() {
     return;
   }
   const Tick now = sim_.now();
+  const StepCost cost = begin_step(now, nullptr);
+  for (const auto& observe : step_observers_) observe(replica_index_, now, plan_, cost);
+  sim_.schedule_in(cost.total_ns, [this] { on_step_end(); }, WarmUp{&Replica::warm_step_end, this}, step_end_order());
+}
+
+StepCost Replica::begin_step(Tick now, const StepCost* priced) {
   // CPU overheads, swap, speculation (plan_ parts); marks first steps (the listener's
   // on_first_scheduled) and counts the work for account_step_start.
   const Tick extra_ns = prepare_step(now);
-  StepCost cost = cost_model_->step_cost(plan_.shape);
+  StepCost cost = priced ? *priced : cost_model_->step_cost(plan_.shape);
   SS_ASSERT(cost.total_ns >= 1, "a step must take time");
   cost.total_ns += extra_ns;
   split_ = account_step_start(plan_, now, cost.total_ns, extra_ns, cost, *cost_model_);
@@ -132,8 +141,7 @@ void Replica::maybe_start_step() {
   busy_ = true;
   step_start_ns_ = now;
   note_load_change();
-  for (const auto& observe : step_observers_) observe(replica_index_, now, plan_, cost);
-  sim_.schedule_in(cost.total_ns, [this] { on_step_end(); }, WarmUp{&Replica::warm_step_end, this}, step_end_order());
+  return cost;
 }
 
 // With many replicas a request's state is cold by its step's end (every other replica
@@ -166,11 +174,7 @@ void Replica::warm_step_end(const void* replica, int stage) {
 
 void Replica::on_step_end() {
   const Tick now = sim_.now();
-  busy_ = false;
-  stats_.steps += 1;
-  stats_.busy_ns += now - step_start_ns_;
-  SS_ASSERT(now - step_start_ns_ == split_.total_ns, "a step ended at another time than it was priced for");
-  if (lazy_enabled_) lazy_.charge_step_end(split_, now, metrics_);  // the lazy decodes' tokens and gaps
+  end_step_counts(now);
   bool any_finished = false;
   ItlRun itl;
   itl.hint = &itl_hint_;
@@ -218,19 +222,17 @@ void Replica::on_step_end() {
       if (lazy_.eligible(*c.request)) lazy_.make_lazy(*c.request);
   }
   if (any_finished) {
-    // Compact in place so running order (which is the preemption order) is kept. The
-    // finished requests are this step's explicit ones: found by address, so that the lazy
-    // decodes are not visited.
-    finished_.clear();
-    for (const auto& c : plan_.chunks)
-      if (c.request->status == RequestStatus::finished) finished_.push_back(c.request);
-    std::sort(finished_.begin(), finished_.end());
+    // Compact in place so running order (which is the preemption order) is kept.
     std::vector<RequestState*>& done = done_;
-    auto keep = std::stable_partition(running_.begin(), running_.end(), [this](RequestState* r) {
-      return !std::binary_search(finished_.begin(), finished_.end(), r);
-    });
-    done.assign(keep, running_.end());
-    running_.erase(keep, running_.end());
+    if (lazy_enabled_) {
+      remove_finished_by_seq(done);
+    } else {
+      auto keep = std::stable_partition(running_.begin(), running_.end(), [](RequestState* r) {
+        return r->status != RequestStatus::finished;
+      });
+      done.assign(keep, running_.end());
+      running_.erase(keep, running_.end());
+    }
     for (RequestState* r : done) {
       if (lazy_enabled_) lazy_.note_left_running(*r);
       if (r->num_output_done < r->spec.output_tokens && r->spec.output_tokens > 0) {
@@ -243,6 +245,35 @@ void Replica::on_step_end() {
     }
   }
   maybe_start_step();
+}
+
+void Replica::remove_finished_by_seq(std::vector<RequestState*>& done) {
+  // The finished requests are explicit chunks of this step, and running_ is in running_seq
+  // order: each is found by a binary search, so the lazy decodes are not visited.
+  done.clear();
+  for (const auto& c : plan_.chunks)
+    if (c.request->status == RequestStatus::finished) done.push_back(c.request);
+  std::sort(done.begin(), done.end(),
+            [](const RequestState* a, const RequestState* b) { return a->running_seq < b->running_seq; });
+  std::size_t out = 0, from = 0;
+  for (const RequestState* r : done) {
+    const auto at = std::lower_bound(running_.begin() + static_cast<std::ptrdiff_t>(from), running_.end(), r->running_seq,
+                                     [](const RequestState* x, std::int64_t seq) { return x->running_seq < seq; });
+    SS_ASSERT(at != running_.end() && *at == r, "a finished request is not in the running list");
+    const auto i = static_cast<std::size_t>(at - running_.begin());
+    for (; from < i; ++from) running_[out++] = running_[from];
+    from = i + 1;
+  }
+  for (; from < running_.size(); ++from) running_[out++] = running_[from];
+  running_.resize(out);
+}
+
+void Replica::end_step_counts(Tick now) {
+  busy_ = false;
+  stats_.steps += 1;
+  stats_.busy_ns += now - step_start_ns_;
+  SS_ASSERT(now - step_start_ns_ == split_.total_ns, "a step ended at another time than it was priced for");
+  if (lazy_enabled_) lazy_.charge_step_end(split_, now, metrics_);  // the lazy decodes' tokens and gaps
 }
 
 void Replica::finish(RequestState& r) {
@@ -272,6 +303,7 @@ bool Replica::withdraw_unscheduled(RequestState& r, const char* reason) {
 }
 
 void Replica::for_each_request(const std::function<void(RequestState&)>& fn) {
+  catch_up();
   for (RequestState* r : running_) {
     lazy_.sync(*r);  // its counters up to date
     fn(*r);

@@ -46,6 +46,9 @@ struct ReplicaStats {
   Tick draft_ns = 0;      // speculative decoding's draft passes
   std::int64_t spec_accepted_tokens = 0;  // extra tokens emitted by speculation
   std::int64_t lazy_decode_tokens = 0;    // decode tokens of lazy decodes (lazy_decodes.h)
+  std::int64_t decode_runs = 0;           // quiet stretches run as one event (decode_run.cpp)
+  std::int64_t decode_run_steps = 0;      // steps of those stretches
+  std::int64_t decode_run_priced_steps = 0;  // steps priced for them (the rest were cut off)
   // Utilisation by phase (docs/metrics.md): step time split into prefill and decode parts
   // (StepSplit, overheads spread in proportion) and the work per GPU each part did.
   double prefill_time_ns = 0, decode_time_ns = 0;
@@ -86,6 +89,18 @@ class Replica {
   }
   // Calls fn on every request still inside (for end-of-run accounting).
   void for_each_request(const std::function<void(RequestState&)>& fn);
+  // A quiet stretch of decode steps runs as one event (decode_run.cpp): its steps up to
+  // the event being run are applied when something reads the replica's KV cache, its
+  // stats or its requests. Call before such a read from outside the replica (a router's
+  // KV usage or prefix lookup, the end of the run); cheap when no stretch runs.
+  void catch_up();
+  // Every step its own event from now on (for tests: results are the same either way).
+  void keep_no_decode_runs() {
+    catch_up();
+    SS_ASSERT(!in_run_, "decode runs are switched off between runs");
+    runs_enabled_ = false;
+  }
+  bool runs_decode_runs() const { return runs_enabled_; }
 
   // preemption_mode swap: host memory of `capacity_blocks` KV blocks, and what one KV token
   // costs to move (bytes per GPU, over a host link of bytes/s per GPU). Without this call
@@ -106,6 +121,7 @@ class Replica {
   // Every decode visited in every step from now on (lazy_decodes.h; the results are the
   // same either way: tests compare the two paths).
   void keep_no_decodes_lazy() {
+    keep_no_decode_runs();
     lazy_.make_all_explicit(running_);
     lazy_enabled_ = false;
   }
@@ -123,6 +139,28 @@ class Replica {
   // Where this replica's step ends stand among the events of their nanosecond: before
   // every plain event, after the step ends of replicas before it (event_queue.h).
   SameTimeOrder step_end_order() const;
+  // From prepare_step to the load mark: the step in plan_ starts now, priced `priced` (the
+  // cost model's price of plan_.shape) or, when null, by the cost model. Returns its cost,
+  // extras included.
+  StepCost begin_step(Tick now, const StepCost* priced);
+  // The step's finished requests taken out of running_ (kept in order) into `done`, in
+  // running order, without visiting the others (lazy decodes).
+  void remove_finished_by_seq(std::vector<RequestState*>& done);
+  // The step's end up to the lazy decodes' part: counts, busy time, their tokens and gaps.
+  void end_step_counts(Tick now);
+  // Decode runs (decode_run.cpp). start_decode_run: at a step boundary where every running
+  // request is lazy and none waits, plans the coming quiet steps as one event and starts
+  // the first; false when there are fewer than two.
+  bool start_decode_run();
+  // Applies the run's steps whose ends come before the event being run.
+  void apply_run_steps();
+  // Starts the run's step run_step_ as maybe_start_step would; its start time.
+  void start_quiet_step();
+  Tick step_start_of_run_step() const;
+  // A submit: the step in flight becomes the run's last.
+  void interrupt_decode_run();
+  // The event at the run's last step end.
+  void end_decode_run();
   void on_step_end();
   // WarmUp hint of the step-end event: prefetches what on_step_end reads first.
   static void warm_step_end(const void* replica, int stage);
@@ -170,6 +208,13 @@ class Replica {
   // Steady decodes advanced as a count (lazy_decodes.h), where the policy allows it.
   LazyDecodes lazy_;
   bool lazy_enabled_ = false;
+  // Decode runs: a quiet stretch of steps, priced when it starts (decode_run.cpp).
+  bool runs_enabled_ = false;
+  bool in_run_ = false;
+  std::vector<StepCost> run_costs_;  // the cost model's price of each step of the run
+  std::vector<Tick> run_ends_;       // each step's end, extras included
+  std::size_t run_step_ = 0;         // the run's step in flight
+  EventHandle run_event_;            // at run_ends_.back()
   SwapSpace swap_;
   double swap_bytes_per_token_ = 0;
   double host_link_bytes_per_s_ = 0;
@@ -182,7 +227,6 @@ class Replica {
   // Buffers kept between steps so that a step does not allocate.
   std::vector<RequestState*> scratch_;  // the scheduler's copy of running_
   std::vector<RequestState*> done_;     // requests leaving at a step's end
-  std::vector<RequestState*> finished_; // the same, sorted by address
   QuantileSketch::IndexHint itl_hint_;  // the bucket of this replica's last explicit gap
 };
 

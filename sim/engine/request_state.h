@@ -74,6 +74,7 @@ struct alignas(64) RequestState {
     std::int64_t sync_step = 0;
     Tick own_ns = 0, rest_ns = 0, extra_ns = 0;
     std::int64_t gpu_units = 0;
+    int wheel_slot = 0;  // its slot in the owner's wheel (steps at which it starts a block)
   } lazy;
 
   // Known tokens: the prompt and every output token already sampled. The last output

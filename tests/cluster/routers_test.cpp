@@ -73,6 +73,8 @@ TEST_CASE("with stale load least-outstanding herds a burst onto one replica unti
     Quiet listener;
     const PoolConfig config = test::constant_pool("main", 4, 10 * kNsPerMs);
     Pool pool(sim, 0, config, "least-outstanding", 1, metrics, listener, staleness_ns);
+    // Every step its own event, so that events count steps (decode runs join them).
+    for (auto& replica : pool.replicas()) replica->keep_no_decode_runs();
     std::vector<RequestState> requests(7);
     for (std::size_t i = 0; i < requests.size(); ++i) {
       requests[i].spec.id = i;

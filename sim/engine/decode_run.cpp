@@ -1,0 +1,115 @@
+// Decode runs (docs/performance.md, "Decode runs"; issue 9): a replica whose running
+// requests are all lazy decodes and which has nothing waiting goes through steps that all
+// look alike -- every lazy decode computes one token, the lazy decodes that reach a block
+// boundary get a new block, and nothing else happens -- until one of them is due (its last
+// token, a block to register) or a request arrives. Such a quiet stretch is priced when it
+// starts and scheduled as one event at its last step's end; its steps are applied, one by
+// one and exactly as the step-by-step path would, when that event comes or when something
+// outside reads or changes the replica first (a submit, a router that reads KV usage or
+// the prefix cache, the end of the run). A submit makes the step in flight the run's last.
+//
+// Why this gives the step-by-step results: at one nanosecond a replica's step ends run in
+// replica order before any other event (SameTimeOrder), so whether a step of the run has
+// ended when another event runs depends only on the two events' times and places, which
+// apply_run_steps compares; no step of the run changes anything another replica or the
+// cluster reads, except the metrics' inter-token gaps (order-independent sketches) and
+// the replica's KV cache (caught up before a read). tests/engine/lazy_decodes_test.cpp
+// compares whole runs with decode runs, with lazy decodes only, and step by step.
+#include "sim/core/assert.h"
+#include "sim/engine/replica.h"
+
+namespace servesim {
+namespace {
+
+// Longest stretch priced at once: a submit cuts a run short, and the steps priced past the
+// cut are thrown away (docs/performance.md measures the share).
+constexpr std::int64_t kMostRunSteps = 64;
+
+}  // namespace
+
+bool Replica::start_decode_run() {
+  const auto count = lazy_.count();
+  if (!waiting_.empty() || count == 0 || count != static_cast<std::int64_t>(running_.size())) return false;
+  // A policy's whole-step check (sched::schedule_running_whole) at its strictest.
+  if (count > config_.max_batched_tokens) return false;
+  const std::int64_t steps = lazy_.quiet_steps(kMostRunSteps);
+  if (steps < 2) return false;
+  // Each quiet step: `count` decodes over a context that grows by `count` tokens a step,
+  // plus prepare_step's extras (per step, and per token sampled; nobody starts, nothing
+  // is swapped, no speculation where decodes are lazy).
+  const EngineOverheads& o = config_.overheads;
+  const Tick extra_ns = o.per_step_ns + o.per_token_ns * count;
+  BatchShape shape;
+  shape.decode_seqs = count;
+  Tick at = sim_.now();
+  run_costs_.resize(static_cast<std::size_t>(steps));
+  run_ends_.resize(static_cast<std::size_t>(steps));
+  for (std::size_t k = 0; k < run_costs_.size(); ++k) {
+    shape.decode_context_sum = lazy_.context_sum() + static_cast<std::int64_t>(k) * count;
+    run_costs_[k] = cost_model_->step_cost(shape);
+    SS_ASSERT(run_costs_[k].total_ns >= 1, "a step must take time");
+    at += run_costs_[k].total_ns + extra_ns;
+    run_ends_[k] = at;
+  }
+  in_run_ = true;
+  run_step_ = 0;
+  stats_.decode_runs += 1;
+  stats_.decode_run_priced_steps += steps;
+  start_quiet_step();
+  run_event_ = sim_.schedule_at(run_ends_.back(), [this] { end_decode_run(); }, WarmUp{&Replica::warm_step_end, this},
+                                step_end_order());
+  return true;
+}
+
+void Replica::start_quiet_step() {
+  // maybe_start_step with the plan the policy would make: the lazy decodes alone.
+  const Tick now = step_start_of_run_step();
+  plan_.clear();
+  lazy_.plan_quiet_step(plan_);
+  note_load_change();
+  const StepCost cost = begin_step(now, &run_costs_[run_step_]);
+  stats_.decode_run_steps += 1;
+  SS_ASSERT(now + cost.total_ns == run_ends_[run_step_], "a quiet step took other than its run planned");
+}
+
+Tick Replica::step_start_of_run_step() const {
+  return run_step_ == 0 ? sim_.now() : run_ends_[run_step_ - 1];
+}
+
+void Replica::apply_run_steps() {
+  if (!in_run_) return;
+  const Tick now = sim_.now();
+  const std::uint64_t current = sim_.current_order();
+  const std::uint64_t mine = step_end_order().value;
+  // Every step end before the event being run has happened: earlier, or at the same
+  // nanosecond and before it in SameTimeOrder. The last step's end is the run's event.
+  while (run_step_ + 1 < run_ends_.size()) {
+    const Tick end = run_ends_[run_step_];
+    if (end > now || (end == now && mine >= current)) break;
+    end_step_counts(end);  // on_step_end of a step without explicit chunks
+    ++run_step_;
+    start_quiet_step();
+  }
+}
+
+void Replica::catch_up() { apply_run_steps(); }
+
+void Replica::interrupt_decode_run() {
+  if (!in_run_) return;
+  apply_run_steps();
+  if (run_step_ + 1 == run_ends_.size()) return;  // the step in flight is the last already
+  run_ends_.resize(run_step_ + 1);
+  run_costs_.resize(run_step_ + 1);
+  sim_.cancel(run_event_);
+  run_event_ = sim_.schedule_at(run_ends_.back(), [this] { end_decode_run(); }, WarmUp{&Replica::warm_step_end, this},
+                                step_end_order());
+}
+
+void Replica::end_decode_run() {
+  apply_run_steps();  // every step but the last
+  SS_ASSERT(run_step_ + 1 == run_ends_.size(), "a decode run ended before its last step");
+  in_run_ = false;
+  on_step_end();
+}
+
+}  // namespace servesim
