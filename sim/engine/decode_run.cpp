@@ -39,6 +39,7 @@ bool Replica::start_decode_run() {
   // is swapped, no speculation where decodes are lazy).
   const EngineOverheads& o = config_.overheads;
   const Tick extra_ns = o.per_step_ns + o.per_token_ns * count;
+  run_extra_ns_ = extra_ns;
   BatchShape shape;
   shape.decode_seqs = count;
   Tick at = sim_.now();
@@ -83,13 +84,34 @@ void Replica::apply_run_steps() {
   const std::uint64_t mine = step_end_order().value;
   // Every step end before the event being run has happened: earlier, or at the same
   // nanosecond and before it in SameTimeOrder. The last step's end is the run's event.
-  while (run_step_ + 1 < run_ends_.size()) {
-    const Tick end = run_ends_[run_step_];
-    if (end > now || (end == now && mine >= current)) break;
-    end_step_counts(end);  // on_step_end of a step without explicit chunks
-    ++run_step_;
-    start_quiet_step();
-  }
+  const auto ended = [&](std::size_t k) {
+    return k + 1 < run_ends_.size() && (run_ends_[k] < now || (run_ends_[k] == now && mine < current));
+  };
+  if (!ended(run_step_)) return;
+  end_step_counts(run_ends_[run_step_]);  // on_step_end of a step without explicit chunks
+  ++run_step_;
+  // The steps that start and end before the event: their effects only (plan_ and split_
+  // describe the step in flight, started last).
+  for (; ended(run_step_); ++run_step_) apply_quiet_step();
+  start_quiet_step();
+}
+
+void Replica::apply_quiet_step() {
+  // start_quiet_step and end_step_counts in one, for a step that is not left in flight.
+  const Tick start = run_ends_[run_step_ - 1], end = run_ends_[run_step_];
+  const StepCost& cost = run_costs_[run_step_];
+  const std::int64_t count = lazy_.count();
+  lazy_.start_quiet_step();                 // its new blocks (plan_quiet_step, without a plan)
+  stats_.overhead_ns += run_extra_ns_;      // prepare_step: per step and per token sampled
+  const StepSplit split = split_step(count, 0, end - start, run_extra_ns_, cost, nullptr);
+  lazy_.charge_step_start(split.decode_units, start);
+  stats_.lazy_decode_tokens += count;
+  note_utilisation(split);
+  note_load_change();
+  stats_.decode_run_steps += 1;
+  stats_.steps += 1;                         // end_step_counts
+  stats_.busy_ns += end - start;
+  lazy_.charge_step_end(split, end, metrics_);
 }
 
 void Replica::catch_up() { apply_run_steps(); }

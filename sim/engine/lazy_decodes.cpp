@@ -91,7 +91,7 @@ void LazyDecodes::make_lazy(RequestState& r) {
   }
   const std::int64_t crossing = steps_ended_ + (r.num_blocks * bs - r.num_computed_tokens);
   SS_ASSERT(crossing >= steps_ended_, "a decode holds fewer blocks than its computed tokens need");
-  r.lazy.wheel_slot = static_cast<int>(crossing % bs);
+  r.lazy.wheel_slot = static_cast<int>(slot_of(crossing));
   ++slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)];
   auto& slot = wheel_[static_cast<std::size_t>(r.lazy.wheel_slot)];
   // Kept in running order (the key of a wheel entry is its next crossing; order by seq).
@@ -182,7 +182,7 @@ void LazyDecodes::make_due_explicit() {
 
 void LazyDecodes::take_crossers() {
   // The lazy decodes that start a new block in this step, in running order.
-  std::vector<Entry>& slot = wheel_[static_cast<std::size_t>(steps_ended_ % kv_.block_size())];
+  std::vector<Entry>& slot = wheel_[slot_of(steps_ended_)];
   crossers_.clear();
   std::size_t kept = 0;
   for (const Entry& e : slot) {
@@ -193,10 +193,13 @@ void LazyDecodes::take_crossers() {
   slot.resize(kept);
 }
 
-void LazyDecodes::add_count_to_plan(StepPlan& plan) {
-  // Their next crossing is a block later.
-  for (Entry& e : wheel_[static_cast<std::size_t>(steps_ended_ % kv_.block_size())])
+void LazyDecodes::advance_crossers() {
+  // Their next new block is a block later.
+  for (Entry& e : wheel_[slot_of(steps_ended_)])
     if (e.key == steps_ended_) e.key += kv_.block_size();
+}
+
+void LazyDecodes::add_count_to_plan(StepPlan& plan) {
   plan.lazy_decodes = count_;
   plan.lazy_context_sum = context_sum_;
   plan.shape.decode_seqs += count_;
@@ -235,6 +238,7 @@ bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& 
     if (use_budget) budget -= n;
   }
   for (; c < crossers_.size(); ++c) kv_.append_blocks(*crossers_[c].request, 1);
+  advance_crossers();
   add_count_to_plan(plan);
   if (use_budget) budget -= count_;
   return true;
@@ -247,19 +251,23 @@ std::int64_t LazyDecodes::quiet_steps(std::int64_t most) {
   if (most <= 0) return 0;
   // While the free blocks cover every new block the stretch starts: a slot's lazy decodes
   // all start one at the steps of its residue (their next crossing is the slot's next).
-  const std::int64_t bs = kv_.block_size();
   std::int64_t free = kv_.free_blocks();
   for (std::int64_t k = 0; k < most; ++k) {
-    free -= slot_counts_[static_cast<std::size_t>((steps_ended_ + k) % bs)];
+    free -= slot_counts_[slot_of(steps_ended_ + k)];
     if (free < 0) return k;
   }
   return most;
 }
 
-void LazyDecodes::plan_quiet_step(StepPlan& plan) {
+void LazyDecodes::start_quiet_step() {
   SS_ASSERT(!in_step_ && explicit_.empty() && count_ > 0, "a quiet step is all lazy decodes");
   take_crossers();
   for (const Entry& e : crossers_) kv_.append_blocks(*e.request, 1);
+  advance_crossers();
+}
+
+void LazyDecodes::plan_quiet_step(StepPlan& plan) {
+  start_quiet_step();
   add_count_to_plan(plan);
 }
 

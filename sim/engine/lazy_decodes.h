@@ -80,6 +80,8 @@ class LazyDecodes {
   std::int64_t quiet_steps(std::int64_t most);
   // plan_running's result for such a step, without a policy: the new blocks, the count.
   void plan_quiet_step(StepPlan& plan);
+  // The same for a step whose plan nobody reads: the new blocks only.
+  void start_quiet_step();
   // At the start of the step the plan describes (REQUIRES: every lazy decode is in it):
   // `decode_units` is each decode's GPU-time share, `start_ns` the step's start.
   void charge_step_start(std::int64_t decode_units, Tick start_ns);
@@ -101,12 +103,21 @@ class LazyDecodes {
   void insert_explicit(RequestState& request);
   // Fills crossers_ with the lazy decodes that start a new block in the coming step.
   void take_crossers();
-  // The lazy decodes join `plan` as a count; the crossers' next new block is a block later.
+  // The crossers' next new block is a block later.
+  void advance_crossers();
+  // The lazy decodes join `plan` as a count.
   void add_count_to_plan(StepPlan& plan);
   void erase_explicit(const RequestState& request);
   // The first step (count of ended steps at its start) at which the lazy request must be
   // explicit, or -1: its last token, or a completed block with a hash to register then.
   std::int64_t due_step(const RequestState& request) const;
+  // The wheel slot of a step: step mod block_size (a mask for the usual powers of two:
+  // this runs every step, and a division by a variable is some 40 cycles).
+  std::size_t slot_of(std::int64_t step) const {
+    const auto bs = static_cast<std::uint64_t>(kv_.block_size());
+    const auto s = static_cast<std::uint64_t>(step);
+    return static_cast<std::size_t>((bs & (bs - 1)) == 0 ? s & (bs - 1) : s % bs);
+  }
   // Largest inter-token gap of the steps ended after step `after`.
   Tick max_gap_after(std::int64_t after) const;
 

@@ -156,6 +156,8 @@ class Replica {
   void apply_run_steps();
   // Starts the run's step run_step_ as maybe_start_step would; its start time.
   void start_quiet_step();
+  // Applies the run's step run_step_, start and end, leaving plan_ and split_ alone.
+  void apply_quiet_step();
   Tick step_start_of_run_step() const;
   // A submit: the step in flight becomes the run's last.
   void interrupt_decode_run();
@@ -213,6 +215,7 @@ class Replica {
   bool in_run_ = false;
   std::vector<StepCost> run_costs_;  // the cost model's price of each step of the run
   std::vector<Tick> run_ends_;       // each step's end, extras included
+  Tick run_extra_ns_ = 0;            // each step's extras (prepare_step's overheads)
   std::size_t run_step_ = 0;         // the run's step in flight
   EventHandle run_event_;            // at run_ends_.back()
   SwapSpace swap_;

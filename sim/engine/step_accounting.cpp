@@ -57,16 +57,15 @@ void account_gap(RequestState& r, Tick now) {
   }
 }
 
-StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick extra_ns, const StepCost& cost,
-                             const CostModel& cost_model) {
+StepSplit split_step(std::int64_t decode_chunks, std::int64_t prefill_tokens, Tick total_ns, Tick extra_ns,
+                     const StepCost& cost, const StepCost* decode_alone) {
   StepSplit split;
   split.total_ns = total_ns;
   split.extra_ns = extra_ns;
   const Tick model_ns = total_ns - extra_ns;
   SS_ASSERT(model_ns >= 1 && extra_ns >= 0, "a step's model time must be positive");
-  for (RequestState* v : plan.preempted) account_gap(*v, now);
-  split.decode_chunks = plan.decode_work_chunks;
-  split.prefill_tokens = plan.prefill_work_tokens;
+  split.decode_chunks = decode_chunks;
+  split.prefill_tokens = prefill_tokens;
   // Decode part: the whole model time in a pure decode step, none in a pure prefill step,
   // and in a mixed step what the decodes would have cost alone; prefills own the rest.
   if (split.prefill_tokens == 0) {
@@ -74,23 +73,35 @@ StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick
     split.decode_flops = cost.flops;
     split.decode_bytes = cost.bytes;
   } else if (split.decode_chunks > 0) {
-    const StepCost alone = decode_only_cost(plan, cost_model);
-    split.decode_ns = std::min(model_ns, alone.total_ns);
-    split.decode_flops = std::min(cost.flops, alone.flops);
-    split.decode_bytes = std::min(cost.bytes, alone.bytes);
+    SS_ASSERT(decode_alone != nullptr, "a mixed step's split needs the decodes' cost alone");
+    split.decode_ns = std::min(model_ns, decode_alone->total_ns);
+    split.decode_flops = std::min(cost.flops, decode_alone->flops);
+    split.decode_bytes = std::min(cost.bytes, decode_alone->bytes);
   }
   split.prefill_ns = model_ns - split.decode_ns;
   split.prefill_flops = cost.flops - split.decode_flops;
   split.prefill_bytes = cost.bytes - split.decode_bytes;
-
-  // GPU-time shares: prefill time by new tokens, decode time evenly per decode, each scaled
-  // so the step's shares sum to its whole time (extra included).
+  // Every decode of the step gets the same share of its whole time (extra included), in
+  // GpuTimeShares units.
   const double scale = static_cast<double>(total_ns) / static_cast<double>(model_ns);
-  // Every decode of the step gets the same share, in GpuTimeShares units.
   split.decode_units =
       split.decode_chunks > 0
           ? GpuTimeShares::units_from_ns(static_cast<double>(split.decode_ns) / static_cast<double>(split.decode_chunks) * scale)
           : 0;
+  return split;
+}
+
+StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick extra_ns, const StepCost& cost,
+                             const CostModel& cost_model) {
+  for (RequestState* v : plan.preempted) account_gap(*v, now);
+  StepCost alone;
+  const bool mixed = plan.prefill_work_tokens > 0 && plan.decode_work_chunks > 0;
+  if (mixed) alone = decode_only_cost(plan, cost_model);
+  const StepSplit split =
+      split_step(plan.decode_work_chunks, plan.prefill_work_tokens, total_ns, extra_ns, cost, mixed ? &alone : nullptr);
+  // GPU-time shares: prefill time by new tokens, decode time evenly per decode, each scaled
+  // so the step's shares sum to its whole time (extra included).
+  const double scale = static_cast<double>(total_ns) / static_cast<double>(total_ns - extra_ns);
   // One visit per chunk: its interval since its last mark, then its share.
   for (const auto& c : plan.chunks) {
     RequestState& r = *c.request;

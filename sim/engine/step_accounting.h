@@ -38,6 +38,11 @@ inline bool is_decode_work(const ScheduledChunk& c) { return !c.request->in_pref
 // plan.prefill_work_tokens must be set (Replica::prepare_step counts them).
 StepSplit account_step_start(const StepPlan& plan, Tick now_ns, Tick total_ns, Tick extra_ns, const StepCost& cost,
                              const CostModel& cost_model);
+// The split alone (account_step_start's first part): `cost` is the model's price of the
+// step, `decode_alone` that of its decode work alone, needed when it has both decode
+// chunks and prefill tokens.
+StepSplit split_step(std::int64_t decode_chunks, std::int64_t prefill_tokens, Tick total_ns, Tick extra_ns,
+                     const StepCost& cost, const StepCost* decode_alone);
 // At the step's end, for each of its chunks before the chunk's tokens are emitted: gives
 // the step's time to the request's parts (own compute, batch share or interference,
 // overhead, or preemption). Inline: Replica::on_step_end calls it in its own loop over the

@@ -53,7 +53,16 @@ struct GpuTimeShares {
   std::int64_t cached_units = 0;   // attention reading the KV of its prefix-cache hits
   std::int64_t decode_units = 0;   // its share of the decode steps
   // A share of `ns` (a fraction of a step), rounded to the nearest unit.
-  static std::int64_t units_from_ns(double ns) { return static_cast<std::int64_t>(std::llround(ns * kUnitsPerNs)); }
+  // (llround, inline for the usual 0 <= units < 2^53, as ticks_from_seconds: every step
+  // rounds one.)
+  static std::int64_t units_from_ns(double ns) {
+    const double units = ns * kUnitsPerNs;
+    if (units >= 0.0 && units < 9007199254740992.0) {
+      const auto whole = static_cast<std::int64_t>(units);
+      return units - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
+    }
+    return static_cast<std::int64_t>(std::llround(units));
+  }
   static double ns_from_units(std::int64_t units) { return static_cast<double>(units) / kUnitsPerNs; }
   double prefill_ns() const { return ns_from_units(prefill_units); }
   double cached_ns() const { return ns_from_units(cached_units); }
