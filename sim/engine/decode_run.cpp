@@ -22,8 +22,10 @@ namespace servesim {
 namespace {
 
 // Longest stretch priced at once: a submit cuts a run short, and the steps priced past the
-// cut are thrown away (docs/performance.md measures the share).
-constexpr std::int64_t kMostRunSteps = 64;
+// cut are thrown away, while a longer run spares events. 16 gave the fewest instructions
+// of 8, 16, 24, 32 and 64 at light load (docs/performance.md), busy load being flat; a
+// quiet stretch longer than that is run as several.
+constexpr std::int64_t kMostRunSteps = 16;
 
 }  // namespace
 
