@@ -113,10 +113,13 @@ void Replica::apply_quiet_step() {
   stats_.decode_run_steps += 1;
   stats_.steps += 1;                         // end_step_counts
   stats_.busy_ns += end - start;
-  lazy_.charge_step_end(split, end, metrics_);
+  lazy_.charge_step_end(split, end);
 }
 
-void Replica::catch_up() { apply_run_steps(); }
+void Replica::catch_up() {
+  apply_run_steps();
+  lazy_.flush_gaps();  // the metrics may be read next
+}
 
 void Replica::interrupt_decode_run() {
   if (!in_run_) return;

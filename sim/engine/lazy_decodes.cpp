@@ -77,6 +77,7 @@ Tick LazyDecodes::max_gap_after(std::int64_t after) const {
 void LazyDecodes::make_lazy(RequestState& r) {
   SS_ASSERT(!in_step_ && eligible(r), "only a steady decode between steps can become lazy");
   erase_explicit(r);
+  flush_gaps();  // the held-back gaps are those of the lazy set before this one joins
   r.lazy = RequestState::LazySync{this, next_serial_++, steps_ended_, own_ns_, rest_ns_, extra_ns_, gpu_units_, 0};
   ++count_;
   context_sum_ += r.num_computed_tokens;
@@ -136,6 +137,7 @@ void LazyDecodes::sync(RequestState& r) {
 
 void LazyDecodes::make_explicit(RequestState& r) {
   SS_ASSERT(r.lazy.owner == this, "making explicit a request that is not lazy here");
+  flush_gaps();
   sync(r);
   --count_;
   context_sum_ -= r.num_computed_tokens;
@@ -152,6 +154,7 @@ void LazyDecodes::make_explicit(RequestState& r) {
 
 void LazyDecodes::make_all_explicit(const std::vector<RequestState*>& running) {
   if (count_ == 0) return;
+  flush_gaps();
   explicit_.clear();
   for (RequestState* r : running) {
     if (r->lazy.owner == this) {
@@ -277,7 +280,14 @@ void LazyDecodes::charge_step_start(std::int64_t decode_units, Tick start_ns) {
   in_step_ = true;
 }
 
-void LazyDecodes::charge_step_end(const StepSplit& split, Tick end_ns, MetricsRecorder& metrics) {
+void LazyDecodes::flush_gaps() {
+  if (pending_gaps_.empty()) return;
+  for (std::size_t cls = 0; cls < per_class_.size(); ++cls)
+    if (per_class_[cls] > 0) metrics_.record_itl_gaps(static_cast<int>(cls), pool_index_, pending_gaps_, per_class_[cls], &gap_hint_);
+  pending_gaps_.clear();
+}
+
+void LazyDecodes::charge_step_end(const StepSplit& split, Tick end_ns) {
   SS_ASSERT(in_step_ || count_ == 0, "a step left its lazy decodes out");
   ++steps_ended_;
   last_end_ns_ = end_ns;
@@ -290,8 +300,8 @@ void LazyDecodes::charge_step_end(const StepSplit& split, Tick end_ns, MetricsRe
   extra_ns_ += split.extra_ns;
   context_sum_ += count_;  // each computed one more token
   // Each emitted a token; its gap is the step (its previous token came at the step's start).
-  for (std::size_t cls = 0; cls < per_class_.size(); ++cls)
-    if (per_class_[cls] > 0) metrics.record_itl(static_cast<int>(cls), pool_index_, split.total_ns, per_class_[cls], &gap_hint_);
+  pending_gaps_.push_back(split.total_ns);
+  if (pending_gaps_.size() >= 256) flush_gaps();
   while (!gap_maxima_.empty() && gap_maxima_.back().second <= split.total_ns) gap_maxima_.pop_back();
   gap_maxima_.emplace_back(steps_ended_, split.total_ns);
 }

@@ -37,7 +37,8 @@ struct SchedulerState;
 
 class LazyDecodes {
  public:
-  LazyDecodes(KvCacheManager& kv, int pool_index) : kv_(kv), pool_index_(pool_index) {}
+  LazyDecodes(KvCacheManager& kv, MetricsRecorder& metrics, int pool_index)
+      : kv_(kv), metrics_(metrics), pool_index_(pool_index) {}
 
   std::int64_t count() const { return count_; }
   bool empty() const { return count_ == 0; }
@@ -86,8 +87,11 @@ class LazyDecodes {
   // `decode_units` is each decode's GPU-time share, `start_ns` the step's start.
   void charge_step_start(std::int64_t decode_units, Tick start_ns);
   // At the step's end: every lazy decode's increments, and its inter-token gap (the
-  // step) to the metrics, one weighted value per class.
-  void charge_step_end(const StepSplit& split, Tick end_ns, MetricsRecorder& metrics);
+  // step), which reaches the metrics with the next steps' while the lazy set is the same
+  // (flush_gaps: one batch per class).
+  void charge_step_end(const StepSplit& split, Tick end_ns);
+  // The gaps held back, to the metrics now (before the metrics are read).
+  void flush_gaps();
   // Lazy requests whose next step needs them explicit (last token, a block whose hash
   // must be registered that step): made explicit. Call before scheduling each step.
   void make_due_explicit();
@@ -122,6 +126,7 @@ class LazyDecodes {
   Tick max_gap_after(std::int64_t after) const;
 
   KvCacheManager& kv_;
+  MetricsRecorder& metrics_;
   int pool_index_;
   std::int64_t count_ = 0;
   std::int64_t context_sum_ = 0;
@@ -139,6 +144,9 @@ class LazyDecodes {
   // synced request's longest gap. Cleared when the lazy set empties.
   std::vector<std::pair<std::int64_t, Tick>> gap_maxima_;
   QuantileSketch::IndexHint gap_hint_;  // this replica's step gaps mostly share a bucket
+  // Gaps of the steps since the lazy set (per_class_) last changed, not yet given to the
+  // metrics: each class's lazy decodes had every one of them.
+  std::vector<Tick> pending_gaps_;
 
   // Explicit running requests in running order, by running_seq.
   std::vector<Entry> explicit_;

@@ -70,7 +70,7 @@ Replica::Replica(Simulator& sim, int pool_index, int replica_index, const Engine
       metrics_(metrics),
       listener_(listener),
       max_context_tokens_(max_context_tokens),
-      lazy_(kv_, pool_index),
+      lazy_(kv_, metrics, pool_index),
       lazy_enabled_(scheduler_->keeps_decodes_lazy() && !config.speculative.enabled),
       runs_enabled_(lazy_enabled_) {}
 
@@ -273,7 +273,7 @@ void Replica::end_step_counts(Tick now) {
   stats_.steps += 1;
   stats_.busy_ns += now - step_start_ns_;
   SS_ASSERT(now - step_start_ns_ == split_.total_ns, "a step ended at another time than it was priced for");
-  if (lazy_enabled_) lazy_.charge_step_end(split_, now, metrics_);  // the lazy decodes' tokens and gaps
+  if (lazy_enabled_) lazy_.charge_step_end(split_, now);  // the lazy decodes' tokens and gaps
 }
 
 void Replica::finish(RequestState& r) {

@@ -92,6 +92,28 @@ void ExactMoments::add(const ExactMoments& other) {
   SS_ASSERT((acc >> 64) == 0, "exact moments: sum of squares overflow");
 }
 
+void ExactMoments::add_sums(std::uint64_t n, U128 sum, U128 squares) {
+  ExactMoments m;
+  m.count_ = n;
+  m.sum_ = sum;
+  m.squares_[0] = static_cast<std::uint64_t>(squares);
+  m.squares_[1] = static_cast<std::uint64_t>(squares >> 64);
+  add(m);
+}
+
+void ExactMoments::add_scaled(const ExactMoments& other, std::uint64_t times) {
+  if (times == 0 || other.count_ == 0) return;
+  SS_ASSERT(other.count_ <= ((std::uint64_t{1} << 63) - 1 - count_) / times, "exact moments: count overflow");
+  ExactMoments m;
+  m.count_ = other.count_ * times;
+  m.sum_ = other.sum_ * times;
+  SS_ASSERT(m.sum_ / times == other.sum_, "exact moments: sum overflow");
+  const U256 squares = multiply(other.squares_, 3, times);
+  SS_ASSERT(squares.limb[3] == 0, "exact moments: sum of squares overflow");
+  for (int i = 0; i < 3; ++i) m.squares_[i] = squares.limb[i];
+  add(m);
+}
+
 long double ExactMoments::sum() const {
   return static_cast<long double>(static_cast<std::uint64_t>(sum_ >> 64)) * 18446744073709551616.0L +
          static_cast<long double>(static_cast<std::uint64_t>(sum_));

@@ -106,6 +106,68 @@ void QuantileSketch::add_to_both(QuantileSketch& a, QuantileSketch& b, double va
   b.add_with_index(value, count, index, hint);
 }
 
+void QuantileSketch::count_in_bucket(int index, std::int64_t count) {
+  if (index == kZeroBucket) {
+    zero_count_ += count;
+    return;
+  }
+  if (index < offset_ || index - offset_ >= static_cast<int>(counts_.size())) grow_to_cover(index);
+  counts_[static_cast<std::size_t>(index - offset_)] += count;
+}
+
+void QuantileSketch::add_all_to_both(QuantileSketch& a, QuantileSketch& b, const std::int64_t* values, std::size_t n,
+                                     std::int64_t count, IndexHint* hint) {
+  SS_ASSERT(a.alpha_ == b.alpha_, "sharing a bucket index between sketches of different accuracy");
+  SS_ASSERT(count >= 0, "sketch counts must be >= 0");
+  if (n == 0 || count == 0) return;
+  __extension__ using U128 = unsigned __int128;
+  // The values once: exact sums (values below 2^44, ~5 hours in ns, square into 88 bits;
+  // a batch holds at most 2^20 of them), min and max, and runs of one bucket.
+  ExactMoments once;
+  U128 sum = 0, squares = 0;
+  std::uint64_t in_sums = 0;
+  double lo = 0, hi = 0;
+  int run_index = 0;
+  std::int64_t run_length = 0;
+  const auto flush_run = [&] {
+    if (run_length == 0) return;
+    a.count_in_bucket(run_index, run_length * count);
+    b.count_in_bucket(run_index, run_length * count);
+  };
+  SS_ASSERT(n < (std::size_t{1} << 20), "too many values at once");
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t v = values[i];
+    SS_ASSERT(v >= 0, "sketch values must be >= 0");
+    const auto value = static_cast<double>(v);
+    if (i == 0 || value < lo) lo = value;
+    if (i == 0 || value > hi) hi = value;
+    const auto u = static_cast<std::uint64_t>(v);
+    if (u < (std::uint64_t{1} << 44)) {
+      sum += u;
+      squares += static_cast<U128>(u) * u;
+      ++in_sums;
+    } else {
+      once.add(u, 1);
+    }
+    const int index = value < kMinPositiveValue ? kZeroBucket : a.index_with_hint(value, hint);
+    if (run_length > 0 && index != run_index) {
+      flush_run();
+      run_length = 0;
+    }
+    run_index = index;
+    ++run_length;
+  }
+  flush_run();
+  once.add_sums(in_sums, sum, squares);
+  for (QuantileSketch* s : {&a, &b}) {
+    s->settle_pending();  // its own run of equal values first (exact: any order)
+    s->exact_.add_scaled(once, static_cast<std::uint64_t>(count));
+    s->min_ = s->count_ == 0 ? lo : std::min(s->min_, lo);
+    s->max_ = s->count_ == 0 ? hi : std::max(s->max_, hi);
+    s->count_ += static_cast<std::int64_t>(n) * count;
+  }
+}
+
 void QuantileSketch::add_with_index(double value, std::int64_t count, int& index, IndexHint* hint) {
   SS_ASSERT(value >= 0.0 && std::isfinite(value), "sketch values must be finite and >= 0");
   SS_ASSERT(count >= 0, "sketch counts must be >= 0");

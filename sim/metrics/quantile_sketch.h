@@ -43,6 +43,11 @@ class QuantileSketch {
   // when both need it, and not at all when `hint` has it. REQUIRES: equal relative accuracy.
   static void add_to_both(QuantileSketch& a, QuantileSketch& b, double value, std::int64_t count,
                           IndexHint* hint = nullptr);
+  // add_to_both(a, b, v, count, hint) for every v of `values` (integers >= 0), at once:
+  // the buckets, count, min, max and moments come out the same as adding them one by one
+  // (a replica's run of step gaps; the moments are order-independent for integers).
+  static void add_all_to_both(QuantileSketch& a, QuantileSketch& b, const std::int64_t* values, std::size_t n,
+                              std::int64_t count, IndexHint* hint = nullptr);
   // Afterwards this sketch equals one that had every value of both added to it (exactly
   // where the values are integers; else sum and variance up to floating-point rounding).
   // REQUIRES: other has the same relative accuracy.
@@ -79,6 +84,8 @@ class QuantileSketch {
   // The estimate of the value at 0-based integer rank `rank` in sorted order.
   double value_at_rank(std::int64_t rank) const;
   void grow_to_cover(int index);
+  // `count` more values in bucket `index` (kZeroBucket: the zero bucket), covered first.
+  void count_in_bucket(int index, std::int64_t count);
 
   double alpha_;
   double gamma_;

@@ -261,3 +261,41 @@ TEST_CASE("a reused bucket index is the computed one - at bucket edges too", "[m
   }
   CHECK(checked > 300000);
 }
+
+// A replica hands a run of step gaps to its class's and pool's sketches at once: the result
+// must be the sketches that got every gap, `count` times, one add after the other.
+TEST_CASE("adding a batch of values to both sketches equals adding them one by one", "[metrics]") {
+  std::mt19937_64 gen(21);
+  std::lognormal_distribution<double> gap(16.0, 0.4);
+  QuantileSketch a, b, one_a, one_b;
+  QuantileSketch::IndexHint hint, one_hint;
+  for (int round = 0; round < 300; ++round) {
+    std::vector<std::int64_t> values;
+    const std::size_t n = 1 + gen() % 40;
+    for (std::size_t i = 0; i < n; ++i) {
+      // Slowly growing gaps (a stretch of decode steps), a zero now and then, a huge one.
+      std::int64_t v = static_cast<std::int64_t>(gap(gen)) + static_cast<std::int64_t>(i) * 1000;
+      if (gen() % 97 == 0) v = 0;
+      if (gen() % 211 == 0) v = std::int64_t{1} << 50;
+      values.push_back(v);
+    }
+    const std::int64_t count = 1 + static_cast<std::int64_t>(gen() % 200);
+    QuantileSketch::add_all_to_both(a, b, values.data(), values.size(), count, &hint);
+    for (const std::int64_t v : values) QuantileSketch::add_to_both(one_a, one_b, static_cast<double>(v), count, &one_hint);
+    if (round % 7 == 0) {  // single adds in between, to one sketch only
+      const double w = std::round(gap(gen));
+      a.add(w, 3);
+      one_a.add(w, 3);
+    }
+  }
+  for (const auto& [got, want] : {std::pair{&a, &one_a}, std::pair{&b, &one_b}}) {
+    CHECK(got->count() == want->count());
+    CHECK(got->sum() == want->sum());
+    CHECK(got->mean() == want->mean());
+    CHECK(got->stddev() == want->stddev());
+    CHECK(got->min() == want->min());
+    CHECK(got->max() == want->max());
+    CHECK(got->bucket_count() == want->bucket_count());
+    for (double q : kQuantiles) CHECK(got->quantile(q) == want->quantile(q));
+  }
+}
