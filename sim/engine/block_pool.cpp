@@ -38,6 +38,44 @@ void BlockPool::push_tail(std::int32_t b) {
   ++num_free_;
 }
 
+void BlockPool::release_plain_reversed(const std::int32_t* blocks, std::size_t n) {
+  // Room for all n at once, by the rule of make_room_at_tail: compact while stale entries
+  // are half the ring, else double.
+  while (ring_.size() - (queue_tail_ - queue_head_) < n) {
+    if (stale_entries_ > 0 && 2 * static_cast<std::uint64_t>(stale_entries_) >= ring_.size()) {
+      compact();
+      continue;
+    }
+    std::vector<std::uint32_t> bigger(2 * ring_.size());  // every entry keeps its position
+    const std::uint64_t mask = bigger.size() - 1;
+    for (std::uint64_t p = queue_head_; p != queue_tail_; ++p) bigger[p & mask] = ring_[p & ring_mask_];
+    ring_.swap(bigger);
+    ring_mask_ = mask;
+  }
+  for (std::size_t i = n; i-- > 0;) ring_[queue_tail_++ & ring_mask_] = static_cast<std::uint32_t>(blocks[i]) | kPlainEntry;
+  num_free_ += static_cast<std::int64_t>(n);
+}
+
+void BlockPool::allocate_into(std::vector<std::int32_t>& out, std::int64_t n) {
+  SS_ASSERT(n >= 0 && n <= num_free_, "allocation from an empty block pool");
+  const std::size_t first = out.size();
+  out.resize(first + static_cast<std::size_t>(n));
+  std::int32_t* to = out.data() + first;
+  for (std::int64_t i = 0; i < n; ++i) {
+    // The usual case inline: the head is a live plain entry (no record, no eviction).
+    if (next_fresh_ >= num_blocks_ && queue_head_ != queue_tail_) {
+      const std::uint32_t entry = ring_[queue_head_ & ring_mask_];
+      if (entry & kPlainEntry) {
+        ++queue_head_;
+        --num_free_;
+        to[i] = static_cast<std::int32_t>(entry & ~kPlainEntry);
+        continue;
+      }
+    }
+    to[i] = allocate();
+  }
+}
+
 void BlockPool::push_tail_plain(std::int32_t b) {
   make_room_at_tail();
   ring_[queue_tail_++ & ring_mask_] = static_cast<std::uint32_t>(b) | kPlainEntry;

@@ -65,6 +65,11 @@ class BlockPool {
   // release() of a block the caller knows holds no hash (so it is its only holder), without
   // reading its record. REQUIRES: the block is held and has no hash.
   void release_plain(std::int32_t block) { push_tail_plain(block); }
+  // release_plain of blocks[n-1], ..., blocks[0], in that order (a block table freed from
+  // its tail), with one room check.
+  void release_plain_reversed(const std::int32_t* blocks, std::size_t n);
+  // `n` allocate()s, appended to `out` in order. REQUIRES: num_free() >= n.
+  void allocate_into(std::vector<std::int32_t>& out, std::int64_t n);
   // Registers held `block` as holding `hash`. Does nothing, and returns false, when the
   // hash is already registered (another block computed the same content first: block
   // tables stay append-only, so the duplicate is not merged) or the block has a hash.

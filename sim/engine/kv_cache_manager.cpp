@@ -35,7 +35,7 @@ bool KvCacheManager::allocate(RequestState& request, std::int64_t new_tokens) {
 void KvCacheManager::append_blocks(RequestState& request, std::int64_t blocks) {
   SS_ASSERT(blocks >= 0 && blocks <= free_blocks_, "more KV blocks appended than are free");
   if (pool_) {
-    for (std::int64_t i = 0; i < blocks; ++i) request.block_ids.push_back(pool_->allocate());
+    pool_->allocate_into(request.block_ids, blocks);
     free_blocks_ = pool_->num_free();
   } else {
     free_blocks_ -= blocks;
@@ -58,7 +58,7 @@ void KvCacheManager::free(RequestState& request) {
     std::size_t plain_from = ids.size();
     if (request.private_blocks_owner != this)
       plain_from = std::min(ids.size(), request.spec.block_hashes.size());
-    for (std::size_t i = ids.size(); i-- > plain_from;) pool_->release_plain(ids[i]);
+    pool_->release_plain_reversed(ids.data() + plain_from, ids.size() - plain_from);
     constexpr std::size_t kAhead = 8;  // overlap the cache misses of a table's records
     for (std::size_t i = plain_from; i-- > 0;) {
       if (i >= kAhead) pool_->prefetch(ids[i - kAhead]);

@@ -2,7 +2,8 @@
 // std::map of hashes): random allocations, releases, hits and registrations must give the
 // same blocks in the same order, the same counts and the same hits. The pool's ring with
 // stale entries (grown, compacted) must be indistinguishable from the list it replaced, and
-// so must blocks freed without a hash (release_plain), whose records the pool never reads.
+// so must blocks freed without a hash (release_plain, one or several at once), whose
+// records the pool never reads, and allocations of several blocks at once.
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -82,7 +83,20 @@ TEST_CASE("block pool: random operations match a linked-list LRU reference", "[p
     const std::uint64_t hash_space = static_cast<std::uint64_t>(blocks) * 2 + 3;
     for (int step = 0; step < 200000; ++step) {
       const auto op = rng() % 10;
-      if (op < mix.allocate && ref.num_free() > 0) {  // allocate, sometimes register a hash
+      // Several blocks at once (a prompt's allocation, a block table's release) in the
+      // allocation-heavy mixes; the hit-heavy ones keep single operations, whose pattern
+      // drives the ring to compaction.
+      if (op < mix.allocate && ref.num_free() > 0 && mix.allocate > 1 && rng() % 4 == 0) {  // several at once
+        const auto n = std::min<std::int64_t>(ref.num_free(), 1 + static_cast<std::int64_t>(rng() % 9));
+        std::vector<std::int32_t> got;
+        pool.allocate_into(got, n);
+        REQUIRE(static_cast<std::int64_t>(got.size()) == n);
+        for (const std::int32_t b : got) {
+          REQUIRE(b == ref.allocate());
+          held.push_back(b);
+        }
+        allocations += n;
+      } else if (op < mix.allocate && ref.num_free() > 0) {  // allocate, sometimes register a hash
         const std::int32_t b = pool.allocate();
         REQUIRE(b == ref.allocate());
         ++allocations;
@@ -91,6 +105,21 @@ TEST_CASE("block pool: random operations match a linked-list LRU reference", "[p
           const std::uint64_t h = rng() % hash_space;
           REQUIRE(pool.cache(b, h) == ref.cache(b, h));
         }
+      } else if (op < mix.allocate + mix.release && !held.empty() && mix.allocate > 1 && rng() % 4 == 0) {
+        // Several unhashed blocks freed at once, the last first (a block table's tail).
+        std::vector<std::int32_t> plain;
+        for (std::size_t i = 0; i < held.size() && plain.size() < 6;) {
+          const std::int32_t b = held[i];
+          if (!ref.has_hash(b) && ref.ref(b) == 1 && std::find(plain.begin(), plain.end(), b) == plain.end()) {
+            plain.push_back(b);
+            held[i] = held.back();
+            held.pop_back();
+          } else {
+            ++i;
+          }
+        }
+        pool.release_plain_reversed(plain.data(), plain.size());
+        for (std::size_t i = plain.size(); i-- > 0;) ref.release(plain[i]);
       } else if (op < mix.allocate + mix.release && !held.empty()) {  // release one reference
         const std::size_t i = rng() % held.size();
         const std::int32_t b = held[i];
