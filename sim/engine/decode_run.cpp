@@ -42,14 +42,11 @@ bool Replica::start_decode_run() {
   const EngineOverheads& o = config_.overheads;
   const Tick extra_ns = o.per_step_ns + o.per_token_ns * count;
   run_extra_ns_ = extra_ns;
-  BatchShape shape;
-  shape.decode_seqs = count;
   Tick at = sim_.now();
   run_costs_.resize(static_cast<std::size_t>(steps));
   run_ends_.resize(static_cast<std::size_t>(steps));
+  cost_model_->decode_run_costs(count, lazy_.context_sum(), run_costs_);
   for (std::size_t k = 0; k < run_costs_.size(); ++k) {
-    shape.decode_context_sum = lazy_.context_sum() + static_cast<std::int64_t>(k) * count;
-    run_costs_[k] = cost_model_->step_cost(shape);
     SS_ASSERT(run_costs_[k].total_ns >= 1, "a step must take time");
     at += run_costs_[k].total_ns + extra_ns;
     run_ends_[k] = at;

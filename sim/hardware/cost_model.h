@@ -1,7 +1,9 @@
 #pragma once
 // What one engine step costs. A cost model is pure: it never reads the clock, and equal
 // batch shapes give equal costs. The engine turns `total_ns` into a step-end event.
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,18 @@ class CostModel {
   virtual ~CostModel() = default;
   // Duration of one step computing `batch`. REQUIRES: !batch.empty().
   virtual StepCost step_cost(const BatchShape& batch) const = 0;
+  // The costs of out.size() decode-only steps of `seqs` sequences whose context sum is
+  // `context_sum` in the first and grows by `seqs` a step (a replica's quiet stretch,
+  // sim/engine/decode_run.cpp): out[k] is step_cost of that shape, bit for bit. A model may
+  // share the work the steps have in common; this one prices each. REQUIRES: seqs >= 1.
+  virtual void decode_run_costs(std::int64_t seqs, std::int64_t context_sum, std::span<StepCost> out) const {
+    BatchShape batch;
+    batch.decode_seqs = seqs;
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      batch.decode_context_sum = context_sum + static_cast<std::int64_t>(k) * seqs;
+      out[k] = step_cost(batch);
+    }
+  }
   // Per-operator breakdown of the same step (empty for models without operators).
   virtual std::vector<OpTiming> breakdown(const BatchShape& batch) const { (void)batch; return {}; }
   virtual std::string describe() const = 0;

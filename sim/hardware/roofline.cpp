@@ -176,6 +176,22 @@ StepCost RooflineCostModel::cost_of(std::span<const OpCost> ops) const {
 }
 
 StepCost RooflineCostModel::decode_step_cost(const BatchShape& batch) const {
+  return decode_step_cost(decode_template(batch), batch);
+}
+
+void RooflineCostModel::decode_run_costs(std::int64_t seqs, std::int64_t context_sum, std::span<StepCost> out) const {
+  if (seqs > kMaxTemplateSeqs) return CostModel::decode_run_costs(seqs, context_sum, out);
+  BatchShape batch;
+  batch.decode_seqs = seqs;
+  batch.decode_context_sum = context_sum;
+  const DecodeTemplate& t = decode_template(batch);
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    batch.decode_context_sum = context_sum + static_cast<std::int64_t>(k) * seqs;
+    out[k] = decode_step_cost(t, batch);
+  }
+}
+
+const RooflineCostModel::DecodeTemplate& RooflineCostModel::decode_template(const BatchShape& batch) const {
   const auto seqs = static_cast<std::size_t>(batch.decode_seqs);
   if (decode_templates_.size() <= seqs) decode_templates_.resize(seqs + 1);
   std::unique_ptr<DecodeTemplate>& slot = decode_templates_[seqs];
@@ -194,17 +210,25 @@ StepCost RooflineCostModel::decode_step_cost(const BatchShape& batch) const {
     const OpCost& attention = ops.view()[t->attention_index];
     SS_ASSERT(attention.kind == OpKind::attention, "decode attention is an attention operator");
     for (std::size_t i = 0; i < t->attention_index; ++i) t->before_attention.add(t->ops[i]);
+    for (std::size_t i = t->attention_index + 1; i < t->size; ++i) {
+      const PricedOp& p = t->ops[i];
+      t->after[t->after_count++] = {p.bucket == 0 ? p.body_s : 0.0, p.bucket == 1 ? p.body_s : 0.0,
+                                    p.bucket == 2 ? p.body_s : 0.0, p.launch_s, p.flops, p.bytes};
+    }
     t->attention_rows = attention.rows;
     t->attention_kv_bytes_per_s = decode_kv_bytes_per_s(attention.rows);
     slot = std::move(t);
   }
-  const DecodeTemplate& t = *slot;
+  return *slot;
+}
+
+StepCost RooflineCostModel::decode_step_cost(const DecodeTemplate& t, const BatchShape& batch) const {
   const OpCost attention = decode_attention_(batch);
   const double kv_bytes_per_s =
       attention.rows == t.attention_rows ? t.attention_kv_bytes_per_s : decode_kv_bytes_per_s(attention.rows);
   Sums sums = t.before_attention;
   sums.add(priced(attention, decode_attention_seconds(attention, kv_bytes_per_s)));
-  for (std::size_t i = t.attention_index + 1; i < t.size; ++i) sums.add(t.ops[i]);
+  for (std::size_t i = 0; i < t.after_count; ++i) sums.add(t.after[i]);
   return assemble(sums);
 }
 

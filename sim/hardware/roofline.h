@@ -30,6 +30,8 @@ class RooflineCostModel : public CostModel {
   RooflineCostModel& operator=(const RooflineCostModel&) = delete;
 
   StepCost step_cost(const BatchShape& batch) const override;
+  // From the decode template of `seqs`, found once for the whole run.
+  void decode_run_costs(std::int64_t seqs, std::int64_t context_sum, std::span<StepCost> out) const override;
   // One entry per operator, then one "overhead" entry; their time_s add up to the step.
   std::vector<OpTiming> breakdown(const BatchShape& batch) const override;
   std::string describe() const override;
@@ -75,6 +77,17 @@ class RooflineCostModel : public CostModel {
   struct Sums {
     double compute_s = 0, memory_s = 0, comm_s = 0, launch_s = 0, flops = 0, bytes = 0;
     void add(const PricedOp& p);
+    // add() of an operator given as what it adds to each sum, in the order of the fields
+    // (its body in its bucket's, 0 in the other two): no branch, and adding +0.0 to a sum
+    // that is >= +0.0 leaves it as it was, so the sums come out bit for bit as add()'s.
+    void add(const std::array<double, 6>& row) {
+      compute_s += row[0];
+      memory_s += row[1];
+      comm_s += row[2];
+      launch_s += row[3];
+      flops += row[4];
+      bytes += row[5];
+    }
   };
   StepCost assemble(const Sums& sums) const;
 
@@ -90,11 +103,17 @@ class RooflineCostModel : public CostModel {
     // The sums of ops[0, attention_index) added in order from zero: what the step's loop
     // holds when it reaches attention, so starting from it changes no rounding.
     Sums before_attention;
+    // The operators after attention as rows for Sums::add.
+    std::array<std::array<double, 6>, StepOps::kCapacity> after{};
+    std::size_t after_count = 0;
     // Decode attention's KV bandwidth depends on its rows (sequences) alone: the
     // template's attention rows and that bandwidth, reused while the rows match.
     double attention_rows = 0;
     double attention_kv_bytes_per_s = 0;
   };
+  const DecodeTemplate& decode_template(const BatchShape& batch) const;
+  // The decode step `batch` priced from its template `t`.
+  StepCost decode_step_cost(const DecodeTemplate& t, const BatchShape& batch) const;
 
   static constexpr std::int64_t kMaxTemplateSeqs = 4096;  // larger batches are priced afresh
   StepCost decode_step_cost(const BatchShape& batch) const;

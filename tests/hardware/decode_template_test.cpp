@@ -4,6 +4,7 @@
 // experts), parallelism and format, and for batches seen before or not.
 #include <catch2/catch.hpp>
 #include <random>
+#include <vector>
 #include <string>
 
 #include "sim/hardware/roofline.h"
@@ -34,6 +35,27 @@ void check_decode_steps_match_full_pricing(const std::string& model_name, Deploy
     REQUIRE(cached.overhead_ns == full.overhead_ns);
     REQUIRE(cached.flops == full.flops);  // exact: the same sums in the same order
     REQUIRE(cached.bytes == full.bytes);
+  }
+  // A quiet stretch priced at once (decode_run_costs) gives each step's full pricing too.
+  for (int run = 0; run < 40; ++run) {
+    const auto seqs = 1 + static_cast<std::int64_t>(rng() % 64);
+    const std::int64_t context = seqs * static_cast<std::int64_t>(1 + rng() % 8000);
+    std::vector<StepCost> costs(1 + rng() % 20);
+    rf.decode_run_costs(seqs, context, costs);
+    for (std::size_t k = 0; k < costs.size(); ++k) {
+      BatchShape b;
+      b.decode_seqs = seqs;
+      b.decode_context_sum = context + static_cast<std::int64_t>(k) * seqs;
+      const StepCost full = rf.cost_of(step_ops(model, dep, b));
+      INFO(model_name << " run of " << seqs << " from " << context << ", step " << k);
+      REQUIRE(costs[k].total_ns == full.total_ns);
+      REQUIRE(costs[k].compute_ns == full.compute_ns);
+      REQUIRE(costs[k].memory_ns == full.memory_ns);
+      REQUIRE(costs[k].comm_ns == full.comm_ns);
+      REQUIRE(costs[k].overhead_ns == full.overhead_ns);
+      REQUIRE(costs[k].flops == full.flops);
+      REQUIRE(costs[k].bytes == full.bytes);
+    }
   }
 }
 
