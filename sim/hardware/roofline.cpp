@@ -176,7 +176,8 @@ StepCost RooflineCostModel::cost_of(std::span<const OpCost> ops) const {
 }
 
 StepCost RooflineCostModel::decode_step_cost(const BatchShape& batch) const {
-  return decode_step_cost(decode_template(batch), batch);
+  const DecodeTemplate& t = decode_template(batch);
+  return decode_step_cost(t, decode_attention_priced(t, batch));
 }
 
 void RooflineCostModel::decode_run_costs(std::int64_t seqs, std::int64_t context_sum, std::span<StepCost> out) const {
@@ -185,9 +186,38 @@ void RooflineCostModel::decode_run_costs(std::int64_t seqs, std::int64_t context
   batch.decode_seqs = seqs;
   batch.decode_context_sum = context_sum;
   const DecodeTemplate& t = decode_template(batch);
+  // The steps differ in decode attention alone, whose launches do not depend on the
+  // context: of the six sums, only its bucket's, the FLOPs and the bytes change from step
+  // to step, while its bucket stays. Those three are added in operator order as ever; the
+  // other sums and their rounded times are the first step's.
+  StepCost first;
+  int bucket = -1;
   for (std::size_t k = 0; k < out.size(); ++k) {
     batch.decode_context_sum = context_sum + static_cast<std::int64_t>(k) * seqs;
-    out[k] = decode_step_cost(t, batch);
+    const PricedOp attention = decode_attention_priced(t, batch);
+    if (k == 0 || attention.bucket != bucket) {
+      out[k] = decode_step_cost(t, attention);
+      if (k == 0) {
+        first = out[k];
+        bucket = attention.bucket;
+      }
+      continue;
+    }
+    const auto b = static_cast<std::size_t>(bucket);  // 0 compute, 1 memory
+    double body = (bucket == 0 ? t.before_attention.compute_s : t.before_attention.memory_s) + attention.body_s;
+    double flops = t.before_attention.flops + attention.flops;
+    double bytes = t.before_attention.bytes + attention.bytes;
+    for (std::size_t i = 0; i < t.after_count; ++i) {
+      body += t.after[i][b];
+      flops += t.after[i][4];
+      bytes += t.after[i][5];
+    }
+    StepCost c = first;
+    (bucket == 0 ? c.compute_ns : c.memory_ns) = ticks_from_seconds(body);
+    c.flops = flops;
+    c.bytes = bytes;
+    c.total_ns = std::max<Tick>(1, c.compute_ns + c.memory_ns + c.comm_ns + c.overhead_ns);
+    out[k] = c;
   }
 }
 
@@ -222,12 +252,17 @@ const RooflineCostModel::DecodeTemplate& RooflineCostModel::decode_template(cons
   return *slot;
 }
 
-StepCost RooflineCostModel::decode_step_cost(const DecodeTemplate& t, const BatchShape& batch) const {
+RooflineCostModel::PricedOp RooflineCostModel::decode_attention_priced(const DecodeTemplate& t,
+                                                                      const BatchShape& batch) const {
   const OpCost attention = decode_attention_(batch);
   const double kv_bytes_per_s =
       attention.rows == t.attention_rows ? t.attention_kv_bytes_per_s : decode_kv_bytes_per_s(attention.rows);
+  return priced(attention, decode_attention_seconds(attention, kv_bytes_per_s));
+}
+
+StepCost RooflineCostModel::decode_step_cost(const DecodeTemplate& t, const PricedOp& attention) const {
   Sums sums = t.before_attention;
-  sums.add(priced(attention, decode_attention_seconds(attention, kv_bytes_per_s)));
+  sums.add(attention);
   for (std::size_t i = 0; i < t.after_count; ++i) sums.add(t.after[i]);
   return assemble(sums);
 }

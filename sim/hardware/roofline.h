@@ -112,8 +112,10 @@ class RooflineCostModel : public CostModel {
     double attention_kv_bytes_per_s = 0;
   };
   const DecodeTemplate& decode_template(const BatchShape& batch) const;
-  // The decode step `batch` priced from its template `t`.
-  StepCost decode_step_cost(const DecodeTemplate& t, const BatchShape& batch) const;
+  // Decode attention of `batch` priced, with its template's KV bandwidth where it applies.
+  PricedOp decode_attention_priced(const DecodeTemplate& t, const BatchShape& batch) const;
+  // The decode step priced from its template and its attention.
+  StepCost decode_step_cost(const DecodeTemplate& t, const PricedOp& attention) const;
 
   static constexpr std::int64_t kMaxTemplateSeqs = 4096;  // larger batches are priced afresh
   StepCost decode_step_cost(const BatchShape& batch) const;
