@@ -2,11 +2,12 @@
 // requests on R replicas and prints wall time, simulated requests per wall second, engine
 // steps and peak memory (docs/performance.md).
 //   usage: sim_throughput [REQUESTS] [REPLICAS] [--no-prefix-cache] [--rate PER_REPLICA]
-//                         [--summary FILE]
+//                         [--summary FILE] [--set KEY=VALUE]...
 // --rate sets the Poisson arrival rate per replica (default 4 req/s, a light load at which
 // each request sees about 26 engine steps; 16 is a busy one, about 5).
 // --summary writes the run's summary.json, so a speed-up can be checked byte for byte
-// against the figures it must not change.
+// against the figures it must not change. --set changes the scenario further (say
+// 'workload.0.output={fixed: 1}' to time the per-request work alone).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   bool prefix = true;
   double rate_per_replica = 4.0;
   std::string summary_path;
+  std::vector<std::string> extra_sets;  // after the program's own: a variant of the workload
   int positional = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -38,6 +40,8 @@ int main(int argc, char** argv) {
       rate_per_replica = std::atof(argv[++i]);
     } else if (a == "--summary" && i + 1 < argc) {
       summary_path = argv[++i];
+    } else if (a == "--set" && i + 1 < argc) {
+      extra_sets.push_back(argv[++i]);
     } else if (positional == 0) {
       requests = std::atol(a.c_str());
       ++positional;
@@ -45,7 +49,7 @@ int main(int argc, char** argv) {
       replicas = std::atoi(a.c_str());
       ++positional;
     } else {
-      std::fprintf(stderr, "usage: sim_throughput [REQUESTS] [REPLICAS] [--no-prefix-cache] [--rate PER_REPLICA] [--summary FILE]\n");
+      std::fprintf(stderr, "usage: sim_throughput [REQUESTS] [REPLICAS] [--no-prefix-cache] [--rate PER_REPLICA] [--summary FILE] [--set KEY=VALUE]...\n");
       return 2;
     }
   }
@@ -60,8 +64,10 @@ int main(int argc, char** argv) {
       "workload.0.arrival.rate=" + std::to_string(rate_per_replica * replicas),
       std::string("cluster.pools.0.engine.prefix_cache=") + (prefix ? "true" : "false"),
   };
+  std::vector<std::string> all_sets = sets;
+  all_sets.insert(all_sets.end(), extra_sets.begin(), extra_sets.end());
   try {
-    const servesim::Scenario s = servesim::load_scenario(path, sets);
+    const servesim::Scenario s = servesim::load_scenario(path, all_sets);
     // Wall time, and this thread's CPU time: on a shared machine the second is the steadier.
     const auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();

@@ -52,7 +52,11 @@ void BlockPool::release_plain_reversed(const std::int32_t* blocks, std::size_t n
     ring_.swap(bigger);
     ring_mask_ = mask;
   }
-  for (std::size_t i = n; i-- > 0;) ring_[queue_tail_++ & ring_mask_] = static_cast<std::uint32_t>(blocks[i]) | kPlainEntry;
+  std::uint32_t* const ring = ring_.data();  // locals: the stores cannot alias them
+  const std::uint64_t mask = ring_mask_;
+  std::uint64_t tail = queue_tail_;
+  for (std::size_t i = n; i-- > 0;) ring[tail++ & mask] = static_cast<std::uint32_t>(blocks[i]) | kPlainEntry;
+  queue_tail_ = tail;
   num_free_ += static_cast<std::int64_t>(n);
 }
 
@@ -61,19 +65,23 @@ void BlockPool::allocate_into(std::vector<std::int32_t>& out, std::int64_t n) {
   const std::size_t first = out.size();
   out.resize(first + static_cast<std::size_t>(n));
   std::int32_t* to = out.data() + first;
-  for (std::int64_t i = 0; i < n; ++i) {
+  std::int64_t i = 0;
+  if (next_fresh_ >= num_blocks_) {
     // The usual case inline: the head is a live plain entry (no record, no eviction).
-    if (next_fresh_ >= num_blocks_ && queue_head_ != queue_tail_) {
-      const std::uint32_t entry = ring_[queue_head_ & ring_mask_];
-      if (entry & kPlainEntry) {
-        ++queue_head_;
-        --num_free_;
-        to[i] = static_cast<std::int32_t>(entry & ~kPlainEntry);
-        continue;
-      }
+    const std::uint32_t* const ring = ring_.data();
+    const std::uint64_t mask = ring_mask_;
+    std::uint64_t head = queue_head_;
+    const auto live = static_cast<std::int64_t>(queue_tail_ - head);
+    for (const std::int64_t m = std::min(n, live); i < m; ++i) {
+      const std::uint32_t entry = ring[head & mask];
+      if (!(entry & kPlainEntry)) break;
+      to[i] = static_cast<std::int32_t>(entry & ~kPlainEntry);
+      ++head;
     }
-    to[i] = allocate();
+    num_free_ -= static_cast<std::int64_t>(head - queue_head_);
+    queue_head_ = head;
   }
+  for (; i < n; ++i) to[i] = allocate();  // never-used blocks, hashed or stale entries
 }
 
 void BlockPool::push_tail_plain(std::int32_t b) {
