@@ -187,6 +187,7 @@ void LazyDecodes::take_crossers() {
   // The lazy decodes that start a new block in this step, in running order.
   std::vector<Entry>& slot = wheel_[slot_of(steps_ended_)];
   crossers_.clear();
+  if (slot.empty()) return;  // most steps of a small batch
   std::size_t kept = 0;
   for (const Entry& e : slot) {
     if (!is_current(e)) continue;
@@ -198,6 +199,7 @@ void LazyDecodes::take_crossers() {
 
 void LazyDecodes::advance_crossers() {
   // Their next new block is a block later.
+  if (crossers_.empty()) return;
   for (Entry& e : wheel_[slot_of(steps_ended_)])
     if (e.key == steps_ended_) e.key += kv_.block_size();
 }

@@ -6,14 +6,6 @@ namespace servesim::ops {
 
 namespace {
 
-// What one query-key pair and one token cost in one layer on this GPU.
-struct AttnForm {
-  double pair_flops;          // FLOPs of one query row against one key, all local heads
-  double kv_read_per_token;   // bytes of K/V read per key token
-  double kv_write_per_token;  // bytes of KV cache written per new token
-  double q_per_row;           // bytes of the query read per row
-  double out_per_row;         // bytes of the output written per row
-};
 
 // Prefill chunks: each of the n new tokens attends to the p cached tokens and causally to
 // the new ones before it and itself: n*p + n*(n+1)/2 query-key pairs. Memory: the K/V of
@@ -39,26 +31,10 @@ OpCost attention_prefill(const BatchShape& batch, const AttnForm& f, int layers)
   return op;
 }
 
-// Decode: each sequence's new token attends to its whole context plus itself, so the step
-// reads the KV of (context_sum + seqs) tokens: one read of each KV head serves the query
-// heads of its group (GQA), one read of MLA's latent serves every head.
-OpCost attention_decode(const BatchShape& batch, const AttnForm& f, int layers) {
-  const double seqs = static_cast<double>(batch.decode_seqs);
-  const double keys = static_cast<double>(batch.decode_context_sum) + seqs;
-  OpCost op{"attn_decode", OpKind::attention};
-  op.flops = f.pair_flops * keys * layers;
-  op.bytes_read = (f.kv_read_per_token * keys + f.q_per_row * seqs) * layers;
-  op.bytes_written = (f.kv_write_per_token * seqs + f.out_per_row * seqs) * layers;
-  op.count = layers;
-  op.rows = seqs;
-  op.per_key_flops = f.pair_flops * seqs * layers;
-  return op;
-}
-
 void append_attention_kernels(const BatchShape& batch, const AttnForm& prefill,
                               const AttnForm& decode, int layers, StepOps& out) {
   if (!batch.prefills.empty()) out.push_back(attention_prefill(batch, prefill, layers));
-  if (batch.decode_seqs > 0) out.push_back(attention_decode(batch, decode, layers));
+  if (batch.decode_seqs > 0) out.push_back(attention_decode(batch.decode_seqs, batch.decode_context_sum, decode, layers));
 }
 
 AttnForm mla_prefill_form(const ModelSpec& m, const Dims& x) {
@@ -127,9 +103,9 @@ void append_attention(const ModelSpec& model, const BatchShape& batch, const Dim
   out.push_back(gemm("o_proj", rows, x.qh * x.d, x.h, x, x.w, L));
 }
 
-OpCost decode_attention(const ModelSpec& model, const BatchShape& batch, const Dims& x) {
-  const AttnForm form = model.is_mla() ? mla_decode_form(model, x) : standard_form(x);
-  return attention_decode(batch, form, x.layers);
+AttnForm decode_attention_form(const ModelSpec& model, const Dims& x) {
+  return model.is_mla() ? mla_decode_form(model, x) : standard_form(x);
 }
+
 
 }  // namespace servesim::ops

@@ -65,6 +65,7 @@ void step_ops_into(const ModelSpec& model, const Deployment& deployment, const B
 // number (roofline.h). Holds a reference to `model`, which must outlive it.
 namespace ops {
 struct Dims;
+struct AttnForm;
 }
 class DecodeAttentionOp {
  public:
@@ -77,8 +78,9 @@ class DecodeAttentionOp {
   OpCost operator()(const BatchShape& batch) const;
 
  private:
-  const ModelSpec& model_;
   std::unique_ptr<const ops::Dims> dims_;
+  std::unique_ptr<const ops::AttnForm> form_;  // computed once: it depends on the model alone
+  int layers_;
 };
 
 // The same as a vector, for callers outside the step loop.
