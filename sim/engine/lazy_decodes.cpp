@@ -143,6 +143,13 @@ void LazyDecodes::make_explicit(RequestState& r) {
   context_sum_ -= r.num_computed_tokens;
   --per_class_[static_cast<std::size_t>(r.spec.class_index)];
   --slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)];
+  // Out of its wheel slot now, so that a slot holds lazy decodes only (it is read every
+  // step without visiting them).
+  auto& slot = wheel_[static_cast<std::size_t>(r.lazy.wheel_slot)];
+  const auto at = std::lower_bound(slot.begin(), slot.end(), r.running_seq,
+                                   [](const Entry& e, std::int64_t seq) { return e.seq < seq; });
+  SS_ASSERT(at != slot.end() && at->request == &r, "a lazy decode missing from its wheel slot");
+  slot.erase(at);
   r.lazy = RequestState::LazySync{};
   insert_explicit(r);
   if (count_ == 0) {  // every entry left is stale
@@ -183,25 +190,17 @@ void LazyDecodes::make_due_explicit() {
   }
 }
 
-void LazyDecodes::take_crossers() {
-  // The lazy decodes that start a new block in this step, in running order.
-  std::vector<Entry>& slot = wheel_[slot_of(steps_ended_)];
-  crossers_.clear();
-  if (slot.empty()) return;  // most steps of a small batch
-  std::size_t kept = 0;
-  for (const Entry& e : slot) {
-    if (!is_current(e)) continue;
-    slot[kept++] = e;
-    if (e.key == steps_ended_) crossers_.push_back(e);
-  }
-  slot.resize(kept);
+const std::vector<LazyDecodes::Entry>& LazyDecodes::crossers() const {
+  // Every lazy decode of the step's slot starts a block in it: its first crossing came at
+  // most block_size - 1 steps after it joined, and each since a block later.
+  const std::vector<Entry>& slot = wheel_[slot_of(steps_ended_)];
+  SS_ASSERT(slot.empty() || slot.front().key == steps_ended_, "a wheel slot out of step");
+  return slot;
 }
 
 void LazyDecodes::advance_crossers() {
   // Their next new block is a block later.
-  if (crossers_.empty()) return;
-  for (Entry& e : wheel_[slot_of(steps_ended_)])
-    if (e.key == steps_ended_) e.key += kv_.block_size();
+  for (Entry& e : wheel_[slot_of(steps_ended_)]) e.key += kv_.block_size();
 }
 
 void LazyDecodes::add_count_to_plan(StepPlan& plan) {
@@ -215,11 +214,11 @@ bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& 
                                bool use_budget) {
   SS_ASSERT(!in_step_, "a step is planned between steps");
   if (count_ == 0) return false;  // nothing lazy: the policy's own loop is exact, and short
-  take_crossers();
+  const std::vector<Entry>& crossing = crossers();
   // Does everyone get a whole chunk? Tokens within the budget, blocks within the free ones.
   const std::int64_t cap = s.config.prefill_chunk_tokens;
   std::int64_t tokens = count_;
-  auto blocks = static_cast<std::int64_t>(crossers_.size());
+  auto blocks = static_cast<std::int64_t>(crossing.size());
   for (const Entry& e : explicit_) {
     const RequestState& r = *e.request;
     std::int64_t n = r.remaining();
@@ -234,7 +233,7 @@ bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& 
   // The policy's loop, in running order; each allocation succeeds (checked above).
   std::size_t c = 0;
   for (const Entry& e : explicit_) {
-    for (; c < crossers_.size() && crossers_[c].seq < e.key; ++c) kv_.append_blocks(*crossers_[c].request, 1);
+    for (; c < crossing.size() && crossing[c].seq < e.key; ++c) kv_.append_blocks(*crossing[c].request, 1);
     RequestState& r = *e.request;
     const std::int64_t n = chunked ? sched::chunk_tokens(s, r, budget) : r.remaining();
     const bool allocated = kv_.allocate(r, n);
@@ -242,7 +241,7 @@ bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& 
     sched::add_chunk(plan, r, n);
     if (use_budget) budget -= n;
   }
-  for (; c < crossers_.size(); ++c) kv_.append_blocks(*crossers_[c].request, 1);
+  for (; c < crossing.size(); ++c) kv_.append_blocks(*crossing[c].request, 1);
   advance_crossers();
   add_count_to_plan(plan);
   if (use_budget) budget -= count_;
@@ -266,8 +265,7 @@ std::int64_t LazyDecodes::quiet_steps(std::int64_t most) {
 
 void LazyDecodes::start_quiet_step() {
   SS_ASSERT(!in_step_ && explicit_.empty() && count_ > 0, "a quiet step is all lazy decodes");
-  take_crossers();
-  for (const Entry& e : crossers_) kv_.append_blocks(*e.request, 1);
+  for (const Entry& e : crossers()) kv_.append_blocks(*e.request, 1);
   advance_crossers();
 }
 

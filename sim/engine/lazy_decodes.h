@@ -105,8 +105,8 @@ class LazyDecodes {
   };
   bool is_current(const Entry& e) const { return e.request->lazy.owner == this && e.request->lazy.serial == e.serial; }
   void insert_explicit(RequestState& request);
-  // Fills crossers_ with the lazy decodes that start a new block in the coming step.
-  void take_crossers();
+  // The lazy decodes that start a new block in the coming step, in running order.
+  const std::vector<Entry>& crossers() const;
   // The crossers' next new block is a block later.
   void advance_crossers();
   // The lazy decodes join `plan` as a count.
@@ -152,11 +152,10 @@ class LazyDecodes {
   std::vector<Entry> explicit_;
   // Lazy decodes by the step at which they start a new KV block, modulo block_size: a
   // lazy decode computes one token per step, so it starts one every block_size steps, in
-  // the same slot. Each slot in running order; stale entries are dropped as they are met.
+  // the same slot. Each slot in running order; a decode leaving the lazy set leaves it.
   std::vector<std::vector<Entry>> wheel_;
   // Min-heap by due_step().
   std::vector<Entry> due_;
-  std::vector<Entry> crossers_;  // plan_running's scratch
   std::vector<std::int64_t> slot_counts_;  // lazy decodes per wheel slot
 };
 
