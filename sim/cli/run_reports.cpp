@@ -15,9 +15,11 @@ namespace servesim::cli {
 namespace {
 
 // At most this many progress lines per wall second; the clock is read every
-// kStepsPerClockRead steps so that a fast run pays almost nothing for it.
+// kRequestsPerClockRead requests so that a fast run pays almost nothing for it. (Driven by
+// requests, not steps: a step observer would make every replica visit every decode,
+// sim/engine/lazy_decodes.h.)
 constexpr auto kProgressPeriod = std::chrono::milliseconds(250);
-constexpr std::int64_t kStepsPerClockRead = 64;
+constexpr std::int64_t kRequestsPerClockRead = 64;
 
 }  // namespace
 
@@ -41,7 +43,7 @@ RunReports::RunReports(Simulation& sim, const Scenario& scenario, const fs::path
     trace_ = std::make_unique<ChromeTraceWriter>(trace_file_->stream, class_names, pool_names, replicas);
   }
   wall_start_ = last_print_ = std::chrono::steady_clock::now();
-  if (timeseries_ || trace_ || progress_) add_step_sampler(sim, [this](const StepSample& s) { on_step(s); });
+  if (timeseries_ || trace_) add_step_sampler(sim, [this](const StepSample& s) { on_step(s); });
 }
 
 RunReports::~RunReports() {
@@ -73,12 +75,13 @@ void RunReports::close(File& f) {
 void RunReports::on_step(const StepSample& s) {
   if (timeseries_) timeseries_->on_step(s);
   if (trace_) trace_->on_step(s);
-  if (progress_ && ++steps_ % kStepsPerClockRead == 0) maybe_print_progress(s.start_ns);
 }
 
 void RunReports::on_request(const RequestRecord& r) {
   ++requests_done_;
   if (trace_) trace_->on_request(r);
+  if (progress_ && requests_done_ % kRequestsPerClockRead == 0)
+    maybe_print_progress(r.finish_ns >= 0 ? r.finish_ns : r.arrival_ns);
 }
 
 void RunReports::maybe_print_progress(Tick sim_ns) {

@@ -22,7 +22,8 @@ namespace servesim::cli {
 class RunReports {
  public:
   // Opens the files the scenario asks for and adds one step observer to every replica
-  // when any report needs steps. `progress`: print a progress line on `err` (a terminal).
+  // when timeseries.csv or trace.json is asked for. `progress`: print a progress line on
+  // `err` (a terminal), as requests finish (on_request).
   // REQUIRES: `sim` outlives this object and run() has not been called yet.
   RunReports(Simulation& sim, const Scenario& scenario, const std::filesystem::path& out_dir, bool progress,
              std::ostream& err);
@@ -55,7 +56,6 @@ class RunReports {
   bool progress_ = false;
   bool progress_shown_ = false;
   std::int64_t requests_done_ = 0;
-  std::int64_t steps_ = 0;
   std::chrono::steady_clock::time_point wall_start_, last_print_;
   std::vector<std::string> written_;
 };
