@@ -53,10 +53,7 @@ QuantileSketch::Moments QuantileSketch::combine(const Moments& a, const Moments&
   return Moments{total, a.mean + delta * weight, a.m2 + b.m2 + delta * delta * a.count * weight};
 }
 
-void QuantileSketch::moments_with_pending(ExactMoments& exact, Moments& inexact, long double& inexact_sum) const {
-  exact = exact_;
-  inexact = inexact_;
-  inexact_sum = inexact_sum_;
+void QuantileSketch::fold_pending(ExactMoments& exact, Moments& inexact, long double& inexact_sum) const {
   if (pending_count_ == 0) return;
   if (is_exact_integer(last_value_)) {
     exact.add(static_cast<std::uint64_t>(last_value_), static_cast<std::uint64_t>(pending_count_));
@@ -66,14 +63,15 @@ void QuantileSketch::moments_with_pending(ExactMoments& exact, Moments& inexact,
   }
 }
 
+void QuantileSketch::moments_with_pending(ExactMoments& exact, Moments& inexact, long double& inexact_sum) const {
+  exact = exact_;
+  inexact = inexact_;
+  inexact_sum = inexact_sum_;
+  fold_pending(exact, inexact, inexact_sum);
+}
+
 void QuantileSketch::settle_pending() {
-  if (pending_count_ == 0) return;
-  if (is_exact_integer(last_value_)) {
-    exact_.add(static_cast<std::uint64_t>(last_value_), static_cast<std::uint64_t>(pending_count_));
-  } else {
-    inexact_ = combine(inexact_, Moments{static_cast<double>(pending_count_), last_value_, 0.0});
-    inexact_sum_ += static_cast<long double>(last_value_) * static_cast<long double>(pending_count_);
-  }
+  fold_pending(exact_, inexact_, inexact_sum_);
   pending_count_ = 0;
 }
 

@@ -111,6 +111,8 @@ class QuantileSketch {
   static bool is_exact_integer(double value) { return value < 18446744073709551616.0 && value == static_cast<double>(static_cast<std::uint64_t>(value)); }
   // The settled moments with the pending run folded in (a copy; *this is unchanged).
   void moments_with_pending(ExactMoments& exact, Moments& inexact, long double& inexact_sum) const;
+  // Adds the pending run to the given moments (the sketch's own, or copies).
+  void fold_pending(ExactMoments& exact, Moments& inexact, long double& inexact_sum) const;
   // Folds the pending run into the moments.
   void settle_pending();
   ExactMoments exact_;
