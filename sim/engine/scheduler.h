@@ -96,7 +96,10 @@ class Scheduler {
   }
   // Whether the policy follows SchedulerState::lazy's rule, so that the replica may keep
   // steady decodes lazy (sim/engine/lazy_decodes.h). Every step must then either schedule
-  // every lazy decode (schedule_running_whole) or make them all explicit first.
+  // every lazy decode (schedule_running_whole) or make them all explicit first; and a
+  // step with nothing waiting and every running request lazy must plan the lazy decodes
+  // alone and change nothing else in the policy, since a decode run (decode_run.cpp)
+  // plans such steps without calling it.
   virtual bool keeps_decodes_lazy() const { return false; }
 };
 
