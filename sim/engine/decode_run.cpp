@@ -34,8 +34,10 @@ bool Replica::start_decode_run() {
   if (!waiting_.empty() || count == 0 || count != static_cast<std::int64_t>(running_.size())) return false;
   // A policy's whole-step check (sched::schedule_running_whole) at its strictest.
   if (count > config_.max_batched_tokens) return false;
-  const std::int64_t steps = lazy_.quiet_steps(kMostRunSteps);
+  bool ends_due = false;
+  const std::int64_t steps = lazy_.quiet_steps(kMostRunSteps, ends_due);
   if (steps < 2) return false;
+  run_ends_due_ = ends_due;
   // Each quiet step: `count` decodes over a context that grows by `count` tokens a step,
   // plus prepare_step's extras (per step, and per token sampled; nobody starts, nothing
   // is swapped, no speculation where decodes are lazy).
@@ -62,10 +64,20 @@ bool Replica::start_decode_run() {
 }
 
 void Replica::start_quiet_step() {
-  // maybe_start_step with the plan the policy would make: the lazy decodes alone.
+  // maybe_start_step with the plan the policy would make: the lazy decodes alone, or in
+  // the due step that ends the run, every running request whole (nothing waits). The
+  // shape, and so the price, is the same either way: the due requests decode one token.
   const Tick now = step_start_of_run_step();
   plan_.clear();
-  lazy_.plan_quiet_step(plan_);
+  if (run_ends_due_ && run_step_ + 1 == run_ends_.size()) {
+    lazy_.make_due_explicit();
+    std::int64_t budget = config_.max_batched_tokens;
+    SchedulerState state{waiting_, running_, kv_, config_, &swap_, &scratch_, &lazy_};
+    const bool planned = lazy_.plan_whole(state, plan_, budget, /*chunked=*/true, /*use_budget=*/true);
+    SS_ASSERT(planned, "a decode run's due step could not plan every request whole");
+  } else {
+    lazy_.plan_quiet_step(plan_);
+  }
   note_load_change();
   const StepCost cost = begin_step(now, &run_costs_[run_step_]);
   stats_.decode_run_steps += 1;
@@ -122,6 +134,7 @@ void Replica::interrupt_decode_run() {
   if (!in_run_) return;
   apply_run_steps();
   if (run_step_ + 1 == run_ends_.size()) return;  // the step in flight is the last already
+  run_ends_due_ = false;  // the due step is not reached
   run_ends_.resize(run_step_ + 1);
   run_costs_.resize(run_step_ + 1);
   sim_.cancel(run_event_);

@@ -212,8 +212,12 @@ void LazyDecodes::add_count_to_plan(StepPlan& plan) {
 
 bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& budget, bool chunked,
                                bool use_budget) {
-  SS_ASSERT(!in_step_, "a step is planned between steps");
   if (count_ == 0) return false;  // nothing lazy: the policy's own loop is exact, and short
+  return plan_whole(s, plan, budget, chunked, use_budget);
+}
+
+bool LazyDecodes::plan_whole(SchedulerState& s, StepPlan& plan, std::int64_t& budget, bool chunked, bool use_budget) {
+  SS_ASSERT(!in_step_, "a step is planned between steps");
   const std::vector<Entry>& crossing = crossers();
   // Does everyone get a whole chunk? Tokens within the budget, blocks within the free ones.
   const std::int64_t cap = s.config.prefill_chunk_tokens;
@@ -248,10 +252,16 @@ bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& 
   return true;
 }
 
-std::int64_t LazyDecodes::quiet_steps(std::int64_t most) {
+std::int64_t LazyDecodes::quiet_steps(std::int64_t most, bool& ends_due) {
   SS_ASSERT(!in_step_ && explicit_.empty() && count_ > 0, "a quiet stretch is all lazy decodes");
-  // Before the first due request (stale heap entries only make the stretch shorter).
-  if (!due_.empty()) most = std::min(most, due_.front().key - steps_ended_);
+  // Up to the first due request's step, which ends the stretch (a stale heap entry only
+  // ends it early).
+  bool due_within = false;
+  if (!due_.empty() && due_.front().key - steps_ended_ + 1 <= most) {
+    most = due_.front().key - steps_ended_ + 1;
+    due_within = true;
+  }
+  ends_due = false;
   if (most <= 0) return 0;
   // While the free blocks cover every new block the stretch starts: a slot's lazy decodes
   // all start one at the steps of its residue (their next crossing is the slot's next).
@@ -260,6 +270,7 @@ std::int64_t LazyDecodes::quiet_steps(std::int64_t most) {
     free -= slot_counts_[slot_of(steps_ended_ + k)];
     if (free < 0) return k;
   }
+  ends_due = due_within;
   return most;
 }
 

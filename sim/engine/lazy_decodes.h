@@ -76,9 +76,13 @@ class LazyDecodes {
   bool plan_running(SchedulerState& state, StepPlan& plan, std::int64_t& budget, bool chunked, bool use_budget);
   // --- quiet stretches (Replica's decode runs) ---
   // When every running request is lazy: how many of the next steps, up to `most`, would
-  // plan the lazy decodes alone -- before any of them is due, and while the free blocks
-  // cover the new blocks they start (nothing is freed meanwhile).
-  std::int64_t quiet_steps(std::int64_t most);
+  // plan every running request whole with nothing else happening -- up to the step at
+  // which the first of them is due, and while the free blocks cover the new blocks they
+  // start (nothing is freed meanwhile). `ends_due`: the last of them is that due step.
+  std::int64_t quiet_steps(std::int64_t most, bool& ends_due);
+  // plan_running, also when nothing is lazy (a decode run's due step: its due requests
+  // were just made explicit, and nothing waits).
+  bool plan_whole(SchedulerState& state, StepPlan& plan, std::int64_t& budget, bool chunked, bool use_budget);
   // plan_running's result for such a step, without a policy: the new blocks, the count.
   void plan_quiet_step(StepPlan& plan);
   // The same for a step whose plan nobody reads: the new blocks only.

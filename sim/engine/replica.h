@@ -217,6 +217,7 @@ class Replica {
   std::vector<Tick> run_ends_;       // each step's end, extras included
   Tick run_extra_ns_ = 0;            // each step's extras (prepare_step's overheads)
   std::size_t run_step_ = 0;         // the run's step in flight
+  bool run_ends_due_ = false;        // the run's last step is its first due request's
   EventHandle run_event_;            // at run_ends_.back()
   SwapSpace swap_;
   double swap_bytes_per_token_ = 0;
