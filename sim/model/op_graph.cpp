@@ -84,14 +84,9 @@ std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& dep,
 
 DecodeAttentionOp::DecodeAttentionOp(const ModelSpec& model, const Deployment& dep)
     : dims_(std::make_unique<ops::Dims>(ops::make_dims(model, dep, shard_shape(model, dep)))),
-      form_(std::make_unique<ops::AttnForm>(ops::decode_attention_form(model, *dims_))),
+      form_(ops::decode_attention_form(model, *dims_)),
       layers_(dims_->layers) {}
 
 DecodeAttentionOp::~DecodeAttentionOp() = default;
-
-OpCost DecodeAttentionOp::operator()(const BatchShape& batch) const {
-  SS_ASSERT(batch.prefills.empty(), "the decode attention operator alone is for decode-only steps");
-  return ops::attention_decode(batch.decode_seqs, batch.decode_context_sum, *form_, layers_);
-}
 
 }  // namespace servesim

@@ -62,11 +62,35 @@ void step_ops_into(const ModelSpec& model, const Deployment& deployment, const B
 // The decode attention operator of a decode-only step, exactly as step_ops lists it.
 // It is the only operator of such a step that depends on more than the number of
 // sequences (on their context sum), which lets a cost model cache the others by that
-// number (roofline.h). Holds a reference to `model`, which must outlive it.
+// number (roofline.h). Inline, as a decode run prices it every step.
 namespace ops {
 struct Dims;
-struct AttnForm;
+// What one query-key pair and one token cost in one layer on this GPU.
+struct AttnForm {
+  double pair_flops;          // FLOPs of one query row against one key, all local heads
+  double kv_read_per_token;   // bytes of K/V read per key token
+  double kv_write_per_token;  // bytes of KV cache written per new token
+  double q_per_row;           // bytes of the query read per row
+  double out_per_row;         // bytes of the output written per row
+};
+
+// Decode: each sequence's new token attends to its whole context plus itself, so the step
+// reads the KV of (context_sum + seqs) tokens: one read of each KV head serves the query
+// heads of its group (GQA), one read of MLA's latent serves every head.
+inline OpCost attention_decode(std::int64_t decode_seqs, std::int64_t context_sum, const AttnForm& f, int layers) {
+  const double seqs = static_cast<double>(decode_seqs);
+  const double keys = static_cast<double>(context_sum) + seqs;
+  OpCost op{"attn_decode", OpKind::attention};
+  op.flops = f.pair_flops * keys * layers;
+  op.bytes_read = (f.kv_read_per_token * keys + f.q_per_row * seqs) * layers;
+  op.bytes_written = (f.kv_write_per_token * seqs + f.out_per_row * seqs) * layers;
+  op.count = layers;
+  op.rows = seqs;
+  op.per_key_flops = f.pair_flops * seqs * layers;
+  return op;
 }
+}  // namespace ops
+
 class DecodeAttentionOp {
  public:
   // REQUIRES: deployment_problem(model, dep).empty().
@@ -75,11 +99,14 @@ class DecodeAttentionOp {
   DecodeAttentionOp(const DecodeAttentionOp&) = delete;
   DecodeAttentionOp& operator=(const DecodeAttentionOp&) = delete;
   // REQUIRES: batch.prefills.empty().
-  OpCost operator()(const BatchShape& batch) const;
+  OpCost operator()(const BatchShape& batch) const {
+    SS_ASSERT(batch.prefills.empty(), "the decode attention operator alone is for decode-only steps");
+    return ops::attention_decode(batch.decode_seqs, batch.decode_context_sum, form_, layers_);
+  }
 
  private:
   std::unique_ptr<const ops::Dims> dims_;
-  std::unique_ptr<const ops::AttnForm> form_;  // computed once: it depends on the model alone
+  ops::AttnForm form_;  // computed once: it depends on the model alone
   int layers_;
 };
 

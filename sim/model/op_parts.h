@@ -91,30 +91,6 @@ inline OpCost activation(const char* name, double m, double width, bool gated, c
 // The stage's dimensions for this model and deployment (op_graph.cpp).
 Dims make_dims(const ModelSpec& model, const Deployment& dep, const ShardShape& s);
 
-// What one query-key pair and one token cost in one layer on this GPU.
-struct AttnForm {
-  double pair_flops;          // FLOPs of one query row against one key, all local heads
-  double kv_read_per_token;   // bytes of K/V read per key token
-  double kv_write_per_token;  // bytes of KV cache written per new token
-  double q_per_row;           // bytes of the query read per row
-  double out_per_row;         // bytes of the output written per row
-};
-
-// Decode: each sequence's new token attends to its whole context plus itself, so the step
-// reads the KV of (context_sum + seqs) tokens: one read of each KV head serves the query
-// heads of its group (GQA), one read of MLA's latent serves every head.
-inline OpCost attention_decode(std::int64_t decode_seqs, std::int64_t context_sum, const AttnForm& f, int layers) {
-  const double seqs = static_cast<double>(decode_seqs);
-  const double keys = static_cast<double>(context_sum) + seqs;
-  OpCost op{"attn_decode", OpKind::attention};
-  op.flops = f.pair_flops * keys * layers;
-  op.bytes_read = (f.kv_read_per_token * keys + f.q_per_row * seqs) * layers;
-  op.bytes_written = (f.kv_write_per_token * seqs + f.out_per_row * seqs) * layers;
-  op.count = layers;
-  op.rows = seqs;
-  op.per_key_flops = f.pair_flops * seqs * layers;
-  return op;
-}
 // Decode attention's form for this model (ordinary or latent attention): with
 // attention_decode, the decode attention kernel exactly as append_attention lists it.
 AttnForm decode_attention_form(const ModelSpec& model, const Dims& x);
