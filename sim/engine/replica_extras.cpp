@@ -168,7 +168,7 @@ void Replica::note_recovery(RequestState& r, Tick now) {
 }
 
 void Replica::note_utilisation(const StepSplit& split) {
-  const double scale = static_cast<double>(split.total_ns) / static_cast<double>(split.total_ns - split.extra_ns);
+  const double scale = split.scale;
   stats_.prefill_time_ns += static_cast<double>(split.prefill_ns) * scale;
   stats_.decode_time_ns += static_cast<double>(split.decode_ns) * scale;
   stats_.prefill_flops += split.prefill_flops;

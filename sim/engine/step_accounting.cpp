@@ -84,6 +84,7 @@ StepSplit split_step(std::int64_t decode_chunks, std::int64_t prefill_tokens, Ti
   // Every decode of the step gets the same share of its whole time (extra included), in
   // GpuTimeShares units.
   const double scale = static_cast<double>(total_ns) / static_cast<double>(model_ns);
+  split.scale = scale;
   split.decode_units =
       split.decode_chunks > 0
           ? GpuTimeShares::units_from_ns(static_cast<double>(split.decode_ns) / static_cast<double>(split.decode_chunks) * scale)
@@ -101,7 +102,7 @@ StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick
       split_step(plan.decode_work_chunks, plan.prefill_work_tokens, total_ns, extra_ns, cost, mixed ? &alone : nullptr);
   // GPU-time shares: prefill time by new tokens, decode time evenly per decode, each scaled
   // so the step's shares sum to its whole time (extra included).
-  const double scale = static_cast<double>(total_ns) / static_cast<double>(total_ns - extra_ns);
+  const double scale = split.scale;
   // One visit per chunk: its interval since its last mark, then its share.
   for (const auto& c : plan.chunks) {
     RequestState& r = *c.request;

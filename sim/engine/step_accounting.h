@@ -22,6 +22,7 @@ struct StepSplit {
   std::int64_t prefill_tokens = 0;  // new tokens of the prefill-work chunks
   std::int64_t decode_chunks = 0;   // one-token decodes (and speculative verifies)
   std::int64_t decode_units = 0;    // each decode chunk's GPU-time share (GpuTimeShares units)
+  double scale = 1;                 // total / model: what spreads the extras over the parts
   // Work per GPU of each phase (utilisation): the decode work's alone, prefill the rest.
   double prefill_flops = 0, decode_flops = 0, prefill_bytes = 0, decode_bytes = 0;
 };
