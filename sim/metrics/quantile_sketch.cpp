@@ -75,11 +75,10 @@ void QuantileSketch::settle_pending() {
   pending_count_ = 0;
 }
 
-int QuantileSketch::index_with_hint(double value, IndexHint* hint) const {
+// index_with_hint when the value is not well inside the hint's bucket (inside it, away from
+// its edges by far more than the log's rounding, the index is the hint's, without the log).
+int QuantileSketch::index_missing_hint(double value, IndexHint* hint) const {
   if (hint == nullptr) return bucket_index(value);
-  // Inside the hint's bucket, away from its edges by far more than the log's rounding:
-  // the same index, without the log.
-  if (value > hint->low && value < hint->high) return hint->index;
   const int index = bucket_index(value);
   if (index != hint->index) {  // bounds only once a bucket comes twice running: two exp()
     *hint = IndexHint{index, 0, 0};

@@ -75,7 +75,11 @@ class QuantileSketch {
   int bucket_index(double value) const;
   // bucket_index(value) for a positive value, or the hint's index when the value lies
   // well inside that bucket; the hint then holds the value's bucket.
-  int index_with_hint(double value, IndexHint* hint) const;
+  int index_with_hint(double value, IndexHint* hint) const {
+    if (hint != nullptr && value > hint->low && value < hint->high) return hint->index;  // inline: most gaps
+    return index_missing_hint(value, hint);
+  }
+  int index_missing_hint(double value, IndexHint* hint) const;
   // add(); `index` is the value's bucket if already known, else kUnknownIndex, and is set
   // when this call computes it (from `hint` where it can).
   static constexpr int kUnknownIndex = -2147483647;
