@@ -15,6 +15,9 @@ using namespace servesim;
 
 namespace {
 
+void check_run_matches_full_pricing(const RooflineCostModel& rf, const ModelSpec& model, const Deployment& dep,
+                                    std::int64_t seqs, std::int64_t context, std::size_t steps);
+
 void check_decode_steps_match_full_pricing(const std::string& model_name, Deployment dep) {
   const ModelSpec model = load_model(model_name);
   const HardwareSpec hw = load_hardware("h100-sxm");
@@ -40,22 +43,27 @@ void check_decode_steps_match_full_pricing(const std::string& model_name, Deploy
   for (int run = 0; run < 40; ++run) {
     const auto seqs = 1 + static_cast<std::int64_t>(rng() % 64);
     const std::int64_t context = seqs * static_cast<std::int64_t>(1 + rng() % 8000);
-    std::vector<StepCost> costs(1 + rng() % 20);
-    rf.decode_run_costs(seqs, context, costs);
-    for (std::size_t k = 0; k < costs.size(); ++k) {
-      BatchShape b;
-      b.decode_seqs = seqs;
-      b.decode_context_sum = context + static_cast<std::int64_t>(k) * seqs;
-      const StepCost full = rf.cost_of(step_ops(model, dep, b));
-      INFO(model_name << " run of " << seqs << " from " << context << ", step " << k);
-      REQUIRE(costs[k].total_ns == full.total_ns);
-      REQUIRE(costs[k].compute_ns == full.compute_ns);
-      REQUIRE(costs[k].memory_ns == full.memory_ns);
-      REQUIRE(costs[k].comm_ns == full.comm_ns);
-      REQUIRE(costs[k].overhead_ns == full.overhead_ns);
-      REQUIRE(costs[k].flops == full.flops);
-      REQUIRE(costs[k].bytes == full.bytes);
-    }
+    check_run_matches_full_pricing(rf, model, dep, seqs, context, 1 + rng() % 20);
+  }
+}
+
+void check_run_matches_full_pricing(const RooflineCostModel& rf, const ModelSpec& model, const Deployment& dep,
+                                    std::int64_t seqs, std::int64_t context, std::size_t steps) {
+  std::vector<StepCost> costs(steps);
+  rf.decode_run_costs(seqs, context, costs);
+  for (std::size_t k = 0; k < costs.size(); ++k) {
+    BatchShape b;
+    b.decode_seqs = seqs;
+    b.decode_context_sum = context + static_cast<std::int64_t>(k) * seqs;
+    const StepCost full = rf.cost_of(step_ops(model, dep, b));
+    INFO(model.name << " run of " << seqs << " from " << context << ", step " << k);
+    REQUIRE(costs[k].total_ns == full.total_ns);
+    REQUIRE(costs[k].compute_ns == full.compute_ns);
+    REQUIRE(costs[k].memory_ns == full.memory_ns);
+    REQUIRE(costs[k].comm_ns == full.comm_ns);
+    REQUIRE(costs[k].overhead_ns == full.overhead_ns);
+    REQUIRE(costs[k].flops == full.flops);
+    REQUIRE(costs[k].bytes == full.bytes);
   }
 }
 
@@ -83,4 +91,28 @@ TEST_CASE("decode steps priced from the cached template equal full pricing for M
   ep8.ep = 8;
   ep8.weights = Dtype::fp8;
   check_decode_steps_match_full_pricing("deepseek-v3", ep8);
+}
+
+// Where a step's sums pass 2^53, whole numbers no longer add exactly, so any shortcut in
+// the order of the additions would show: DeepSeek-V3's attention FLOPs over 4,096
+// sequences of ~1.1M tokens each are about 1e16. Int4 weights add half bytes.
+TEST_CASE("decode run pricing stays exact where the FLOP sums pass 2^53", "[hardware][perf]") {
+  const ModelSpec model = load_model("deepseek-v3");
+  Deployment ep8;
+  ep8.tp = 8;
+  ep8.ep = 8;
+  ep8.weights = Dtype::fp8;
+  const RooflineCostModel rf(model, load_hardware("h100-sxm"), ep8);
+  BatchShape probe;
+  probe.decode_seqs = 4096;
+  probe.decode_context_sum = 4096LL * 1'100'000;
+  REQUIRE(rf.cost_of(step_ops(model, ep8, probe)).flops > 9007199254740992.0);  // the case is real
+  for (const std::int64_t per_seq : {1'000'000LL, 1'050'000LL, 1'100'000LL, 1'200'001LL})
+    check_run_matches_full_pricing(rf, model, ep8, 4096, 4096 * per_seq, 12);
+  // Int4 weights: half a byte per element.
+  Deployment int4;
+  int4.weights = Dtype::int4;
+  const ModelSpec llama = load_model("llama-3-8b");
+  const RooflineCostModel rf4(llama, load_hardware("h100-sxm"), int4);
+  for (const std::int64_t seqs : {1LL, 7LL, 33LL, 300LL}) check_run_matches_full_pricing(rf4, llama, int4, seqs, seqs * 999, 16);
 }
