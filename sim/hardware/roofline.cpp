@@ -24,7 +24,7 @@ Dtype gemm_math(const Deployment& dep) {
 }  // namespace
 
 RooflineCostModel::RooflineCostModel(ModelSpec model, HardwareSpec hw, Deployment dep)
-    : model_(std::move(model)), hw_(std::move(hw)), dep_(dep), decode_attention_(model_, dep_) {
+    : model_(std::move(model)), hw_(std::move(hw)), dep_(dep), attention_(model_, dep_) {
   SS_ASSERT(hw_.peak_flops_bf16 > 0 && hw_.memory_bandwidth_bytes_per_s > 0,
             "hardware peaks must be checked by the loader");
   SS_ASSERT(hw_.gemm_efficiency > 0 && hw_.attention_efficiency > 0 &&
@@ -112,6 +112,8 @@ StepCost RooflineCostModel::step_cost(const BatchShape& batch) const {
   SS_ASSERT(!batch.empty(), "a step computes at least one token");
   if (batch.prefills.empty() && batch.extra_sampled_tokens == 0 && batch.decode_seqs <= kMaxTemplateSeqs)
     return decode_step_cost(batch);
+  const auto sampled = static_cast<std::int64_t>(sampled_rows(batch));
+  if (const TokensTemplate* t = tokens_template(batch, sampled)) return mixed_step_cost(batch, *t, sampled);
   StepOps ops;  // on the stack: this runs once per engine step
   step_ops_into(model_, dep_, batch, ops);
   return cost_of(ops.view());
@@ -240,11 +242,7 @@ const RooflineCostModel::DecodeTemplate& RooflineCostModel::decode_template(cons
     const OpCost& attention = ops.view()[t->attention_index];
     SS_ASSERT(attention.kind == OpKind::attention, "decode attention is an attention operator");
     for (std::size_t i = 0; i < t->attention_index; ++i) t->before_attention.add(t->ops[i]);
-    for (std::size_t i = t->attention_index + 1; i < t->size; ++i) {
-      const PricedOp& p = t->ops[i];
-      t->after[t->after_count++] = {p.bucket == 0 ? p.body_s : 0.0, p.bucket == 1 ? p.body_s : 0.0,
-                                    p.bucket == 2 ? p.body_s : 0.0, p.launch_s, p.flops, p.bytes};
-    }
+    for (std::size_t i = t->attention_index + 1; i < t->size; ++i) t->after[t->after_count++] = row_of(t->ops[i]);
     t->attention_rows = attention.rows;
     t->attention_kv_bytes_per_s = decode_kv_bytes_per_s(attention.rows);
     slot = std::move(t);
@@ -252,9 +250,66 @@ const RooflineCostModel::DecodeTemplate& RooflineCostModel::decode_template(cons
   return *slot;
 }
 
+std::array<double, 6> RooflineCostModel::row_of(const PricedOp& p) {
+  return {p.bucket == 0 ? p.body_s : 0.0, p.bucket == 1 ? p.body_s : 0.0, p.bucket == 2 ? p.body_s : 0.0,
+          p.launch_s, p.flops, p.bytes};
+}
+
+const RooflineCostModel::TokensTemplate* RooflineCostModel::tokens_template(const BatchShape& batch,
+                                                                          std::int64_t sampled) const {
+  const std::int64_t tokens = batch.total_tokens();
+  if (model_.is_mla() || tokens > kMaxTemplateTokens || sampled > kMaxTemplateSampled) return nullptr;
+  const auto at = static_cast<std::size_t>(tokens);
+  if (tokens_templates_.size() <= at) tokens_templates_.resize(at + 1);
+  const bool tail_wanted = sampled > 0;
+  const auto tail_at = static_cast<std::size_t>(sampled);
+  if (tail_wanted && sampled_tails_.size() <= tail_at) sampled_tails_.resize(tail_at + 1);
+  if (tokens_templates_[at] && (!tail_wanted || sampled_tails_[tail_at])) return tokens_templates_[at].get();
+  // Both parts from this step's list: [before] [attention kernels] [after] [final_norm lm_head].
+  StepOps ops;
+  step_ops_into(model_, dep_, batch, ops);
+  const std::span<const OpCost> list = ops.view();
+  const auto is_kernel = [](const OpCost& op) {
+    return op.name == std::string_view("attn_prefill") || op.name == std::string_view("attn_decode");
+  };
+  std::size_t first = 0;
+  while (first < list.size() && !is_kernel(list[first])) ++first;
+  std::size_t past = first;
+  while (past < list.size() && is_kernel(list[past])) ++past;
+  std::size_t tail = past;
+  while (tail < list.size() && list[tail].name != std::string_view("final_norm")) ++tail;
+  const std::size_t tail_size = tail_wanted ? 2 : 0;
+  if (first == list.size() || list.size() - tail != tail_size ||
+      (tail_wanted && list[tail + 1].name != std::string_view("lm_head")))
+    return nullptr;
+  if (!tokens_templates_[at]) {
+    auto t = std::make_unique<TokensTemplate>();
+    for (std::size_t i = 0; i < first; ++i) t->before_attention.add(priced(list[i]));
+    for (std::size_t i = past; i < tail; ++i) t->after.push_back(row_of(priced(list[i])));
+    tokens_templates_[at] = std::move(t);
+  }
+  if (tail_wanted && !sampled_tails_[tail_at]) {
+    auto t = std::make_unique<SampledTail>();
+    t->rows = {row_of(priced(list[tail])), row_of(priced(list[tail + 1]))};
+    sampled_tails_[tail_at] = std::move(t);
+  }
+  return tokens_templates_[at].get();
+}
+
+StepCost RooflineCostModel::mixed_step_cost(const BatchShape& batch, const TokensTemplate& t,
+                                            std::int64_t sampled) const {
+  Sums sums = t.before_attention;
+  if (!batch.prefills.empty()) sums.add(priced(attention_.prefill(batch)));
+  if (batch.decode_seqs > 0) sums.add(priced(attention_.decode(batch)));
+  for (const auto& row : t.after) sums.add(row);
+  if (sampled > 0)
+    for (const auto& row : sampled_tails_[static_cast<std::size_t>(sampled)]->rows) sums.add(row);
+  return assemble(sums);
+}
+
 RooflineCostModel::PricedOp RooflineCostModel::decode_attention_priced(const DecodeTemplate& t,
                                                                       const BatchShape& batch) const {
-  const OpCost attention = decode_attention_(batch);
+  const OpCost attention = attention_.decode(batch);
   const double kv_bytes_per_s =
       attention.rows == t.attention_rows ? t.attention_kv_bytes_per_s : decode_kv_bytes_per_s(attention.rows);
   return priced(attention, decode_attention_seconds(attention, kv_bytes_per_s));

@@ -120,6 +120,27 @@ class RooflineCostModel : public CostModel {
   static constexpr std::int64_t kMaxTemplateSeqs = 4096;  // larger batches are priced afresh
   StepCost decode_step_cost(const BatchShape& batch) const;
 
+  // Steps with prompt chunks or speculative rows, outside MLA (whose kv_b_proj depends on
+  // the chunks' cached tokens): every operator but the attention kernels depends on the
+  // step's tokens alone, but the final norm and lm_head, which depend on its sampled rows
+  // alone (op_graph.cpp). So the operators before attention (as sums) and after it (as
+  // rows) are cached by the token count, the final two by the sampled rows, and the
+  // attention kernels are priced afresh; the sums are still added in operator order, so
+  // the cost is bit-identical to cost_of(step_ops(...)).
+  struct TokensTemplate {
+    Sums before_attention;
+    std::vector<std::array<double, 6>> after;  // up to the final norm
+  };
+  struct SampledTail {
+    std::array<std::array<double, 6>, 2> rows{};  // final_norm, lm_head
+  };
+  static constexpr std::int64_t kMaxTemplateTokens = 16384;  // larger steps are priced afresh
+  static constexpr std::int64_t kMaxTemplateSampled = 8192;
+  // Null where the step's list does not have the expected form (then it is priced afresh).
+  const TokensTemplate* tokens_template(const BatchShape& batch, std::int64_t sampled) const;
+  StepCost mixed_step_cost(const BatchShape& batch, const TokensTemplate& t, std::int64_t sampled) const;
+  static std::array<double, 6> row_of(const PricedOp& p);
+
   ModelSpec model_;
   HardwareSpec hw_;
   Deployment dep_;
@@ -129,8 +150,10 @@ class RooflineCostModel : public CostModel {
   double elementwise_bytes_per_s_;
   double link_bytes_per_s_;       // derated interconnect bandwidth
   int stage_layers_;
-  DecodeAttentionOp decode_attention_;  // refers to model_, declared above it
+  AttentionKernels attention_;  // refers to model_, declared above it
   mutable std::vector<std::unique_ptr<DecodeTemplate>> decode_templates_;  // by sequences
+  mutable std::vector<std::unique_ptr<TokensTemplate>> tokens_templates_;  // by tokens
+  mutable std::vector<std::unique_ptr<SampledTail>> sampled_tails_;       // by sampled rows
 };
 
 }  // namespace servesim

@@ -6,37 +6,6 @@ namespace servesim::ops {
 
 namespace {
 
-
-// Prefill chunks: each of the n new tokens attends to the p cached tokens and causally to
-// the new ones before it and itself: n*p + n*(n+1)/2 query-key pairs. Memory: the K/V of
-// p+n tokens is read, the n new tokens' KV written, Q read and the output written.
-OpCost attention_prefill(const BatchShape& batch, const AttnForm& f, int layers) {
-  double pairs = 0;
-  double tokens_read = 0;
-  double new_tokens = 0;
-  for (const PrefillChunk& c : batch.prefills) {
-    const double n = static_cast<double>(c.new_tokens);
-    const double p = static_cast<double>(c.past_tokens);
-    pairs += n * p + n * (n + 1) / 2;
-    tokens_read += p + n;
-    new_tokens += n;
-  }
-  OpCost op{"attn_prefill", OpKind::attention};
-  op.flops = f.pair_flops * pairs * layers;
-  op.bytes_read = (f.kv_read_per_token * tokens_read + f.q_per_row * new_tokens) * layers;
-  op.bytes_written = (f.kv_write_per_token * new_tokens + f.out_per_row * new_tokens) * layers;
-  op.count = layers;
-  op.rows = new_tokens;
-  op.per_key_flops = f.pair_flops * new_tokens * layers;
-  return op;
-}
-
-void append_attention_kernels(const BatchShape& batch, const AttnForm& prefill,
-                              const AttnForm& decode, int layers, StepOps& out) {
-  if (!batch.prefills.empty()) out.push_back(attention_prefill(batch, prefill, layers));
-  if (batch.decode_seqs > 0) out.push_back(attention_decode(batch.decode_seqs, batch.decode_context_sum, decode, layers));
-}
-
 AttnForm mla_prefill_form(const ModelSpec& m, const Dims& x) {
   const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
   const double latent = static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim;
@@ -87,6 +56,36 @@ void append_mla(const ModelSpec& m, const BatchShape& batch, const Dims& x, doub
 
 }  // namespace
 
+// Prefill chunks: each of the n new tokens attends to the p cached tokens and causally to
+// the new ones before it and itself: n*p + n*(n+1)/2 query-key pairs. Memory: the K/V of
+// p+n tokens is read, the n new tokens' KV written, Q read and the output written.
+OpCost attention_prefill(const BatchShape& batch, const AttnForm& f, int layers) {
+  double pairs = 0;
+  double tokens_read = 0;
+  double new_tokens = 0;
+  for (const PrefillChunk& c : batch.prefills) {
+    const double n = static_cast<double>(c.new_tokens);
+    const double p = static_cast<double>(c.past_tokens);
+    pairs += n * p + n * (n + 1) / 2;
+    tokens_read += p + n;
+    new_tokens += n;
+  }
+  OpCost op{"attn_prefill", OpKind::attention};
+  op.flops = f.pair_flops * pairs * layers;
+  op.bytes_read = (f.kv_read_per_token * tokens_read + f.q_per_row * new_tokens) * layers;
+  op.bytes_written = (f.kv_write_per_token * new_tokens + f.out_per_row * new_tokens) * layers;
+  op.count = layers;
+  op.rows = new_tokens;
+  op.per_key_flops = f.pair_flops * new_tokens * layers;
+  return op;
+}
+
+void append_attention_kernels(const BatchShape& batch, const AttnForm& prefill,
+                              const AttnForm& decode, int layers, StepOps& out) {
+  if (!batch.prefills.empty()) out.push_back(attention_prefill(batch, prefill, layers));
+  if (batch.decode_seqs > 0) out.push_back(attention_decode(batch.decode_seqs, batch.decode_context_sum, decode, layers));
+}
+
 void append_attention(const ModelSpec& model, const BatchShape& batch, const Dims& x,
                       double rows, StepOps& out) {
   if (model.is_mla()) {
@@ -105,6 +104,10 @@ void append_attention(const ModelSpec& model, const BatchShape& batch, const Dim
 
 AttnForm decode_attention_form(const ModelSpec& model, const Dims& x) {
   return model.is_mla() ? mla_decode_form(model, x) : standard_form(x);
+}
+
+AttnForm prefill_attention_form(const ModelSpec& model, const Dims& x) {
+  return model.is_mla() ? mla_prefill_form(model, x) : standard_form(x);
 }
 
 

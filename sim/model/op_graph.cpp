@@ -43,9 +43,7 @@ void step_ops_into(const ModelSpec& model, const Deployment& dep, const BatchSha
   const ops::Dims x = ops::make_dims(model, dep, s);
 
   const double m = static_cast<double>(batch.total_tokens());
-  double sampled = static_cast<double>(batch.decode_seqs);
-  for (const PrefillChunk& c : batch.prefills) sampled += c.sampled ? 1.0 : 0.0;
-  sampled += static_cast<double>(batch.extra_sampled_tokens);  // speculative verify rows
+  const double sampled = sampled_rows(batch);
   const int L = s.layers;
 
   out.clear();
@@ -82,11 +80,12 @@ std::vector<OpCost> step_ops(const ModelSpec& model, const Deployment& dep,
   return {ops.begin(), ops.end()};
 }
 
-DecodeAttentionOp::DecodeAttentionOp(const ModelSpec& model, const Deployment& dep)
+AttentionKernels::AttentionKernels(const ModelSpec& model, const Deployment& dep)
     : dims_(std::make_unique<ops::Dims>(ops::make_dims(model, dep, shard_shape(model, dep)))),
-      form_(ops::decode_attention_form(model, *dims_)),
+      prefill_form_(ops::prefill_attention_form(model, *dims_)),
+      decode_form_(ops::decode_attention_form(model, *dims_)),
       layers_(dims_->layers) {}
 
-DecodeAttentionOp::~DecodeAttentionOp() = default;
+AttentionKernels::~AttentionKernels() = default;
 
 }  // namespace servesim

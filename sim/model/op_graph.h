@@ -59,10 +59,19 @@ class StepOps {
 // REQUIRES: deployment.tp divides the heads.
 void step_ops_into(const ModelSpec& model, const Deployment& deployment, const BatchShape& batch,
                    StepOps& out);
-// The decode attention operator of a decode-only step, exactly as step_ops lists it.
-// It is the only operator of such a step that depends on more than the number of
-// sequences (on their context sum), which lets a cost model cache the others by that
-// number (roofline.h). Inline, as a decode run prices it every step.
+// Rows that reach the final norm and lm_head: one per decode sequence, per prompt chunk
+// that ends its prompt, and per speculative verify row.
+inline double sampled_rows(const BatchShape& batch) {
+  double sampled = static_cast<double>(batch.decode_seqs);
+  for (const PrefillChunk& c : batch.prefills) sampled += c.sampled ? 1.0 : 0.0;
+  return sampled + static_cast<double>(batch.extra_sampled_tokens);  // speculative verify rows
+}
+
+// The attention kernels of a step, exactly as step_ops lists them. Outside MLA they are
+// the only operators that depend on more than the step's token count and sampled rows
+// (decode attention on the context sum, prefill attention on each chunk's cached tokens),
+// which lets a cost model cache the others (roofline.h). Decode attention is inline, as
+// a decode run prices it every step.
 namespace ops {
 struct Dims;
 // What one query-key pair and one token cost in one layer on this GPU.
@@ -89,24 +98,29 @@ inline OpCost attention_decode(std::int64_t decode_seqs, std::int64_t context_su
   op.per_key_flops = f.pair_flops * seqs * layers;
   return op;
 }
+// Prefill chunks: each of the n new tokens attends to the p cached tokens and causally to
+// the new ones before it and itself.
+OpCost attention_prefill(const BatchShape& batch, const AttnForm& f, int layers);
 }  // namespace ops
 
-class DecodeAttentionOp {
+class AttentionKernels {
  public:
   // REQUIRES: deployment_problem(model, dep).empty().
-  DecodeAttentionOp(const ModelSpec& model, const Deployment& dep);
-  ~DecodeAttentionOp();
-  DecodeAttentionOp(const DecodeAttentionOp&) = delete;
-  DecodeAttentionOp& operator=(const DecodeAttentionOp&) = delete;
-  // REQUIRES: batch.prefills.empty().
-  OpCost operator()(const BatchShape& batch) const {
-    SS_ASSERT(batch.prefills.empty(), "the decode attention operator alone is for decode-only steps");
-    return ops::attention_decode(batch.decode_seqs, batch.decode_context_sum, form_, layers_);
+  AttentionKernels(const ModelSpec& model, const Deployment& dep);
+  ~AttentionKernels();
+  AttentionKernels(const AttentionKernels&) = delete;
+  AttentionKernels& operator=(const AttentionKernels&) = delete;
+  // The step's decode attention kernel. REQUIRES: batch.decode_seqs > 0.
+  OpCost decode(const BatchShape& batch) const {
+    return ops::attention_decode(batch.decode_seqs, batch.decode_context_sum, decode_form_, layers_);
   }
+  // The step's prefill attention kernel. REQUIRES: !batch.prefills.empty().
+  OpCost prefill(const BatchShape& batch) const { return ops::attention_prefill(batch, prefill_form_, layers_); }
 
  private:
   std::unique_ptr<const ops::Dims> dims_;
-  ops::AttnForm form_;  // computed once: it depends on the model alone
+  ops::AttnForm prefill_form_;  // computed once: they depend on the model alone
+  ops::AttnForm decode_form_;
   int layers_;
 };
 

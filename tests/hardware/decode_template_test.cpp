@@ -116,3 +116,64 @@ TEST_CASE("decode run pricing stays exact where the FLOP sums pass 2^53", "[hard
   const RooflineCostModel rf4(llama, load_hardware("h100-sxm"), int4);
   for (const std::int64_t seqs : {1LL, 7LL, 33LL, 300LL}) check_run_matches_full_pricing(rf4, llama, int4, seqs, seqs * 999, 16);
 }
+
+namespace {
+
+// Steps with prompt chunks are priced from two caches (by token count, by sampled rows) and
+// their attention kernels: they must equal pricing the full list, field by field.
+void check_mixed_steps_match_full_pricing(const std::string& model_name, Deployment dep) {
+  const ModelSpec model = load_model(model_name);
+  const RooflineCostModel rf(model, load_hardware("h100-sxm"), dep);
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 600; ++i) {
+    BatchShape b;
+    const int chunks = static_cast<int>(rng() % 4);  // 0: a speculative verify step
+    for (int c = 0; c < chunks; ++c) {
+      PrefillChunk chunk;
+      chunk.new_tokens = 1 + static_cast<std::int64_t>(rng() % (i % 3 == 0 ? 40 : 3000));  // repeats: hits
+      chunk.past_tokens = rng() % 2 ? static_cast<std::int64_t>(rng() % 9000) : 0;
+      chunk.sampled = rng() % 3 != 0;
+      b.prefills.push_back(chunk);
+    }
+    b.decode_seqs = rng() % 2 ? static_cast<std::int64_t>(rng() % 48) : 0;
+    if (chunks == 0) {
+      b.decode_seqs = 1 + static_cast<std::int64_t>(rng() % 48);
+      b.extra_sampled_tokens = 1 + static_cast<std::int64_t>(rng() % (4 * b.decode_seqs));
+    }
+    b.decode_context_sum = b.decode_seqs * static_cast<std::int64_t>(rng() % 8000);
+    const StepCost cached = rf.step_cost(b);
+    const StepCost full = rf.cost_of(step_ops(model, dep, b));
+    INFO(model_name << " tp=" << dep.tp << " pp=" << dep.pp << " chunks=" << chunks << " tokens=" << b.total_tokens()
+                    << " decode seqs=" << b.decode_seqs << " extra=" << b.extra_sampled_tokens);
+    REQUIRE(cached.total_ns == full.total_ns);
+    REQUIRE(cached.compute_ns == full.compute_ns);
+    REQUIRE(cached.memory_ns == full.memory_ns);
+    REQUIRE(cached.comm_ns == full.comm_ns);
+    REQUIRE(cached.overhead_ns == full.overhead_ns);
+    REQUIRE(cached.flops == full.flops);
+    REQUIRE(cached.bytes == full.bytes);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("steps with prompt chunks priced from the cached templates equal full pricing", "[hardware][perf]") {
+  check_mixed_steps_match_full_pricing("llama-3-8b", Deployment{});
+  Deployment tp4;
+  tp4.tp = 4;
+  tp4.weights = Dtype::fp8;
+  tp4.kv = Dtype::fp8;
+  check_mixed_steps_match_full_pricing("qwen2.5-72b", tp4);
+  Deployment pp2;
+  pp2.tp = 2;
+  pp2.pp = 2;
+  check_mixed_steps_match_full_pricing("llama-3-70b", pp2);
+  Deployment tp2;
+  tp2.tp = 2;
+  check_mixed_steps_match_full_pricing("mixtral-8x7b", tp2);
+  Deployment ep8;
+  ep8.tp = 8;
+  ep8.ep = 8;
+  ep8.weights = Dtype::fp8;
+  check_mixed_steps_match_full_pricing("deepseek-v3", ep8);  // MLA: priced afresh
+}
