@@ -113,7 +113,7 @@ StepCost RooflineCostModel::step_cost(const BatchShape& batch) const {
   if (batch.prefills.empty() && batch.extra_sampled_tokens == 0 && batch.decode_seqs <= kMaxTemplateSeqs)
     return decode_step_cost(batch);
   const auto sampled = static_cast<std::int64_t>(sampled_rows(batch));
-  if (const TokensTemplate* t = tokens_template(batch, sampled)) return mixed_step_cost(batch, *t, sampled);
+  if (const Row* rows = tokens_template(batch, sampled)) return mixed_step_cost(batch, rows, sampled);
   StepOps ops;  // on the stack: this runs once per engine step
   step_ops_into(model_, dep_, batch, ops);
   return cost_of(ops.view());
@@ -250,21 +250,19 @@ const RooflineCostModel::DecodeTemplate& RooflineCostModel::decode_template(cons
   return *slot;
 }
 
-std::array<double, 6> RooflineCostModel::row_of(const PricedOp& p) {
+RooflineCostModel::Row RooflineCostModel::row_of(const PricedOp& p) {
   return {p.bucket == 0 ? p.body_s : 0.0, p.bucket == 1 ? p.body_s : 0.0, p.bucket == 2 ? p.body_s : 0.0,
           p.launch_s, p.flops, p.bytes};
 }
 
-const RooflineCostModel::TokensTemplate* RooflineCostModel::tokens_template(const BatchShape& batch,
-                                                                          std::int64_t sampled) const {
+const RooflineCostModel::Row* RooflineCostModel::tokens_template(const BatchShape& batch, std::int64_t sampled) const {
   const std::int64_t tokens = batch.total_tokens();
   if (model_.is_mla() || tokens > kMaxTemplateTokens || sampled > kMaxTemplateSampled) return nullptr;
   const auto at = static_cast<std::size_t>(tokens);
-  if (tokens_templates_.size() <= at) tokens_templates_.resize(at + 1);
-  const bool tail_wanted = sampled > 0;
   const auto tail_at = static_cast<std::size_t>(sampled);
-  if (tail_wanted && sampled_tails_.size() <= tail_at) sampled_tails_.resize(tail_at + 1);
-  if (tokens_templates_[at] && (!tail_wanted || sampled_tails_[tail_at])) return tokens_templates_[at].get();
+  const bool tail_wanted = sampled > 0;
+  if (at < tokens_built_.size() && tokens_built_[at] && (!tail_wanted || (tail_at < tail_built_.size() && tail_built_[tail_at])))
+    return &tokens_rows_[at * tokens_stride_];
   // Both parts from this step's list: [before] [attention kernels] [after] [final_norm lm_head].
   StepOps ops;
   step_ops_into(model_, dep_, batch, ops);
@@ -278,32 +276,47 @@ const RooflineCostModel::TokensTemplate* RooflineCostModel::tokens_template(cons
   while (past < list.size() && is_kernel(list[past])) ++past;
   std::size_t tail = past;
   while (tail < list.size() && list[tail].name != std::string_view("final_norm")) ++tail;
-  const std::size_t tail_size = tail_wanted ? 2 : 0;
-  if (first == list.size() || list.size() - tail != tail_size ||
-      (tail_wanted && list[tail + 1].name != std::string_view("lm_head")))
+  const std::size_t stride = 1 + (tail - past);
+  if (first == list.size() || list.size() - tail != (tail_wanted ? kTailRows : 0) ||
+      (tail_wanted && list[tail + 1].name != std::string_view("lm_head")) ||
+      (tokens_stride_ != 0 && stride != tokens_stride_))
     return nullptr;
-  if (!tokens_templates_[at]) {
-    auto t = std::make_unique<TokensTemplate>();
-    for (std::size_t i = 0; i < first; ++i) t->before_attention.add(priced(list[i]));
-    for (std::size_t i = past; i < tail; ++i) t->after.push_back(row_of(priced(list[i])));
-    tokens_templates_[at] = std::move(t);
+  tokens_stride_ = stride;
+  if (tokens_built_.size() <= at) {
+    tokens_built_.resize(at + 1, 0);
+    tokens_rows_.resize((at + 1) * stride);
   }
-  if (tail_wanted && !sampled_tails_[tail_at]) {
-    auto t = std::make_unique<SampledTail>();
-    t->rows = {row_of(priced(list[tail])), row_of(priced(list[tail + 1]))};
-    sampled_tails_[tail_at] = std::move(t);
+  Row* rows = &tokens_rows_[at * stride];
+  if (!tokens_built_[at]) {
+    Sums before;
+    for (std::size_t i = 0; i < first; ++i) before.add(priced(list[i]));
+    rows[0] = {before.compute_s, before.memory_s, before.comm_s, before.launch_s, before.flops, before.bytes};
+    for (std::size_t i = past; i < tail; ++i) rows[1 + i - past] = row_of(priced(list[i]));
+    tokens_built_[at] = 1;
   }
-  return tokens_templates_[at].get();
+  if (tail_wanted) {
+    if (tail_built_.size() <= tail_at) {
+      tail_built_.resize(tail_at + 1, 0);
+      tail_rows_.resize((tail_at + 1) * kTailRows);
+    }
+    if (!tail_built_[tail_at]) {
+      tail_rows_[tail_at * kTailRows] = row_of(priced(list[tail]));
+      tail_rows_[tail_at * kTailRows + 1] = row_of(priced(list[tail + 1]));
+      tail_built_[tail_at] = 1;
+    }
+  }
+  return rows;
 }
 
-StepCost RooflineCostModel::mixed_step_cost(const BatchShape& batch, const TokensTemplate& t,
-                                            std::int64_t sampled) const {
-  Sums sums = t.before_attention;
+StepCost RooflineCostModel::mixed_step_cost(const BatchShape& batch, const Row* rows, std::int64_t sampled) const {
+  Sums sums{rows[0][0], rows[0][1], rows[0][2], rows[0][3], rows[0][4], rows[0][5]};
   if (!batch.prefills.empty()) sums.add(priced(attention_.prefill(batch)));
   if (batch.decode_seqs > 0) sums.add(priced(attention_.decode(batch)));
-  for (const auto& row : t.after) sums.add(row);
-  if (sampled > 0)
-    for (const auto& row : sampled_tails_[static_cast<std::size_t>(sampled)]->rows) sums.add(row);
+  for (std::size_t i = 1; i < tokens_stride_; ++i) sums.add(rows[i]);
+  if (sampled > 0) {
+    const Row* tail = &tail_rows_[static_cast<std::size_t>(sampled) * kTailRows];
+    for (std::size_t i = 0; i < kTailRows; ++i) sums.add(tail[i]);
+  }
   return assemble(sums);
 }
 

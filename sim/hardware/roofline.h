@@ -127,19 +127,19 @@ class RooflineCostModel : public CostModel {
   // rows) are cached by the token count, the final two by the sampled rows, and the
   // attention kernels are priced afresh; the sums are still added in operator order, so
   // the cost is bit-identical to cost_of(step_ops(...)).
-  struct TokensTemplate {
-    Sums before_attention;
-    std::vector<std::array<double, 6>> after;  // up to the final norm
-  };
-  struct SampledTail {
-    std::array<std::array<double, 6>, 2> rows{};  // final_norm, lm_head
-  };
+  // Both caches are flat arrays of rows (the before-attention sums are a row too, in the
+  // fields' order): one step reads one stretch of memory, cold or not, instead of a chain
+  // of pointers.
+  using Row = std::array<double, 6>;
   static constexpr std::int64_t kMaxTemplateTokens = 16384;  // larger steps are priced afresh
   static constexpr std::int64_t kMaxTemplateSampled = 8192;
-  // Null where the step's list does not have the expected form (then it is priced afresh).
-  const TokensTemplate* tokens_template(const BatchShape& batch, std::int64_t sampled) const;
-  StepCost mixed_step_cost(const BatchShape& batch, const TokensTemplate& t, std::int64_t sampled) const;
-  static std::array<double, 6> row_of(const PricedOp& p);
+  static constexpr std::size_t kTailRows = 2;  // final_norm, lm_head
+  // The token count's rows (before_attention, then the operators after attention up to the
+  // final norm), built from this step's list if not yet; null where the step's list does
+  // not have the expected form (then it is priced afresh).
+  const Row* tokens_template(const BatchShape& batch, std::int64_t sampled) const;
+  StepCost mixed_step_cost(const BatchShape& batch, const Row* rows, std::int64_t sampled) const;
+  static Row row_of(const PricedOp& p);
 
   ModelSpec model_;
   HardwareSpec hw_;
@@ -152,8 +152,11 @@ class RooflineCostModel : public CostModel {
   int stage_layers_;
   AttentionKernels attention_;  // refers to model_, declared above it
   mutable std::vector<std::unique_ptr<DecodeTemplate>> decode_templates_;  // by sequences
-  mutable std::vector<std::unique_ptr<TokensTemplate>> tokens_templates_;  // by tokens
-  mutable std::vector<std::unique_ptr<SampledTail>> sampled_tails_;       // by sampled rows
+  mutable std::vector<Row> tokens_rows_;  // tokens_stride_ rows per token count
+  mutable std::vector<std::uint8_t> tokens_built_;
+  mutable std::size_t tokens_stride_ = 0;  // 1 + the operators after attention; 0 before the first
+  mutable std::vector<Row> tail_rows_;     // kTailRows per sampled-row count
+  mutable std::vector<std::uint8_t> tail_built_;
 };
 
 }  // namespace servesim
