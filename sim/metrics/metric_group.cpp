@@ -50,6 +50,12 @@ struct NamedSketch {
 }  // namespace
 
 void MetricGroup::add_request(const RequestRecord& record, double usd_per_replica_ns, const SloTargets& slo) {
+  LatencyBuckets buckets;
+  add_request(record, usd_per_replica_ns, slo, buckets);
+}
+
+void MetricGroup::add_request(const RequestRecord& record, double usd_per_replica_ns, const SloTargets& slo,
+                              LatencyBuckets& buckets) {
   preemptions += record.preemptions;
   preempted_ns += record.preempted_ns;
   if (record.truncated_tokens > 0) ++truncated;
@@ -60,14 +66,14 @@ void MetricGroup::add_request(const RequestRecord& record, double usd_per_replic
       output_tokens += record.output_tokens_done;
       cached_input_tokens += record.cached_prompt_tokens;
       const Tick ttft = record.ttft_ns();
-      if (ttft >= 0) ttft_ns.add(static_cast<double>(ttft));
+      if (ttft >= 0) ttft_ns.add_with_index(static_cast<double>(ttft), 1, buckets.ttft);
       const Tick tpot = record.tpot_ns();
-      if (tpot >= 0) tpot_ns.add(static_cast<double>(tpot));
+      if (tpot >= 0) tpot_ns.add_with_index(static_cast<double>(tpot), 1, buckets.tpot);
       const Tick e2el = record.e2el_ns();
       SS_ASSERT(e2el >= 0, "a completed request needs a finish time after its arrival");
-      e2el_ns.add(static_cast<double>(e2el));
+      e2el_ns.add_with_index(static_cast<double>(e2el), 1, buckets.e2el);
       const Tick queue = record.queue_ns();
-      if (queue >= 0) queue_ns.add(static_cast<double>(queue));
+      if (queue >= 0) queue_ns.add_with_index(static_cast<double>(queue), 1, buckets.queue);
       add_accounting(record, usd_per_replica_ns);
       if (slo.met_by(record)) ++slo_met;
       if (slo.met_by(record, /*itl_by_mean=*/true)) ++slo_met_mean_itl;

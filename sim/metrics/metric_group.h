@@ -49,7 +49,18 @@ struct MetricGroup {
   // Counts one request by its outcome (see MetricsRecorder::record_request).
   // `usd_per_replica_ns`: the price of one ns of the request's replica (all its GPUs);
   // `slo`: its class's objectives.
+  // The buckets of one request's latencies, found by the first group that adds it and
+  // reused by the next (a request is added to its pool's group and its class's): every
+  // group's sketches have the default accuracy, so a value's bucket is the same in each.
+  struct LatencyBuckets {
+    int ttft = QuantileSketch::kUnknownIndex;
+    int tpot = QuantileSketch::kUnknownIndex;
+    int e2el = QuantileSketch::kUnknownIndex;
+    int queue = QuantileSketch::kUnknownIndex;
+  };
   void add_request(const RequestRecord& record, double usd_per_replica_ns = 0, const SloTargets& slo = {});
+  void add_request(const RequestRecord& record, double usd_per_replica_ns, const SloTargets& slo,
+                   LatencyBuckets& buckets);
   // Adds every value and counter of `other`.
   void merge(const MetricGroup& other);
   // The block of fields in the order of docs/metrics.md.

@@ -48,6 +48,12 @@ class QuantileSketch {
   // (a replica's run of step gaps; the moments are order-independent for integers).
   static void add_all_to_both(QuantileSketch& a, QuantileSketch& b, const std::int64_t* values, std::size_t n,
                               std::int64_t count, IndexHint* hint = nullptr);
+  // add(); `index` is the value's bucket if already known, else kUnknownIndex, and is set
+  // when this call computes it (from `hint` where it can): a caller adding one value to
+  // several sketches finds its bucket once. REQUIRES: a known index comes from a sketch
+  // of the same relative accuracy.
+  static constexpr int kUnknownIndex = -2147483647;
+  void add_with_index(double value, std::int64_t count, int& index, IndexHint* hint = nullptr);
   // Afterwards this sketch equals one that had every value of both added to it (exactly
   // where the values are integers; else sum and variance up to floating-point rounding).
   // REQUIRES: other has the same relative accuracy.
@@ -80,10 +86,6 @@ class QuantileSketch {
     return index_missing_hint(value, hint);
   }
   int index_missing_hint(double value, IndexHint* hint) const;
-  // add(); `index` is the value's bucket if already known, else kUnknownIndex, and is set
-  // when this call computes it (from `hint` where it can).
-  static constexpr int kUnknownIndex = -2147483647;
-  void add_with_index(double value, std::int64_t count, int& index, IndexHint* hint = nullptr);
   double bucket_value(int index) const;
   // The estimate of the value at 0-based integer rank `rank` in sorted order.
   double value_at_rank(std::int64_t rank) const;

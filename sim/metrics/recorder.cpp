@@ -76,10 +76,11 @@ void MetricsRecorder::record_request(const RequestRecord& record) {
   const auto c = static_cast<std::size_t>(record.class_index);
   const SloTargets slo = impl_->slos.empty() ? SloTargets{} : impl_->slos[c];
   double usd_per_ns = 0;
+  MetricGroup::LatencyBuckets buckets;  // found once for both groups
   if (record.pool_index >= 0) {
     const auto p = static_cast<std::size_t>(record.pool_index);
     if (!impl_->usd_per_replica_ns.empty()) usd_per_ns = impl_->usd_per_replica_ns[p];
-    impl_->pools[p].add_request(record, usd_per_ns, slo);
+    impl_->pools[p].add_request(record, usd_per_ns, slo, buckets);
     if (record.replica_index >= 0 && record.outcome == Outcome::completed) {
       auto& replicas = impl_->replicas[p];
       const auto r = static_cast<std::size_t>(record.replica_index);
@@ -89,7 +90,7 @@ void MetricsRecorder::record_request(const RequestRecord& record) {
       replicas[r].cached_input_tokens += record.cached_prompt_tokens;
     }
   }
-  impl_->classes[c].add_request(record, usd_per_ns, slo);
+  impl_->classes[c].add_request(record, usd_per_ns, slo, buckets);
   if (sink_) {
     RequestRecord priced = record;
     priced.cost_usd = record.acct.gpu.total_ns() * usd_per_ns;
