@@ -6,6 +6,13 @@ namespace servesim::ops {
 
 namespace {
 
+// The attention kernels of a step: prefill, then decode, each where the step has it.
+void append_attention_kernels(const BatchShape& batch, const AttnForm& prefill,
+                              const AttnForm& decode, int layers, StepOps& out) {
+  if (!batch.prefills.empty()) out.push_back(attention_prefill(batch, prefill, layers));
+  if (batch.decode_seqs > 0) out.push_back(attention_decode(batch.decode_seqs, batch.decode_context_sum, decode, layers));
+}
+
 AttnForm mla_prefill_form(const ModelSpec& m, const Dims& x) {
   const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
   const double latent = static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim;
@@ -80,11 +87,6 @@ OpCost attention_prefill(const BatchShape& batch, const AttnForm& f, int layers)
   return op;
 }
 
-void append_attention_kernels(const BatchShape& batch, const AttnForm& prefill,
-                              const AttnForm& decode, int layers, StepOps& out) {
-  if (!batch.prefills.empty()) out.push_back(attention_prefill(batch, prefill, layers));
-  if (batch.decode_seqs > 0) out.push_back(attention_decode(batch.decode_seqs, batch.decode_context_sum, decode, layers));
-}
 
 void append_attention(const ModelSpec& model, const BatchShape& batch, const Dims& x,
                       double rows, StepOps& out) {

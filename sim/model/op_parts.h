@@ -96,9 +96,6 @@ Dims make_dims(const ModelSpec& model, const Deployment& dep, const ShardShape& 
 AttnForm decode_attention_form(const ModelSpec& model, const Dims& x);
 // Prefill attention's form for this model; with attention_prefill, as append_attention lists it.
 AttnForm prefill_attention_form(const ModelSpec& model, const Dims& x);
-// The attention kernels of a step (prefill, then decode, each where the step has it).
-void append_attention_kernels(const BatchShape& batch, const AttnForm& prefill, const AttnForm& decode, int layers,
-                              StepOps& out);
 // Attention: QKV (or MLA's projections), the attention kernels and o_proj, appended to `out`.
 void append_attention(const ModelSpec& model, const BatchShape& batch, const Dims& x,
                       double rows, StepOps& out);
