@@ -4,13 +4,15 @@
 
 namespace servesim {
 
-BlockPool::BlockPool(std::int64_t num_blocks) : num_blocks_(num_blocks), num_free_(num_blocks) {
+BlockPool::BlockPool(std::int64_t num_blocks)
+    : num_blocks_(num_blocks),
+      // Address space for every record, but memory only for the pages written: the records
+      // never move, which spares the copies and page faults of growing by doubling (9% of
+      // a 1,024-replica run was the kernel mapping and unmapping them), and a plain block,
+      // as every never-used one is, leaves its record unwritten.
+      blocks_(static_cast<std::size_t>(num_blocks >= 0 && num_blocks <= kMaxBlocks ? num_blocks : 0)),
+      num_free_(num_blocks) {
   SS_ASSERT(num_blocks >= 0 && num_blocks <= kMaxBlocks, "block pool size");
-  // Address space for every record, but no memory: the allocator maps a large reservation
-  // lazily, so a page is committed when its first block is used. The records never move,
-  // which spares the copies and page faults of growing by doubling (9% of a 1,024-replica
-  // run was the kernel mapping and unmapping them).
-  blocks_.reserve(static_cast<std::size_t>(num_blocks));
   ring_.assign(16, 0);
   ring_mask_ = 15;
 }
@@ -66,7 +68,11 @@ void BlockPool::allocate_into(std::vector<std::int32_t>& out, std::int64_t n) {
   out.resize(first + static_cast<std::size_t>(n));
   std::int32_t* to = out.data() + first;
   std::int64_t i = 0;
-  if (next_fresh_ >= num_blocks_) {
+  // Never-used blocks first, in id order: plain, so their records stay as they are.
+  for (const std::int64_t m = std::min(n, static_cast<std::int64_t>(num_blocks_ - next_fresh_)); i < m; ++i)
+    to[i] = next_fresh_++;
+  num_free_ -= i;
+  if (i < n) {
     // The usual case inline: the head is a live plain entry (no record, no eviction).
     const std::uint32_t* const ring = ring_.data();
     const std::uint64_t mask = ring_mask_;
@@ -84,7 +90,7 @@ void BlockPool::allocate_into(std::vector<std::int32_t>& out, std::int64_t n) {
     // are cold by now: start loading them (a prompt of ~1,000 tokens takes ~4 lines).
     for (std::uint64_t ahead = 0; ahead < 4 * 16; ahead += 16) __builtin_prefetch(ring + ((head + ahead) & mask));
   }
-  for (; i < n; ++i) to[i] = allocate();  // never-used blocks, hashed or stale entries
+  for (; i < n; ++i) to[i] = allocate();  // hashed or stale entries
 }
 
 void BlockPool::push_tail_plain(std::int32_t b) {
@@ -157,11 +163,8 @@ void BlockPool::touch(std::int32_t b) {
 std::int32_t BlockPool::allocate() {
   SS_ASSERT(num_free_ > 0, "allocation from an empty block pool");
   if (next_fresh_ < num_blocks_) {  // the head of the queue is the lowest never-used block
-    const std::int32_t b = next_fresh_++;
-    blocks_.emplace_back();
-    at(b).ref = 1;
     --num_free_;
-    return b;
+    return next_fresh_++;            // plain: its all-zero record stays as it is
   }
   const std::uint32_t entry = pop_head();
   prefetch_head();

@@ -25,14 +25,17 @@
 // neither its allocation nor a release_plain() reads or writes its record, which was a cache
 // miss per block of every prompt (docs/performance.md). A plain block's record keeps only
 // has_hash = 0 up to date; cache() and cache_private() set the rest when it gets a hash.
-// Records are made on first use: the queue starts as the blocks in id order, and freed
-// blocks join its tail, so the never-used blocks are always its head, in id order, and
-// allocation takes them first. A pool of many replicas' worth of blocks costs nothing
-// until they are used.
+// The queue starts as the blocks in id order, and freed blocks join its tail, so the
+// never-used blocks are always its head, in id order, and allocation takes them first,
+// without a queue entry. Their records start as all-zero bytes (a plain block's), in
+// memory committed only as it is first written (zeroed_array.h): a never-used block is
+// plain, so allocating it writes nothing either, and a pool of many replicas' worth of
+// blocks costs memory only for the records of blocks that got a hash.
 #include <climits>
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/zeroed_array.h"
 #include "sim/engine/block_hash_index.h"
 
 namespace servesim {
@@ -107,6 +110,7 @@ class BlockPool {
 
   // 16 bytes, four to a cache line: a long run touches every block of every replica in
   // turn, so the records' size decides how many replicas' records fit in the caches.
+  // All-zero bytes are a plain block's record (ZeroedArray).
   struct Block {
     std::uint64_t hash = 0;
     // Position of its live free-queue entry, modulo 2^32: positions in the ring span less
@@ -127,7 +131,7 @@ class BlockPool {
 
   std::int64_t num_blocks_;
   std::int32_t next_fresh_ = 0;  // blocks [next_fresh_, num_blocks_) were never used
-  std::vector<Block> blocks_;    // blocks [0, next_fresh_)
+  ZeroedArray<Block> blocks_;    // every block's record
   // The free queue after the never-used blocks: positions [queue_head_, queue_tail_), the
   // entry at position p in ring_[p & ring_mask_]. Positions only grow (2^64 never wraps);
   // a block keeps its live entry's position modulo 2^32. An entry is a block id, with
