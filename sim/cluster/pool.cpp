@@ -47,6 +47,7 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
     replicas_.back()->set_hand_over_after_prefill(config_.role == PoolRole::prefill);
   }
   snapshots_.resize(replicas_.size());
+  router_indexes_ = router_->wants_snapshot_changes(replicas_.size());
   load_log_ = LoadChangeLog(replicas_.size());
   for (auto& r : replicas_) r->set_load_change_log(&load_log_);
   take_snapshots();  // the empty pool, as a stale router first sees it
@@ -55,6 +56,7 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
 void Pool::snapshot(std::size_t i) {
   const Replica& r = *replicas_[i];
   snapshots_[i] = ReplicaSnapshot{static_cast<int>(i), r.outstanding(), r.num_waiting(), r.num_running(), r.kv_usage()};
+  if (router_indexes_) router_->snapshot_changed(snapshots_, static_cast<int>(i));
 }
 
 void Pool::take_snapshots() {

@@ -45,6 +45,7 @@ class Pool {
   std::shared_ptr<const CostModel> cost_model_;
   std::unique_ptr<Router> router_;
   bool router_reads_kv_ = false;  // KV usage or cached prefixes
+  bool router_indexes_ = false;   // told of every snapshot change (Router::wants_snapshot_changes)
   std::vector<std::unique_ptr<Replica>> replicas_;
   void take_snapshots();
   void snapshot(std::size_t replica);

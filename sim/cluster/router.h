@@ -40,6 +40,20 @@ class Router {
   // Whether route() reads ReplicaSnapshot::kv_usage (the pool then brings every replica's
   // KV cache up to date before it snapshots them: Replica::catch_up).
   virtual bool reads_kv_usage() const { return false; }
+  // Whether a pool of `replicas` should call snapshot_changed: a router that keeps its own
+  // index over the snapshots (least-outstanding's ArgminTree, for many replicas), so as not
+  // to scan them all per request. Asked once, when the pool is made.
+  virtual bool wants_snapshot_changes(std::size_t replicas) const {
+    (void)replicas;
+    return false;
+  }
+  // The pool rewrote replicas[index]: called for every replica when the pool starts, then
+  // for each snapshot it refreshes, before the next route() reads them. A router that was
+  // never told scans what it is given.
+  virtual void snapshot_changed(std::span<const ReplicaSnapshot> replicas, int index) {
+    (void)replicas;
+    (void)index;
+  }
 };
 
 // The factory gets the run seed and the pool name, to derive its own random stream.

@@ -1,6 +1,7 @@
 // The built-in load-based routers.
 #include <algorithm>
 
+#include "sim/cluster/argmin_tree.h"
 #include "sim/cluster/router.h"
 #include "sim/cluster/router_names.h"
 #include "sim/core/rng.h"
@@ -45,8 +46,25 @@ int argmin(std::span<const ReplicaSnapshot> r, Key key) {
 class LeastOutstandingRouter final : public Router {
  public:
   RouteDecision route(const RequestSpec&, std::span<const ReplicaSnapshot> r) override {
-    return {argmin(r, [](const ReplicaSnapshot& s) { return s.outstanding; }), "fewest outstanding requests"};
+    // Kept by the pool's snapshot_changed calls: the same pick as the scan, in O(1).
+    if (fewest_.size() == r.size()) return {fewest_.argmin(), kReason};
+    return {argmin(r, [](const ReplicaSnapshot& s) { return s.outstanding; }), kReason};
   }
+  // A scan of a few snapshots costs less than keeping the tree (10k requests on 16
+  // replicas: 0.5% more instructions with the tree; on 1,024, 9% fewer).
+  bool wants_snapshot_changes(std::size_t replicas) const override { return replicas > kScanUpTo; }
+  void snapshot_changed(std::span<const ReplicaSnapshot> r, int index) override {
+    if (fewest_.size() != r.size()) {
+      fewest_ = ArgminTree<std::int64_t>(r.size());
+      for (std::size_t i = 0; i < r.size(); ++i) fewest_.set(i, r[i].outstanding);
+    }
+    fewest_.set(static_cast<std::size_t>(index), r[static_cast<std::size_t>(index)].outstanding);
+  }
+
+ private:
+  static constexpr const char* kReason = "fewest outstanding requests";
+  static constexpr std::size_t kScanUpTo = 32;
+  ArgminTree<std::int64_t> fewest_;
 };
 
 class LeastKvRouter final : public Router {

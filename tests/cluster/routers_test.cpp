@@ -1,6 +1,9 @@
 // Load routers on hand-made replica states, and routers fed stale load snapshots.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <random>
 
+#include "sim/cluster/argmin_tree.h"
 #include "sim/cluster/pool.h"
 #include "tests/cluster/cluster_test_util.h"
 
@@ -30,6 +33,44 @@ TEST_CASE("least-outstanding picks the replica with fewest requests and the lowe
   auto r = router("least-outstanding");
   const std::vector<ReplicaSnapshot> s = {snap(0, 5, 0.1), snap(1, 2, 0.9), snap(2, 7, 0.0), snap(3, 2, 0.5)};
   CHECK(r->route({}, s).target == 1);
+}
+
+TEST_CASE("least-outstanding told of every snapshot change picks what a scan of the snapshots picks", "[cluster][router]") {
+  // The pool's path: the router keeps an ArgminTree from snapshot_changed calls. 1, 7 and
+  // 1,024 replicas (a power of two and not), loads from a small range so that ties are
+  // common; each pick is checked against a fresh router, which scans.
+  std::mt19937_64 rng(42);
+  for (const std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{1024}}) {
+    auto kept = router("least-outstanding");
+    std::vector<ReplicaSnapshot> s;
+    for (std::size_t i = 0; i < n; ++i) s.push_back(snap(static_cast<int>(i), 0, 0));
+    for (std::size_t i = 0; i < n; ++i) kept->snapshot_changed(s, static_cast<int>(i));
+    for (int round = 0; round < 3000; ++round) {
+      const std::size_t i = rng() % n;
+      s[i].outstanding = static_cast<std::int64_t>(rng() % 4);
+      kept->snapshot_changed(s, static_cast<int>(i));
+      const int want = router("least-outstanding")->route({}, s).target;
+      REQUIRE(kept->route({}, s).target == want);
+      if (n > 1) REQUIRE(s[static_cast<std::size_t>(want)].outstanding == std::min_element(s.begin(), s.end(), [](const auto& a, const auto& b) { return a.outstanding < b.outstanding; })->outstanding);
+    }
+  }
+}
+
+TEST_CASE("argmin tree: the first index of the smallest key under random changes", "[cluster][router]") {
+  std::mt19937_64 rng(7);
+  for (const std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{5}, std::size_t{64}, std::size_t{100}}) {
+    ArgminTree<std::int64_t> tree(n, 3);
+    std::vector<std::int64_t> keys(n, 3);
+    REQUIRE(tree.argmin() == 0);
+    for (int round = 0; round < 2000; ++round) {
+      const std::size_t i = rng() % n;
+      keys[i] = static_cast<std::int64_t>(rng() % 5) - 2;
+      tree.set(i, keys[i]);
+      const auto first_min = std::min_element(keys.begin(), keys.end()) - keys.begin();
+      REQUIRE(tree.argmin() == first_min);
+      REQUIRE(tree.key(i) == keys[i]);
+    }
+  }
 }
 
 TEST_CASE("least-kv picks the lowest KV usage and breaks ties by outstanding requests", "[cluster][router]") {
