@@ -94,6 +94,7 @@ void LazyDecodes::make_lazy(RequestState& r) {
   SS_ASSERT(crossing >= steps_ended_, "a decode holds fewer blocks than its computed tokens need");
   r.lazy.wheel_slot = static_cast<int>(slot_of(crossing));
   ++slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)];
+  occupied_ |= slot_bit(static_cast<std::size_t>(r.lazy.wheel_slot));
   auto& slot = wheel_[static_cast<std::size_t>(r.lazy.wheel_slot)];
   // Kept in running order (the key of a wheel entry is its next crossing; order by seq).
   const auto at = std::upper_bound(slot.begin(), slot.end(), r.running_seq,
@@ -142,7 +143,8 @@ void LazyDecodes::make_explicit(RequestState& r) {
   --count_;
   context_sum_ -= r.num_computed_tokens;
   --per_class_[static_cast<std::size_t>(r.spec.class_index)];
-  --slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)];
+  if (--slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)] == 0)
+    occupied_ &= ~slot_bit(static_cast<std::size_t>(r.lazy.wheel_slot));
   // Out of its wheel slot now, so that a slot holds lazy decodes only (it is read every
   // step without visiting them).
   auto& slot = wheel_[static_cast<std::size_t>(r.lazy.wheel_slot)];
@@ -175,6 +177,7 @@ void LazyDecodes::make_all_explicit(const std::vector<RequestState*>& running) {
   context_sum_ = 0;
   std::fill(per_class_.begin(), per_class_.end(), 0);
   std::fill(slot_counts_.begin(), slot_counts_.end(), 0);
+  occupied_ = 0;
   for (auto& slot : wheel_) slot.clear();
   due_.clear();
   gap_maxima_.clear();
@@ -190,17 +193,10 @@ void LazyDecodes::make_due_explicit() {
   }
 }
 
-const std::vector<LazyDecodes::Entry>& LazyDecodes::crossers() const {
-  // Every lazy decode of the step's slot starts a block in it: its first crossing came at
-  // most block_size - 1 steps after it joined, and each since a block later.
-  const std::vector<Entry>& slot = wheel_[slot_of(steps_ended_)];
-  SS_ASSERT(slot.empty() || slot.front().key == steps_ended_, "a wheel slot out of step");
-  return slot;
-}
 
-void LazyDecodes::advance_crossers() {
+void LazyDecodes::advance_crossers(std::span<Entry> crossing) {
   // Their next new block is a block later.
-  for (Entry& e : wheel_[slot_of(steps_ended_)]) e.key += kv_.block_size();
+  for (Entry& e : crossing) e.key += kv_.block_size();
 }
 
 void LazyDecodes::add_count_to_plan(StepPlan& plan) {
@@ -218,7 +214,7 @@ bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& 
 
 bool LazyDecodes::plan_whole(SchedulerState& s, StepPlan& plan, std::int64_t& budget, bool chunked, bool use_budget) {
   SS_ASSERT(!in_step_, "a step is planned between steps");
-  const std::vector<Entry>& crossing = crossers();
+  const std::span<Entry> crossing = crossers();
   // Does everyone get a whole chunk? Tokens within the budget, blocks within the free ones.
   const std::int64_t cap = s.config.prefill_chunk_tokens;
   std::int64_t tokens = count_;
@@ -246,7 +242,7 @@ bool LazyDecodes::plan_whole(SchedulerState& s, StepPlan& plan, std::int64_t& bu
     if (use_budget) budget -= n;
   }
   for (; c < crossing.size(); ++c) kv_.append_blocks(*crossing[c].request, 1);
-  advance_crossers();
+  advance_crossers(crossing);
   add_count_to_plan(plan);
   if (use_budget) budget -= count_;
   return true;
@@ -276,8 +272,11 @@ std::int64_t LazyDecodes::quiet_steps(std::int64_t most, bool& ends_due) {
 
 void LazyDecodes::start_quiet_step() {
   SS_ASSERT(!in_step_ && explicit_.empty() && count_ > 0, "a quiet step is all lazy decodes");
-  for (const Entry& e : crossers()) kv_.append_blocks(*e.request, 1);
-  advance_crossers();
+  const std::int64_t bs = kv_.block_size();
+  for (Entry& e : crossers()) {  // in running order; the next new block is a block later
+    kv_.append_blocks(*e.request, 1);
+    e.key += bs;
+  }
 }
 
 void LazyDecodes::plan_quiet_step(StepPlan& plan) {

@@ -22,8 +22,10 @@
 // with the step-by-step path is tested scenario by scenario
 // (tests/engine/lazy_decodes_test.cpp): any step observer switches laziness off.
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "sim/core/assert.h"
 #include "sim/core/time.h"
 #include "sim/engine/kv_cache_manager.h"
 #include "sim/engine/request_state.h"
@@ -38,7 +40,12 @@ struct SchedulerState;
 class LazyDecodes {
  public:
   LazyDecodes(KvCacheManager& kv, MetricsRecorder& metrics, int pool_index)
-      : kv_(kv), metrics_(metrics), pool_index_(pool_index) {}
+      : kv_(kv),
+        metrics_(metrics),
+        pool_index_(pool_index),
+        block_size_(kv.block_size()),
+        slot_mask_((block_size_ & (block_size_ - 1)) == 0 ? static_cast<std::uint64_t>(block_size_ - 1) : 0),
+        wheel_bits_(block_size_ <= 64) {}
 
   std::int64_t count() const { return count_; }
   bool empty() const { return count_ == 0; }
@@ -110,9 +117,18 @@ class LazyDecodes {
   bool is_current(const Entry& e) const { return e.request->lazy.owner == this && e.request->lazy.serial == e.serial; }
   void insert_explicit(RequestState& request);
   // The lazy decodes that start a new block in the coming step, in running order.
-  const std::vector<Entry>& crossers() const;
+  // Every lazy decode of the step's slot starts a block in it: its first crossing came at
+  // most block_size - 1 steps after it joined, and each since a block later. An empty slot
+  // is told by occupied_, without reading the slot (cold: a cache miss or two).
+  std::span<Entry> crossers() {
+    const std::size_t s = slot_of(steps_ended_);
+    if (slot_known_empty(s)) return {};
+    std::vector<Entry>& slot = wheel_[s];
+    SS_ASSERT(slot.empty() || slot.front().key == steps_ended_, "a wheel slot out of step");
+    return slot;
+  }
   // The crossers' next new block is a block later.
-  void advance_crossers();
+  void advance_crossers(std::span<Entry> crossing);
   // The lazy decodes join `plan` as a count.
   void add_count_to_plan(StepPlan& plan);
   void erase_explicit(const RequestState& request);
@@ -122,16 +138,23 @@ class LazyDecodes {
   // The wheel slot of a step: step mod block_size (a mask for the usual powers of two:
   // this runs every step, and a division by a variable is some 40 cycles).
   std::size_t slot_of(std::int64_t step) const {
-    const auto bs = static_cast<std::uint64_t>(kv_.block_size());
     const auto s = static_cast<std::uint64_t>(step);
-    return static_cast<std::size_t>((bs & (bs - 1)) == 0 ? s & (bs - 1) : s % bs);
+    return static_cast<std::size_t>(slot_mask_ != 0 || block_size_ == 1 ? s & slot_mask_
+                                                                        : s % static_cast<std::uint64_t>(block_size_));
   }
+  // Bit s of occupied_ (for block sizes up to 64; none beyond, so every slot is read).
+  std::uint64_t slot_bit(std::size_t s) const { return s < 64 ? std::uint64_t{1} << s : 0; }
+  // Whether slot s holds nobody, known from occupied_ alone.
+  bool slot_known_empty(std::size_t s) const { return wheel_bits_ && !(occupied_ & slot_bit(s)); }
   // Largest inter-token gap of the steps ended after step `after`.
   Tick max_gap_after(std::int64_t after) const;
 
   KvCacheManager& kv_;
   MetricsRecorder& metrics_;
   int pool_index_;
+  std::int64_t block_size_;   // the KV cache's, which never changes
+  std::uint64_t slot_mask_;   // block_size_ - 1 for a power of two, else 0
+  bool wheel_bits_;           // occupied_ covers every slot (block_size_ <= 64)
   std::int64_t count_ = 0;
   std::int64_t context_sum_ = 0;
   std::uint64_t next_serial_ = 1;
@@ -161,6 +184,9 @@ class LazyDecodes {
   // Min-heap by due_step().
   std::vector<Entry> due_;
   std::vector<std::int64_t> slot_counts_;  // lazy decodes per wheel slot
+  // Bit s set while wheel slot s is not empty: most steps start no block, and the wheel's
+  // vectors are two dependent cache misses for a replica that others' events made cold.
+  std::uint64_t occupied_ = 0;
 };
 
 }  // namespace servesim

@@ -182,6 +182,13 @@ TEST_CASE("lazy decodes: preemption - swap - prefix hits and engine knobs give t
       {"block size 8", kBench,
        {"stop.requests=1000", "cluster.pools.0.replicas=2", "workload.0.arrival.rate=30",
         "cluster.pools.0.engine.block_size=8", "cluster.pools.0.engine.prefix_cache=false"}},
+      // Wheels of more than 64 slots (no occupancy bits) and of one slot (a mask of 0).
+      {"block size 128, tight", kBench,
+       {"stop.requests=1500", "cluster.pools.0.replicas=2", "workload.0.arrival.rate=60",
+        "cluster.pools.0.engine.block_size=128", "cluster.pools.0.engine.kv_cache_tokens=40000"}},
+      {"block size 1", kBench,
+       {"stop.requests=300", "cluster.pools.0.replicas=2", "workload.0.arrival.rate=30",
+        "cluster.pools.0.engine.block_size=1"}},
       {"reserve_full, watermark", kBench,
        {"stop.requests=1000", "cluster.pools.0.replicas=1", "workload.0.arrival.rate=20",
         "cluster.pools.0.engine.kv_admission=reserve-full", "cluster.pools.0.engine.watermark=0.05"}},
