@@ -196,7 +196,7 @@ void LazyDecodes::make_due_explicit() {
 
 void LazyDecodes::advance_crossers(std::span<Entry> crossing) {
   // Their next new block is a block later.
-  for (Entry& e : crossing) e.key += kv_.block_size();
+  for (Entry& e : crossing) e.key += block_size_;
 }
 
 void LazyDecodes::add_count_to_plan(StepPlan& plan) {
@@ -272,11 +272,9 @@ std::int64_t LazyDecodes::quiet_steps(std::int64_t most, bool& ends_due) {
 
 void LazyDecodes::start_quiet_step() {
   SS_ASSERT(!in_step_ && explicit_.empty() && count_ > 0, "a quiet step is all lazy decodes");
-  const std::int64_t bs = kv_.block_size();
-  for (Entry& e : crossers()) {  // in running order; the next new block is a block later
-    kv_.append_blocks(*e.request, 1);
-    e.key += bs;
-  }
+  const std::span<Entry> crossing = crossers();
+  for (const Entry& e : crossing) kv_.append_blocks(*e.request, 1);  // in running order
+  advance_crossers(crossing);
 }
 
 void LazyDecodes::plan_quiet_step(StepPlan& plan) {
