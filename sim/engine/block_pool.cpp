@@ -1,11 +1,14 @@
 #include "sim/engine/block_pool.h"
 
+#include <algorithm>
+
 #include "sim/core/assert.h"
 
 namespace servesim {
 
 BlockPool::BlockPool(std::int64_t num_blocks)
     : num_blocks_(num_blocks),
+      head_run_(num_blocks),
       // Address space for every record, but memory only for the pages written: the records
       // never move, which spares the copies and page faults of growing by doubling (9% of
       // a 1,024-replica run was the kernel mapping and unmapping them), and a plain block,
@@ -40,26 +43,29 @@ void BlockPool::push_tail(std::int32_t b) {
   ++num_free_;
 }
 
-void BlockPool::release_plain_reversed(const std::int32_t* blocks, std::size_t n) {
-  // Room for all n at once, by the rule of make_room_at_tail: compact while stale entries
-  // are half the ring, else double.
-  while (ring_.size() - (queue_tail_ - queue_head_) < n) {
-    if (stale_entries_ > 0 && 2 * static_cast<std::uint64_t>(stale_entries_) >= ring_.size()) {
-      compact();
-      continue;
+void BlockPool::push_plain_run(std::uint32_t n) {
+  num_free_ += n;
+  if (queue_tail_ != queue_head_) {  // the tail entry a run: the blocks join it
+    std::uint32_t& last = ring_[(queue_tail_ - 1) & ring_mask_];
+    if ((last & kPlainEntry) && (last & ~kPlainEntry) <= kMostRun - n) {
+      last += n;
+      return;
     }
-    std::vector<std::uint32_t> bigger(2 * ring_.size());  // every entry keeps its position
-    const std::uint64_t mask = bigger.size() - 1;
-    for (std::uint64_t p = queue_head_; p != queue_tail_; ++p) bigger[p & mask] = ring_[p & ring_mask_];
-    ring_.swap(bigger);
-    ring_mask_ = mask;
   }
-  std::uint32_t* const ring = ring_.data();  // locals: the stores cannot alias them
-  const std::uint64_t mask = ring_mask_;
-  std::uint64_t tail = queue_tail_;
-  for (std::size_t i = n; i-- > 0;) ring[tail++ & mask] = static_cast<std::uint32_t>(blocks[i]) | kPlainEntry;
-  queue_tail_ = tail;
-  num_free_ += static_cast<std::int64_t>(n);
+  make_room_at_tail();
+  ring_[queue_tail_++ & ring_mask_] = kPlainEntry | n;
+}
+
+void BlockPool::push_tail_plain(std::int32_t b) {
+  plain_ids_.push_back(b);
+  push_plain_run(1);
+}
+
+void BlockPool::release_plain_reversed(const std::int32_t* blocks, std::size_t n) {
+  if (n == 0) return;
+  // Pushed last first, as n release_plain() calls would: blocks[0] ends on top.
+  for (std::size_t i = n; i-- > 0;) plain_ids_.push_back(blocks[i]);
+  push_plain_run(static_cast<std::uint32_t>(n));
 }
 
 void BlockPool::allocate_into(std::vector<std::int32_t>& out, std::int64_t n) {
@@ -68,43 +74,44 @@ void BlockPool::allocate_into(std::vector<std::int32_t>& out, std::int64_t n) {
   out.resize(first + static_cast<std::size_t>(n));
   std::int32_t* to = out.data() + first;
   std::int64_t i = 0;
-  // Never-used blocks first, in id order: plain, so their records stay as they are.
-  for (const std::int64_t m = std::min(n, static_cast<std::int64_t>(num_blocks_ - next_fresh_)); i < m; ++i)
-    to[i] = next_fresh_++;
-  num_free_ -= i;
-  if (i < n) {
-    // The usual case inline: the head is a live plain entry (no record, no eviction).
-    const std::uint32_t* const ring = ring_.data();
-    const std::uint64_t mask = ring_mask_;
-    std::uint64_t head = queue_head_;
-    const auto live = static_cast<std::int64_t>(queue_tail_ - head);
-    for (const std::int64_t m = std::min(n, live); i < m; ++i) {
-      const std::uint32_t entry = ring[head & mask];
-      if (!(entry & kPlainEntry)) break;
-      to[i] = static_cast<std::int32_t>(entry & ~kPlainEntry);
-      ++head;
+  // The plain blocks ahead of the ring first: plain, so their records stay as they are.
+  const std::int64_t ahead = std::min(n, head_run_);
+  for (; i < ahead; ++i) to[i] = take_plain_id();
+  head_run_ -= ahead;
+  num_free_ -= ahead;
+  // The usual case inline: runs of plain blocks at the head (no record, no eviction), their
+  // ids from the top of the stack.
+  while (i < n && queue_head_ != queue_tail_) {
+    std::uint32_t& entry = ring_[queue_head_ & ring_mask_];
+    if (!(entry & kPlainEntry)) break;
+    const std::uint32_t run = entry & ~kPlainEntry;
+    const auto take = static_cast<std::uint32_t>(std::min<std::int64_t>(run, n - i));
+    for (std::uint32_t k = 0; k < take; ++k) to[i + k] = take_plain_id();
+    i += take;
+    num_free_ -= take;
+    if (take == run) {
+      ++queue_head_;
+    } else {
+      entry -= take;
     }
-    num_free_ -= static_cast<std::int64_t>(head - queue_head_);
-    queue_head_ = head;
-    // The next prompt's entries were written when their blocks were freed, long ago, and
-    // are cold by now: start loading them (a prompt of ~1,000 tokens takes ~4 lines).
-    for (std::uint64_t ahead = 0; ahead < 4 * 16; ahead += 16) __builtin_prefetch(ring + ((head + ahead) & mask));
   }
   for (; i < n; ++i) to[i] = allocate();  // hashed or stale entries
 }
 
-void BlockPool::push_tail_plain(std::int32_t b) {
-  make_room_at_tail();
-  ring_[queue_tail_++ & ring_mask_] = static_cast<std::uint32_t>(b) | kPlainEntry;
-  ++num_free_;
-}
-
-// Drops the stale entries; the live ones keep their order (and get new positions).
+// Drops the stale entries; the live ones keep their order (and get new positions), and
+// runs of plain blocks that come to touch are joined.
 void BlockPool::compact() {
   std::uint64_t out = queue_head_;
   for (std::uint64_t p = queue_head_; p != queue_tail_; ++p) {
     const std::uint32_t entry = ring_[p & ring_mask_];
     if (entry & kPlainEntry) {
+      if (out != queue_head_) {
+        std::uint32_t& last = ring_[(out - 1) & ring_mask_];
+        if ((last & kPlainEntry) && (last & ~kPlainEntry) <= kMostRun - (entry & ~kPlainEntry)) {
+          last += entry & ~kPlainEntry;
+          continue;
+        }
+      }
       ring_[out++ & ring_mask_] = entry;
       continue;
     }
@@ -130,12 +137,15 @@ void BlockPool::prefetch_head() const {
 std::uint32_t BlockPool::pop_head() {
   for (;;) {
     SS_ASSERT(queue_head_ != queue_tail_, "free queue out of step with the free count");
-    const std::uint64_t p = queue_head_++;
-    const std::uint32_t entry = ring_[p & ring_mask_];
-    if (entry & kPlainEntry) {  // live, no hash: the record is not needed
+    const std::uint64_t p = queue_head_;
+    std::uint32_t& entry = ring_[p & ring_mask_];
+    if (entry & kPlainEntry) {  // a run of plain blocks: the top of the stack, no record
+      const std::int32_t b = take_plain_id();
+      if (--entry == kPlainEntry) ++queue_head_;  // the run is spent
       --num_free_;
-      return entry;
+      return static_cast<std::uint32_t>(b) | kPlainEntry;
     }
+    ++queue_head_;
     Block& k = at(static_cast<std::int32_t>(entry));
     if (!is_live_entry(k, p)) {  // taken out by a hit; its live entry (if any) is further on
       --stale_entries_;
@@ -162,9 +172,10 @@ void BlockPool::touch(std::int32_t b) {
 
 std::int32_t BlockPool::allocate() {
   SS_ASSERT(num_free_ > 0, "allocation from an empty block pool");
-  if (next_fresh_ < num_blocks_) {  // the head of the queue is the lowest never-used block
+  if (head_run_ > 0) {  // the head of the queue is a plain block ahead of the ring
+    --head_run_;
     --num_free_;
-    return next_fresh_++;            // plain: its all-zero record stays as it is
+    return take_plain_id();  // plain: its record stays as it is
   }
   const std::uint32_t entry = pop_head();
   prefetch_head();

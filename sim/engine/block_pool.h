@@ -20,17 +20,30 @@
 // A block's count, queue position and hash sit in one record.
 // Blocks without a hash ("plain" blocks: most of any prompt's blocks, and every block of a
 // decode) cannot be hit, so they are never shared and never taken out of the middle of the
-// queue: a plain block is held by one request or waits in the queue, and nothing about it
-// but its id and its place in the queue matters. Its queue entry says so (kPlainEntry), and
-// neither its allocation nor a release_plain() reads or writes its record, which was a cache
-// miss per block of every prompt (docs/performance.md). A plain block's record keeps only
+// queue: a plain block is held by one request or waits in the queue, and neither its
+// allocation nor a release_plain() reads or writes its record, which was a cache miss per
+// block of every prompt (docs/performance.md). A plain block's record keeps only
 // has_hash = 0 up to date; cache() and cache_private() set the rest when it gets a hash.
-// The queue starts as the blocks in id order, and freed blocks join its tail, so the
-// never-used blocks are always its head, in id order, and allocation takes them first,
-// without a queue entry. Their records start as all-zero bytes (a plain block's), in
-// memory committed only as it is first written (zeroed_array.h): a never-used block is
-// plain, so allocating it writes nothing either, and a pool of many replicas' worth of
-// blocks costs memory only for the records of blocks that got a hash.
+// Free plain blocks are interchangeable: what the queue must keep of them is how many wait
+// between its hashed blocks, since that decides when each hashed block is evicted, not
+// which they are. So the ring holds a run of plain blocks freed one after another as one
+// entry, its count (kPlainEntry set), and their ids wait on a stack (plain_ids_): an
+// allocation that reaches a run takes the ids freed last. Every hashed block is evicted
+// at the same allocation as in a queue of single blocks; only the ids a request gets for
+// its plain blocks differ, and nothing outside the pool reads them but to give them back
+// (tests/engine/block_pool_model_test.cpp compares with a list-based queue up to such a
+// relabelling). With a queue of single entries the ring went round every block of the
+// pool, which made each replica's ring (4 bytes a block) cold by the time it came back to
+// it; a run entry and the top of the stack stay in cache (session 9).
+// The queue starts as every block, plain, and freed blocks join its tail, so the
+// never-used blocks are always its head: a run ahead of the ring (head_run_), which
+// allocation takes first. Its ids, like every run's, are the stack's while it holds any,
+// and then the never-used ids in order (take_plain_id): a replica reuses the plain blocks
+// it freed last rather than reaching for blocks it never touched, so only as many ids
+// are ever used as were held at once. Records start as all-zero bytes (a plain block's),
+// in memory committed only as it is first written (zeroed_array.h): allocating a plain
+// block writes nothing either, and a pool of many replicas' worth of blocks costs memory
+// only for the records of blocks that got a hash.
 #include <climits>
 #include <cstdint>
 #include <vector>
@@ -100,9 +113,12 @@ class BlockPool {
   bool is_cached(std::int32_t block) const { return at(block).has_hash; }
 
  private:
-  // Appends `block` (hashed: its record notes the entry) or a plain entry (no record).
+  // Appends `block` (hashed: its record notes the entry) or a plain block (no record).
   void push_tail(std::int32_t block);
   void push_tail_plain(std::int32_t block);
+  // n more plain blocks at the tail (their ids pushed already): the tail run grows, or a
+  // new run starts.
+  void push_plain_run(std::uint32_t n);
   void make_room_at_tail();
   std::uint32_t pop_head();  // the head's live entry (kPlainEntry may be set)
   void compact();
@@ -130,15 +146,29 @@ class BlockPool {
   const Block& at(std::int32_t b) const { return blocks_[static_cast<std::size_t>(b)]; }
 
   std::int64_t num_blocks_;
+  // The id for a plain block taken from any run: the top of the stack, else the lowest
+  // never-used one. The stack and the never-used ids together hold head_run_ plus the
+  // runs' counts of ids.
+  std::int32_t take_plain_id() {
+    if (plain_ids_.empty()) return next_fresh_++;
+    const std::int32_t b = plain_ids_.back();
+    plain_ids_.pop_back();
+    return b;
+  }
   std::int32_t next_fresh_ = 0;  // blocks [next_fresh_, num_blocks_) were never used
+  std::int64_t head_run_;        // plain blocks at the head of the queue, ahead of the ring
   ZeroedArray<Block> blocks_;    // every block's record
   // The free queue after the never-used blocks: positions [queue_head_, queue_tail_), the
   // entry at position p in ring_[p & ring_mask_]. Positions only grow (2^64 never wraps);
-  // a block keeps its live entry's position modulo 2^32. An entry is a block id, with
-  // kPlainEntry set for a block that had no hash when it was freed: always live, since only
-  // a hit takes a block out of the middle of the queue, and its record is not read.
+  // a block keeps its live entry's position modulo 2^32. An entry is the id of a block that
+  // had a hash when it was freed, or kPlainEntry plus a count (1 to kMostRun) of plain
+  // blocks freed one after another: always live, since only a hit takes a block out of the
+  // middle of the queue, and no record is read.
   static constexpr std::uint32_t kPlainEntry = 1u << 31;
+  static constexpr std::uint32_t kMostRun = kPlainEntry - 1;
   std::vector<std::uint32_t> ring_;
+  // The ids of the free plain blocks the runs count, freed last on top.
+  std::vector<std::int32_t> plain_ids_;
   std::uint64_t ring_mask_ = 0;
   std::uint64_t queue_head_ = 0, queue_tail_ = 0;
   std::int64_t stale_entries_ = 0;  // entries of blocks taken out by touch()
