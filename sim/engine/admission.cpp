@@ -2,6 +2,7 @@
 // the per-request chunk cap, and the KV admission rule (watermark or full reservation).
 #include <algorithm>
 
+#include "sim/engine/lazy_decodes.h"
 #include "sim/engine/scheduler.h"
 
 namespace servesim::sched {
@@ -17,8 +18,10 @@ namespace {
 // Blocks the running requests will still take as they grow to their longest.
 std::int64_t growth_blocks(const SchedulerState& s) {
   std::int64_t blocks = 0;
-  for (const RequestState* r : s.running)
-    blocks += std::max<std::int64_t>(0, s.kv.blocks_for(r->max_kv_tokens()) - r->num_blocks);
+  for (const RequestState* r : s.running) {
+    const std::int64_t held = s.lazy ? s.lazy->held_blocks(*r) : r->num_blocks;  // a lazy decode's lags
+    blocks += std::max<std::int64_t>(0, s.kv.blocks_for(r->max_kv_tokens()) - held);
+  }
   return blocks;
 }
 

@@ -44,6 +44,29 @@ void KvCacheManager::append_blocks(RequestState& request, std::int64_t blocks) {
   request.num_blocks += blocks;
 }
 
+void KvCacheManager::allocate_unassigned(std::int64_t blocks) {
+  SS_ASSERT(blocks >= 0 && blocks <= free_blocks_, "more KV blocks allocated than are free");
+  if (pool_) {
+    pool_->allocate_into(unassigned_ids_, blocks);
+    free_blocks_ = pool_->num_free();
+  } else {
+    free_blocks_ -= blocks;
+  }
+  block_refs_ += blocks;
+  unassigned_ += blocks;
+}
+
+void KvCacheManager::assign_blocks(RequestState& request, std::int64_t blocks) {
+  SS_ASSERT(blocks >= 0 && blocks <= unassigned_, "more KV blocks assigned than were allocated");
+  if (pool_) {
+    const auto from = unassigned_ids_.end() - static_cast<std::ptrdiff_t>(blocks);
+    request.block_ids.insert(request.block_ids.end(), from, unassigned_ids_.end());
+    unassigned_ids_.erase(from, unassigned_ids_.end());
+  }
+  unassigned_ -= blocks;
+  request.num_blocks += blocks;
+}
+
 void KvCacheManager::free(RequestState& request) {
   if (pool_) {
     // Unfinished (preempted, or a prefix match not admitted): it may come back for its

@@ -29,9 +29,19 @@ class KvCacheManager {
   // Gives `request` enough blocks for its computed tokens plus `new_tokens`. Returns false
   // (and changes nothing) when too few blocks are free.
   bool allocate(RequestState& request, std::int64_t new_tokens);
-  // Gives `request` `blocks` more blocks, however many tokens it has computed (a lazy
-  // decode's counters are stale; sim/engine/lazy_decodes.h). REQUIRES: blocks <= free_blocks().
-  void append_blocks(RequestState& request, std::int64_t blocks);
+  // Blocks for requests that start them without being visited (lazy decodes at a block
+  // boundary, sim/engine/lazy_decodes.h): taken now, by the same allocations (and so the
+  // same evictions) as `blocks` append_blocks calls, and handed to the requests later by
+  // assign_blocks. Which request gets which of them cannot matter: a block taken from the
+  // free queue holds no hash (its eviction dropped it) and has one holder, so such blocks
+  // are interchangeable until a request's table registers a hash on one, which it does
+  // only once it holds it. REQUIRES: blocks <= free_blocks().
+  void allocate_unassigned(std::int64_t blocks);
+  // Hands `blocks` of the unassigned blocks to `request` (its table grows by them).
+  // REQUIRES: blocks <= unassigned_blocks().
+  void assign_blocks(RequestState& request, std::int64_t blocks);
+  // Blocks allocated and not yet assigned: held, by requests whose num_blocks lags.
+  std::int64_t unassigned_blocks() const { return unassigned_; }
   // Returns every block of the request to the free pool. Cached blocks go to the tail of
   // the eviction order, the request's last block first, so a chain's tail is evicted
   // before its head. A request not finished (preempted, or matched but not admitted)
@@ -108,6 +118,8 @@ class KvCacheManager {
   // it has none for this cache yet: free() does so for an unfinished request, so that its
   // recompute can find its blocks.
   void remember_private_blocks(RequestState& request);
+  // Gives `request` `blocks` more blocks. REQUIRES: blocks <= free_blocks().
+  void append_blocks(RequestState& request, std::int64_t blocks);
   // Registers blocks [first, last) of the request's table: those with a source's hash
   // (j < spec.block_hashes.size()) if `source`, the others if `private_hashes`.
   void cache_blocks(RequestState& request, std::int64_t first, std::int64_t last, bool source, bool private_hashes);
@@ -122,6 +134,8 @@ class KvCacheManager {
   int block_size_;
   int block_shift_ = -1;  // log2(block_size_) when it is a power of two
   std::int64_t block_refs_ = 0;
+  std::int64_t unassigned_ = 0;           // allocate_unassigned's blocks not yet assigned
+  std::vector<std::int32_t> unassigned_ids_;  // their ids, with prefix caching (last taken on top)
   std::unique_ptr<BlockPool> pool_;       // null without prefix caching
   std::vector<RequestState*> matched_;    // match_prefix calls of the current pass
 };

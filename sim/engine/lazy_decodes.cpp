@@ -75,7 +75,7 @@ Tick LazyDecodes::max_gap_after(std::int64_t after) const {
 }
 
 void LazyDecodes::make_lazy(RequestState& r) {
-  SS_ASSERT(!in_step_ && eligible(r), "only a steady decode between steps can become lazy");
+  SS_ASSERT(!in_step_ && !planned_ && eligible(r), "only a steady decode between steps can become lazy");
   erase_explicit(r);
   flush_gaps();  // the held-back gaps are those of the lazy set before this one joins
   r.lazy = RequestState::LazySync{this, next_serial_++, steps_ended_, own_ns_, rest_ns_, extra_ns_, gpu_units_, 0};
@@ -86,20 +86,12 @@ void LazyDecodes::make_lazy(RequestState& r) {
   ++per_class_[cls];
   // Its next new block: when it computes token num_blocks x block_size.
   const std::int64_t bs = kv_.block_size();
-  if (wheel_.empty()) {
-    wheel_.resize(static_cast<std::size_t>(bs));
-    slot_counts_.assign(static_cast<std::size_t>(bs), 0);
-  }
+  if (slot_counts_.empty()) slot_counts_.assign(static_cast<std::size_t>(bs), 0);
   const std::int64_t crossing = steps_ended_ + (r.num_blocks * bs - r.num_computed_tokens);
   SS_ASSERT(crossing >= steps_ended_, "a decode holds fewer blocks than its computed tokens need");
   r.lazy.wheel_slot = static_cast<int>(slot_of(crossing));
   ++slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)];
   occupied_ |= slot_bit(static_cast<std::size_t>(r.lazy.wheel_slot));
-  auto& slot = wheel_[static_cast<std::size_t>(r.lazy.wheel_slot)];
-  // Kept in running order (the key of a wheel entry is its next crossing; order by seq).
-  const auto at = std::upper_bound(slot.begin(), slot.end(), r.running_seq,
-                                   [](std::int64_t seq, const Entry& e) { return seq < e.seq; });
-  slot.insert(at, Entry{crossing, r.running_seq, r.lazy.serial, &r});
   due_.push_back(Entry{due_step(r), r.running_seq, r.lazy.serial, &r});
   std::push_heap(due_.begin(), due_.end(), later_due<Entry, Entry>);
 }
@@ -119,6 +111,10 @@ void LazyDecodes::sync(RequestState& r) {
   }
   RequestAccounting& a = r.acct;
   r.num_computed_tokens += k;
+  // The blocks started since its last sync, allocated unassigned at their steps' starts
+  // (the step planned now included).
+  const std::int64_t held = kv_.blocks_for(r.num_computed_tokens + (planned_ ? 1 : 0));
+  if (held > r.num_blocks) kv_.assign_blocks(r, held - r.num_blocks);
   r.num_output_done += k;
   a.decode.decode_compute_ns += own_ns_ - z.own_ns;
   a.decode.prefill_interference_ns += rest_ns_ - z.rest_ns;
@@ -145,17 +141,10 @@ void LazyDecodes::make_explicit(RequestState& r) {
   --per_class_[static_cast<std::size_t>(r.spec.class_index)];
   if (--slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)] == 0)
     occupied_ &= ~slot_bit(static_cast<std::size_t>(r.lazy.wheel_slot));
-  // Out of its wheel slot now, so that a slot holds lazy decodes only (it is read every
-  // step without visiting them).
-  auto& slot = wheel_[static_cast<std::size_t>(r.lazy.wheel_slot)];
-  const auto at = std::lower_bound(slot.begin(), slot.end(), r.running_seq,
-                                   [](const Entry& e, std::int64_t seq) { return e.seq < seq; });
-  SS_ASSERT(at != slot.end() && at->request == &r, "a lazy decode missing from its wheel slot");
-  slot.erase(at);
   r.lazy = RequestState::LazySync{};
   insert_explicit(r);
   if (count_ == 0) {  // every entry left is stale
-    for (auto& slot : wheel_) slot.clear();
+    SS_ASSERT(kv_.unassigned_blocks() == 0, "blocks allocated for lazy decodes that left");
     due_.clear();
     gap_maxima_.clear();
   }
@@ -178,7 +167,7 @@ void LazyDecodes::make_all_explicit(const std::vector<RequestState*>& running) {
   std::fill(per_class_.begin(), per_class_.end(), 0);
   std::fill(slot_counts_.begin(), slot_counts_.end(), 0);
   occupied_ = 0;
-  for (auto& slot : wheel_) slot.clear();
+  SS_ASSERT(kv_.unassigned_blocks() == 0, "blocks allocated for lazy decodes that left");
   due_.clear();
   gap_maxima_.clear();
 }
@@ -193,11 +182,6 @@ void LazyDecodes::make_due_explicit() {
   }
 }
 
-
-void LazyDecodes::advance_crossers(std::span<Entry> crossing) {
-  // Their next new block is a block later.
-  for (Entry& e : crossing) e.key += block_size_;
-}
 
 void LazyDecodes::add_count_to_plan(StepPlan& plan) {
   plan.lazy_decodes = count_;
@@ -214,11 +198,11 @@ bool LazyDecodes::plan_running(SchedulerState& s, StepPlan& plan, std::int64_t& 
 
 bool LazyDecodes::plan_whole(SchedulerState& s, StepPlan& plan, std::int64_t& budget, bool chunked, bool use_budget) {
   SS_ASSERT(!in_step_, "a step is planned between steps");
-  const std::span<Entry> crossing = crossers();
+  const std::int64_t crossing = crossing_count();
   // Does everyone get a whole chunk? Tokens within the budget, blocks within the free ones.
   const std::int64_t cap = s.config.prefill_chunk_tokens;
   std::int64_t tokens = count_;
-  auto blocks = static_cast<std::int64_t>(crossing.size());
+  std::int64_t blocks = crossing;
   for (const Entry& e : explicit_) {
     const RequestState& r = *e.request;
     std::int64_t n = r.remaining();
@@ -230,10 +214,11 @@ bool LazyDecodes::plan_whole(SchedulerState& s, StepPlan& plan, std::int64_t& bu
     make_all_explicit(s.running);
     return false;
   }
-  // The policy's loop, in running order; each allocation succeeds (checked above).
-  std::size_t c = 0;
+  // The policy's loop, in running order; each allocation succeeds (checked above). The
+  // crossers' blocks first, where the policy's loop interleaves them by running order:
+  // the same number of blocks leave the free queue, so the same ones are evicted.
+  allocate_crossers_blocks(crossing);
   for (const Entry& e : explicit_) {
-    for (; c < crossing.size() && crossing[c].seq < e.key; ++c) kv_.append_blocks(*crossing[c].request, 1);
     RequestState& r = *e.request;
     const std::int64_t n = chunked ? sched::chunk_tokens(s, r, budget) : r.remaining();
     const bool allocated = kv_.allocate(r, n);
@@ -241,8 +226,6 @@ bool LazyDecodes::plan_whole(SchedulerState& s, StepPlan& plan, std::int64_t& bu
     sched::add_chunk(plan, r, n);
     if (use_budget) budget -= n;
   }
-  for (; c < crossing.size(); ++c) kv_.append_blocks(*crossing[c].request, 1);
-  advance_crossers(crossing);
   add_count_to_plan(plan);
   if (use_budget) budget -= count_;
   return true;
@@ -270,13 +253,6 @@ std::int64_t LazyDecodes::quiet_steps(std::int64_t most, bool& ends_due) {
   return most;
 }
 
-void LazyDecodes::start_quiet_step() {
-  SS_ASSERT(!in_step_ && explicit_.empty() && count_ > 0, "a quiet step is all lazy decodes");
-  const std::span<Entry> crossing = crossers();
-  for (const Entry& e : crossing) kv_.append_blocks(*e.request, 1);  // in running order
-  advance_crossers(crossing);
-}
-
 void LazyDecodes::plan_quiet_step(StepPlan& plan) {
   start_quiet_step();
   add_count_to_plan(plan);
@@ -299,6 +275,7 @@ void LazyDecodes::charge_step_end(const StepSplit& split, Tick end_ns) {
   SS_ASSERT(in_step_ || count_ == 0, "a step left its lazy decodes out");
   ++steps_ended_;
   last_end_ns_ = end_ns;
+  planned_ = false;
   if (!in_step_) return;
   in_step_ = false;
   // What account_chunk_end gives a decode-work chunk of this step.

@@ -11,18 +11,21 @@
 // keeps only the sums as they were when its own fields were last brought up to date (its
 // sync). Its fields are synced when anything must read them: a step that cannot
 // schedule every running request whole, a preemption, its last token, a block whose hash
-// others may hit, the end of the run. A step then costs O(1) for its lazy decodes, plus
-// a short visit to each that starts a new KV block (one step in block_size).
+// others may hit, the end of the run. Its KV blocks too: the lazy decodes that start a
+// new block in a step (one step in block_size each) are only counted, their blocks
+// allocated in one call, and a request's table gets its blocks at its sync
+// (KvCacheManager::allocate_unassigned). A step then costs O(1) for its lazy decodes.
 //
 // Exactness: a lazy decode's figures are the sums of the same integers the step-by-step
 // path adds (GPU shares are integer units, attribution.h), its inter-token gaps go to the
 // metrics as one weighted value per class per step (the sketches are order-independent
-// for integers, exact_moments.h), and its KV blocks are allocated in the same order,
-// interleaved by running order with the other requests' allocations. The equivalence
+// for integers, exact_moments.h), and as many KV blocks are allocated in each step as the
+// step-by-step path allocates, so the same hashed blocks are evicted; only which request
+// holds which of the blocks taken differs, and those hold no hash (kv_cache_manager.h).
+// The equivalence
 // with the step-by-step path is tested scenario by scenario
 // (tests/engine/lazy_decodes_test.cpp): any step observer switches laziness off.
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "sim/core/assert.h"
@@ -64,8 +67,14 @@ class LazyDecodes {
   bool eligible(const RequestState& request) const;
   // At a step's end, after its explicit processing. REQUIRES: eligible(request).
   void make_lazy(RequestState& request);
-  // Brings a lazy request's fields up to date; it stays lazy. No-op for an explicit one.
+  // Brings a lazy request's fields and block table up to date; it stays lazy. No-op for
+  // an explicit one.
   void sync(RequestState& request);
+  // The KV blocks `request` holds (num_blocks, which lags for a lazy decode until its sync).
+  std::int64_t held_blocks(const RequestState& request) const {
+    if (request.lazy.owner != this) return request.num_blocks;
+    return kv_.blocks_for(request.num_computed_tokens + (steps_ended_ - request.lazy.sync_step) + (planned_ ? 1 : 0));
+  }
   // sync, and it leaves the lazy set (an explicit running request from now on).
   void make_explicit(RequestState& request);
   // Every lazy request in `running` made explicit (O(running)).
@@ -74,8 +83,8 @@ class LazyDecodes {
   // --- a step ---
   // The running pass of a step in which every running request takes its whole chunk (its
   // remaining tokens, or chunk_tokens() of them when `chunked`) and finds its KV blocks:
-  // explicit requests get their chunks in running order, each lazy decode that starts a
-  // new block gets it in the same order, and the lazy decodes join the plan as a count.
+  // explicit requests get their chunks in running order, the lazy decodes that start a
+  // new block get theirs unassigned, and the lazy decodes join the plan as a count.
   // Budget and blocks are checked first; when either could run short (so the policy's
   // own loop would stop, skip or preempt somewhere) nothing is planned, every lazy decode
   // is made explicit, and it returns false: the caller runs its own loop.
@@ -93,7 +102,10 @@ class LazyDecodes {
   // plan_running's result for such a step, without a policy: the new blocks, the count.
   void plan_quiet_step(StepPlan& plan);
   // The same for a step whose plan nobody reads: the new blocks only.
-  void start_quiet_step();
+  void start_quiet_step() {
+    SS_ASSERT(!in_step_ && explicit_.empty() && count_ > 0, "a quiet step is all lazy decodes");
+    allocate_crossers_blocks(crossing_count());
+  }
   // At the start of the step the plan describes (REQUIRES: every lazy decode is in it):
   // `decode_units` is each decode's GPU-time share, `start_ns` the step's start.
   void charge_step_start(std::int64_t decode_units, Tick start_ns);
@@ -109,26 +121,28 @@ class LazyDecodes {
 
  private:
   struct Entry {
-    std::int64_t key;  // running_seq (explicit list), next new block's step (wheel), due step (heap)
+    std::int64_t key;  // running_seq (explicit list), due step (heap)
     std::int64_t seq;  // the request's running_seq when the entry was made
     std::uint64_t serial;
     RequestState* request;
   };
   bool is_current(const Entry& e) const { return e.request->lazy.owner == this && e.request->lazy.serial == e.serial; }
   void insert_explicit(RequestState& request);
-  // The lazy decodes that start a new block in the coming step, in running order.
-  // Every lazy decode of the step's slot starts a block in it: its first crossing came at
-  // most block_size - 1 steps after it joined, and each since a block later. An empty slot
-  // is told by occupied_, without reading the slot (cold: a cache miss or two).
-  std::span<Entry> crossers() {
+  // How many lazy decodes start a new block in the coming step: those of the step's wheel
+  // slot (a lazy decode's first crossing came at most block_size - 1 steps after it
+  // joined, and each since a block later). An empty slot is told by occupied_, without
+  // reading the counts (cold: a cache miss).
+  std::int64_t crossing_count() const {
     const std::size_t s = slot_of(steps_ended_);
-    if (slot_known_empty(s)) return {};
-    std::vector<Entry>& slot = wheel_[s];
-    SS_ASSERT(slot.empty() || slot.front().key == steps_ended_, "a wheel slot out of step");
-    return slot;
+    if (slot_known_empty(s) || slot_counts_.empty()) return 0;
+    return slot_counts_[s];
   }
-  // The crossers' next new block is a block later.
-  void advance_crossers(std::span<Entry> crossing);
+  // The step's crossers' blocks, unassigned (each request takes its own at its sync); the
+  // lazy decodes are planned from now until the step's end.
+  void allocate_crossers_blocks(std::int64_t crossing) {
+    if (crossing > 0) kv_.allocate_unassigned(crossing);
+    planned_ = true;
+  }
   // The lazy decodes join `plan` as a count.
   void add_count_to_plan(StepPlan& plan);
   void erase_explicit(const RequestState& request);
@@ -164,6 +178,8 @@ class LazyDecodes {
   // Sums over the replica's steps of what one decode in every one of them received.
   std::int64_t steps_ended_ = 0;
   bool in_step_ = false;  // a step holding the lazy decodes has started and not ended
+  // A step holding them has been planned (its blocks allocated) and has not ended.
+  bool planned_ = false;
   Tick last_end_ns_ = -1;
   Tick own_ns_ = 0, rest_ns_ = 0, extra_ns_ = 0;
   std::int64_t gpu_units_ = 0;  // includes the step in flight (charged at its start)
@@ -177,15 +193,14 @@ class LazyDecodes {
 
   // Explicit running requests in running order, by running_seq.
   std::vector<Entry> explicit_;
-  // Lazy decodes by the step at which they start a new KV block, modulo block_size: a
-  // lazy decode computes one token per step, so it starts one every block_size steps, in
-  // the same slot. Each slot in running order; a decode leaving the lazy set leaves it.
-  std::vector<std::vector<Entry>> wheel_;
   // Min-heap by due_step().
   std::vector<Entry> due_;
-  std::vector<std::int64_t> slot_counts_;  // lazy decodes per wheel slot
-  // Bit s set while wheel slot s is not empty: most steps start no block, and the wheel's
-  // vectors are two dependent cache misses for a replica that others' events made cold.
+  // The wheel: lazy decodes counted by the step at which they start a new KV block,
+  // modulo block_size (a lazy decode computes one token per step, so it starts one every
+  // block_size steps, in the same slot: RequestState::LazySync::wheel_slot).
+  std::vector<std::int64_t> slot_counts_;
+  // Bit s set while wheel slot s is not empty: most steps start no block, and the counts
+  // are a cache miss for a replica that others' events made cold.
   std::uint64_t occupied_ = 0;
 };
 

@@ -77,7 +77,8 @@ struct SchedulerState {
   // The replica's lazy decodes, when the policy keeps_decodes_lazy(); null otherwise.
   // Some of `running` may then be lazy: their counters are stale, so the policy reads a
   // running request's counters only after sched::schedule_running_whole returned false
-  // or sched::make_all_explicit ran (spec fields, num_blocks and status are always true).
+  // or sched::make_all_explicit ran (spec fields and status are always true; its blocks
+  // are lazy->held_blocks(request), num_blocks only once it is explicit).
   LazyDecodes* lazy = nullptr;
 };
 

@@ -192,6 +192,11 @@ TEST_CASE("lazy decodes: preemption - swap - prefix hits and engine knobs give t
       {"reserve_full, watermark", kBench,
        {"stop.requests=1000", "cluster.pools.0.replicas=1", "workload.0.arrival.rate=20",
         "cluster.pools.0.engine.kv_admission=reserve-full", "cluster.pools.0.engine.watermark=0.05"}},
+      // Admission by what the running requests will still grow into, read from lazy
+      // decodes whose blocks are not yet in their tables (LazyDecodes::held_blocks).
+      {"reserve_full, tight", kBench,
+       {"stop.requests=600", "cluster.pools.0.replicas=1", "workload.0.arrival.rate=40",
+        "cluster.pools.0.engine.kv_admission=reserve-full", "cluster.pools.0.engine.kv_cache_tokens=24000"}},
       {"closed loop, speculation off", "scenarios/speculative_concurrency.yaml",
        {"stop.requests=200", "cluster.pools.0.engine.speculative=off", "workload.0.arrival.concurrency=24"}},
       {"time limit mid-run", kBench,
