@@ -45,13 +45,8 @@ void BlockPool::push_tail(std::int32_t b) {
 
 void BlockPool::push_plain_run(std::uint32_t n) {
   num_free_ += n;
-  if (queue_tail_ != queue_head_) {  // the tail entry a run: the blocks join it
-    std::uint32_t& last = ring_[(queue_tail_ - 1) & ring_mask_];
-    if ((last & kPlainEntry) && (last & ~kPlainEntry) <= kMostRun - n) {
-      last += n;
-      return;
-    }
-  }
+  // The tail entry a run: the blocks join it.
+  if (queue_tail_ != queue_head_ && join_run(ring_[(queue_tail_ - 1) & ring_mask_], n)) return;
   make_room_at_tail();
   ring_[queue_tail_++ & ring_mask_] = kPlainEntry | n;
 }
@@ -105,13 +100,7 @@ void BlockPool::compact() {
   for (std::uint64_t p = queue_head_; p != queue_tail_; ++p) {
     const std::uint32_t entry = ring_[p & ring_mask_];
     if (entry & kPlainEntry) {
-      if (out != queue_head_) {
-        std::uint32_t& last = ring_[(out - 1) & ring_mask_];
-        if ((last & kPlainEntry) && (last & ~kPlainEntry) <= kMostRun - (entry & ~kPlainEntry)) {
-          last += entry & ~kPlainEntry;
-          continue;
-        }
-      }
+      if (out != queue_head_ && join_run(ring_[(out - 1) & ring_mask_], entry & ~kPlainEntry)) continue;
       ring_[out++ & ring_mask_] = entry;
       continue;
     }

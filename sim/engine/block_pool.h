@@ -119,6 +119,12 @@ class BlockPool {
   // n more plain blocks at the tail (their ids pushed already): the tail run grows, or a
   // new run starts.
   void push_plain_run(std::uint32_t n);
+  // Adds n plain blocks to `entry` if it is a run with room for them; false otherwise.
+  static bool join_run(std::uint32_t& entry, std::uint32_t n) {
+    if (!(entry & kPlainEntry) || (entry & ~kPlainEntry) > kMostRun - n) return false;
+    entry += n;
+    return true;
+  }
   void make_room_at_tail();
   std::uint32_t pop_head();  // the head's live entry (kPlainEntry may be set)
   void compact();

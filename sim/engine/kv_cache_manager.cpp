@@ -32,27 +32,24 @@ bool KvCacheManager::allocate(RequestState& request, std::int64_t new_tokens) {
   return true;
 }
 
-void KvCacheManager::append_blocks(RequestState& request, std::int64_t blocks) {
-  SS_ASSERT(blocks >= 0 && blocks <= free_blocks_, "more KV blocks appended than are free");
+void KvCacheManager::take_blocks(std::vector<std::int32_t>& ids, std::int64_t blocks) {
+  SS_ASSERT(blocks >= 0 && blocks <= free_blocks_, "more KV blocks taken than are free");
   if (pool_) {
-    pool_->allocate_into(request.block_ids, blocks);
+    pool_->allocate_into(ids, blocks);
     free_blocks_ = pool_->num_free();
   } else {
     free_blocks_ -= blocks;
   }
   block_refs_ += blocks;
+}
+
+void KvCacheManager::append_blocks(RequestState& request, std::int64_t blocks) {
+  take_blocks(request.block_ids, blocks);
   request.num_blocks += blocks;
 }
 
 void KvCacheManager::allocate_unassigned(std::int64_t blocks) {
-  SS_ASSERT(blocks >= 0 && blocks <= free_blocks_, "more KV blocks allocated than are free");
-  if (pool_) {
-    pool_->allocate_into(unassigned_ids_, blocks);
-    free_blocks_ = pool_->num_free();
-  } else {
-    free_blocks_ -= blocks;
-  }
-  block_refs_ += blocks;
+  take_blocks(unassigned_ids_, blocks);
   unassigned_ += blocks;
 }
 

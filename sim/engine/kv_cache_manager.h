@@ -120,6 +120,8 @@ class KvCacheManager {
   void remember_private_blocks(RequestState& request);
   // Gives `request` `blocks` more blocks. REQUIRES: blocks <= free_blocks().
   void append_blocks(RequestState& request, std::int64_t blocks);
+  // Takes `blocks` free blocks, their ids (with prefix caching) appended to `ids`.
+  void take_blocks(std::vector<std::int32_t>& ids, std::int64_t blocks);
   // Registers blocks [first, last) of the request's table: those with a source's hash
   // (j < spec.block_hashes.size()) if `source`, the others if `private_hashes`.
   void cache_blocks(RequestState& request, std::int64_t first, std::int64_t last, bool source, bool private_hashes);
