@@ -77,13 +77,16 @@ Tick LazyDecodes::max_gap_after(std::int64_t after) const {
 void LazyDecodes::make_lazy(RequestState& r) {
   SS_ASSERT(!in_step_ && !planned_ && eligible(r), "only a steady decode between steps can become lazy");
   erase_explicit(r);
-  flush_gaps();  // the held-back gaps are those of the lazy set before this one joins
   r.lazy = RequestState::LazySync{this, next_serial_++, steps_ended_, own_ns_, rest_ns_, extra_ns_, gpu_units_, 0};
   ++count_;
   context_sum_ += r.num_computed_tokens;
   const auto cls = static_cast<std::size_t>(r.spec.class_index);
-  if (per_class_.size() <= cls) per_class_.resize(cls + 1, 0);
+  if (per_class_.size() <= cls) {
+    per_class_.resize(cls + 1, 0);
+    pending_runs_.resize(cls + 1);
+  }
   ++per_class_[cls];
+  note_class_count(cls);
   // Its next new block: when it computes token num_blocks x block_size.
   const std::int64_t bs = kv_.block_size();
   if (slot_counts_.empty()) slot_counts_.assign(static_cast<std::size_t>(bs), 0);
@@ -134,11 +137,12 @@ void LazyDecodes::sync(RequestState& r) {
 
 void LazyDecodes::make_explicit(RequestState& r) {
   SS_ASSERT(r.lazy.owner == this, "making explicit a request that is not lazy here");
-  flush_gaps();
   sync(r);
   --count_;
   context_sum_ -= r.num_computed_tokens;
-  --per_class_[static_cast<std::size_t>(r.spec.class_index)];
+  const auto cls = static_cast<std::size_t>(r.spec.class_index);
+  --per_class_[cls];
+  note_class_count(cls);
   if (--slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)] == 0)
     occupied_ &= ~slot_bit(static_cast<std::size_t>(r.lazy.wheel_slot));
   r.lazy = RequestState::LazySync{};
@@ -152,7 +156,6 @@ void LazyDecodes::make_explicit(RequestState& r) {
 
 void LazyDecodes::make_all_explicit(const std::vector<RequestState*>& running) {
   if (count_ == 0) return;
-  flush_gaps();
   explicit_.clear();
   for (RequestState* r : running) {
     if (r->lazy.owner == this) {
@@ -164,7 +167,11 @@ void LazyDecodes::make_all_explicit(const std::vector<RequestState*>& running) {
   }
   count_ = 0;
   context_sum_ = 0;
-  std::fill(per_class_.begin(), per_class_.end(), 0);
+  for (std::size_t cls = 0; cls < per_class_.size(); ++cls) {
+    if (per_class_[cls] == 0) continue;
+    per_class_[cls] = 0;
+    note_class_count(cls);
+  }
   std::fill(slot_counts_.begin(), slot_counts_.end(), 0);
   occupied_ = 0;
   SS_ASSERT(kv_.unassigned_blocks() == 0, "blocks allocated for lazy decodes that left");
@@ -264,10 +271,24 @@ void LazyDecodes::charge_step_start(std::int64_t decode_units, Tick start_ns) {
   in_step_ = true;
 }
 
+void LazyDecodes::note_class_count(std::size_t cls) {
+  std::vector<QuantileSketch::CountRun>& runs = pending_runs_[cls];
+  const std::size_t from = pending_gaps_.size();
+  if (!runs.empty() && runs.back().from == from) {
+    runs.back().count = per_class_[cls];  // no gap came with the count it replaces
+  } else {
+    runs.push_back(QuantileSketch::CountRun{from, per_class_[cls]});
+  }
+}
+
 void LazyDecodes::flush_gaps() {
   if (pending_gaps_.empty()) return;
-  for (std::size_t cls = 0; cls < per_class_.size(); ++cls)
-    if (per_class_[cls] > 0) metrics_.record_itl_gaps(static_cast<int>(cls), pool_index_, pending_gaps_, per_class_[cls], &gap_hint_);
+  for (std::size_t cls = 0; cls < per_class_.size(); ++cls) {
+    std::vector<QuantileSketch::CountRun>& runs = pending_runs_[cls];
+    if (!runs.empty()) metrics_.record_itl_gaps(static_cast<int>(cls), pool_index_, pending_gaps_, runs, &gap_hint_);
+    runs.clear();
+    if (per_class_[cls] > 0) runs.push_back(QuantileSketch::CountRun{0, per_class_[cls]});
+  }
   pending_gaps_.clear();
 }
 

@@ -110,8 +110,7 @@ class LazyDecodes {
   // `decode_units` is each decode's GPU-time share, `start_ns` the step's start.
   void charge_step_start(std::int64_t decode_units, Tick start_ns);
   // At the step's end: every lazy decode's increments, and its inter-token gap (the
-  // step), which reaches the metrics with the next steps' while the lazy set is the same
-  // (flush_gaps: one batch per class).
+  // step), which reaches the metrics with later steps' (flush_gaps: one batch per class).
   void charge_step_end(const StepSplit& split, Tick end_ns);
   // The gaps held back, to the metrics now (before the metrics are read).
   void flush_gaps();
@@ -146,6 +145,8 @@ class LazyDecodes {
   // The lazy decodes join `plan` as a count.
   void add_count_to_plan(StepPlan& plan);
   void erase_explicit(const RequestState& request);
+  // per_class_[cls] changed: the gaps from the next one on come with the new count.
+  void note_class_count(std::size_t cls);
   // The first step (count of ended steps at its start) at which the lazy request must be
   // explicit, or -1: its last token, or a completed block with a hash to register then.
   std::int64_t due_step(const RequestState& request) const;
@@ -187,9 +188,11 @@ class LazyDecodes {
   // synced request's longest gap. Cleared when the lazy set empties.
   std::vector<std::pair<std::int64_t, Tick>> gap_maxima_;
   QuantileSketch::IndexHint gap_hint_;  // this replica's step gaps mostly share a bucket
-  // Gaps of the steps since the lazy set (per_class_) last changed, not yet given to the
-  // metrics: each class's lazy decodes had every one of them.
+  // Gaps of the steps not yet given to the metrics (at most 256 of them), and by class the
+  // number of its lazy decodes that had each, as runs over the gaps (a count changes when
+  // a request joins or leaves the lazy set, far less often than a step ends).
   std::vector<Tick> pending_gaps_;
+  std::vector<std::vector<QuantileSketch::CountRun>> pending_runs_;
 
   // Explicit running requests in running order, by running_seq.
   std::vector<Entry> explicit_;

@@ -101,23 +101,6 @@ void ExactMoments::add_sums(std::uint64_t n, U128 sum, U128 squares) {
   add(m);
 }
 
-void ExactMoments::add_scaled(const ExactMoments& other, std::uint64_t times) {
-  if (times == 0 || other.count_ == 0) return;
-  // Overflow checks without a division (this runs for every batch of step gaps).
-  ExactMoments m;
-  const bool count_overflow = __builtin_mul_overflow(other.count_, times, &m.count_);
-  SS_ASSERT(!count_overflow && m.count_ < (std::uint64_t{1} << 63), "exact moments: count overflow");
-  const U128 sum_low = static_cast<U128>(static_cast<std::uint64_t>(other.sum_)) * times;
-  const U128 sum_high = static_cast<U128>(static_cast<std::uint64_t>(other.sum_ >> 64)) * times;
-  SS_ASSERT((sum_high >> 63) == 0 && (sum_high << 64 >> 64) == sum_high, "exact moments: sum overflow");
-  m.sum_ = sum_low + (sum_high << 64);
-  SS_ASSERT(m.sum_ >= sum_low, "exact moments: sum overflow");
-  const U256 squares = multiply(other.squares_, 3, times);
-  SS_ASSERT(squares.limb[3] == 0, "exact moments: sum of squares overflow");
-  for (int i = 0; i < 3; ++i) m.squares_[i] = squares.limb[i];
-  add(m);
-}
-
 long double ExactMoments::sum() const {
   return static_cast<long double>(static_cast<std::uint64_t>(sum_ >> 64)) * 18446744073709551616.0L +
          static_cast<long double>(static_cast<std::uint64_t>(sum_));

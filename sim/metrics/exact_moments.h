@@ -14,8 +14,6 @@ class ExactMoments {
   // Adds `count` copies of `value`. REQUIRES: the total count stays below 2^63.
   void add(std::uint64_t value, std::uint64_t count);
   void add(const ExactMoments& other);
-  // Adds `times` copies of every value of `other`.
-  void add_scaled(const ExactMoments& other, std::uint64_t times);
   // Adds `n` values whose sum is `sum` and sum of squares `squares` (all exact).
   __extension__ void add_sums(std::uint64_t n, unsigned __int128 sum, unsigned __int128 squares);
 

@@ -113,55 +113,74 @@ void QuantileSketch::count_in_bucket(int index, std::int64_t count) {
 }
 
 void QuantileSketch::add_all_to_both(QuantileSketch& a, QuantileSketch& b, const std::int64_t* values, std::size_t n,
-                                     std::int64_t count, IndexHint* hint) {
+                                     const CountRun* runs, std::size_t run_count, IndexHint* hint) {
   SS_ASSERT(a.alpha_ == b.alpha_, "sharing a bucket index between sketches of different accuracy");
-  SS_ASSERT(count >= 0, "sketch counts must be >= 0");
-  if (n == 0 || count == 0) return;
+  SS_ASSERT(n < (std::size_t{1} << 12), "too many values at once");
   __extension__ using U128 = unsigned __int128;
-  // The values once: exact sums (values below 2^44, ~5 hours in ns, square into 88 bits;
-  // a batch holds at most 2^20 of them), min and max, and runs of one bucket.
+  // Exact sums of value x count and value^2 x count. Values below 2^44 (~5 hours in ns)
+  // square below 2^88; a run's sums are multiplied by its count once, which for counts
+  // below 2^20 keeps every term, and the total over the fewer than 2^12 values, below
+  // 2^120. Other values and counts go to `once` one by one.
   ExactMoments once;
   U128 sum = 0, squares = 0;
   std::uint64_t in_sums = 0;
+  std::int64_t total = 0;
+  bool any = false;
   double lo = 0, hi = 0;
-  int run_index = 0;
-  std::int64_t run_length = 0;
-  const auto flush_run = [&] {
-    if (run_length == 0) return;
-    a.count_in_bucket(run_index, run_length * count);
-    b.count_in_bucket(run_index, run_length * count);
+  int bucket = 0;  // the bucket of the values counted in bucket_count, not yet added
+  std::int64_t bucket_count = 0;
+  const auto flush_bucket = [&] {
+    if (bucket_count == 0) return;
+    a.count_in_bucket(bucket, bucket_count);
+    b.count_in_bucket(bucket, bucket_count);
   };
-  SS_ASSERT(n < (std::size_t{1} << 20), "too many values at once");
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t v = values[i];
-    SS_ASSERT(v >= 0, "sketch values must be >= 0");
-    const auto value = static_cast<double>(v);
-    if (i == 0 || value < lo) lo = value;
-    if (i == 0 || value > hi) hi = value;
-    const auto u = static_cast<std::uint64_t>(v);
-    if (u < (std::uint64_t{1} << 44)) {
-      sum += u;
-      squares += static_cast<U128>(u) * u;
-      ++in_sums;
-    } else {
-      once.add(u, 1);
+  for (std::size_t r = 0; r < run_count; ++r) {
+    const std::size_t from = runs[r].from;
+    const std::size_t to = r + 1 < run_count ? runs[r + 1].from : n;
+    const std::int64_t count = runs[r].count;
+    SS_ASSERT(from <= to && to <= n && count >= 0, "count runs must cover the values in order");
+    if (count == 0 || from == to) continue;
+    const auto times = static_cast<std::uint64_t>(count);
+    const bool fast = times < (std::uint64_t{1} << 20);
+    U128 run_sum = 0, run_squares = 0;
+    std::uint64_t run_in_sums = 0;
+    for (std::size_t i = from; i < to; ++i) {
+      const std::int64_t v = values[i];
+      SS_ASSERT(v >= 0, "sketch values must be >= 0");
+      const auto value = static_cast<double>(v);
+      if (!any || value < lo) lo = value;
+      if (!any || value > hi) hi = value;
+      any = true;
+      const auto u = static_cast<std::uint64_t>(v);
+      if (fast && u < (std::uint64_t{1} << 44)) {
+        run_sum += u;
+        run_squares += static_cast<U128>(u) * u;
+        ++run_in_sums;
+      } else {
+        once.add(u, times);
+      }
+      const int index = value < kMinPositiveValue ? kZeroBucket : a.index_with_hint(value, hint);
+      if (bucket_count > 0 && index != bucket) {
+        flush_bucket();
+        bucket_count = 0;
+      }
+      bucket = index;
+      bucket_count += count;
     }
-    const int index = value < kMinPositiveValue ? kZeroBucket : a.index_with_hint(value, hint);
-    if (run_length > 0 && index != run_index) {
-      flush_run();
-      run_length = 0;
-    }
-    run_index = index;
-    ++run_length;
+    sum += run_sum * times;
+    squares += run_squares * times;
+    in_sums += run_in_sums * times;
+    total += static_cast<std::int64_t>(to - from) * count;
   }
-  flush_run();
+  if (!any) return;
+  flush_bucket();
   once.add_sums(in_sums, sum, squares);
   for (QuantileSketch* s : {&a, &b}) {
     s->settle_pending();  // its own run of equal values first (exact: any order)
-    s->exact_.add_scaled(once, static_cast<std::uint64_t>(count));
+    s->exact_.add(once);
     s->min_ = s->count_ == 0 ? lo : std::min(s->min_, lo);
     s->max_ = s->count_ == 0 ? hi : std::max(s->max_, hi);
-    s->count_ += static_cast<std::int64_t>(n) * count;
+    s->count_ += total;
   }
 }
 

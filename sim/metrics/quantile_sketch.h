@@ -43,11 +43,19 @@ class QuantileSketch {
   // when both need it, and not at all when `hint` has it. REQUIRES: equal relative accuracy.
   static void add_to_both(QuantileSketch& a, QuantileSketch& b, double value, std::int64_t count,
                           IndexHint* hint = nullptr);
-  // add_to_both(a, b, v, count, hint) for every v of `values` (integers >= 0), at once:
-  // the buckets, count, min, max and moments come out the same as adding them one by one
-  // (a replica's run of step gaps; the moments are order-independent for integers).
+  // Counts for a stretch of values: values[from] up to the next run's `from` (or the end)
+  // each came `count` times (0: none of them), as a replica's steps' gaps came to each of
+  // its lazy decodes while their number stayed the same.
+  struct CountRun {
+    std::size_t from;
+    std::int64_t count;
+  };
+  // add_to_both(a, b, v, count, hint) for every v of `values` (integers >= 0; fewer than
+  // 2^12 of them), with the counts of `runs` (counts >= 0, `from` non-decreasing; values
+  // before the first run's come 0 times), at once: the buckets, count, min, max and moments come out the same as adding them one by
+  // one (the moments are order-independent for integers).
   static void add_all_to_both(QuantileSketch& a, QuantileSketch& b, const std::int64_t* values, std::size_t n,
-                              std::int64_t count, IndexHint* hint = nullptr);
+                              const CountRun* runs, std::size_t run_count, IndexHint* hint = nullptr);
   // add(); `index` is the value's bucket if already known, else kUnknownIndex, and is set
   // when this call computes it (from `hint` where it can): a caller adding one value to
   // several sketches finds its bucket once. REQUIRES: a known index comes from a sketch

@@ -59,12 +59,13 @@ void MetricsRecorder::record_itl(int class_index, int pool_index, Tick gap_ns, s
 }
 
 void MetricsRecorder::record_itl_gaps(int class_index, int pool_index, const std::vector<Tick>& gaps,
-                                      std::int64_t count, QuantileSketch::IndexHint* hint) {
+                                      const std::vector<QuantileSketch::CountRun>& runs,
+                                      QuantileSketch::IndexHint* hint) {
   SS_ASSERT(class_index >= 0 && class_index < static_cast<int>(impl_->classes.size()), "ITL of an unknown class");
   SS_ASSERT(pool_index >= 0 && pool_index < static_cast<int>(impl_->pools.size()), "ITL of an unknown pool");
   QuantileSketch::add_all_to_both(impl_->classes[static_cast<std::size_t>(class_index)].itl_ns,
                                   impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns, gaps.data(), gaps.size(),
-                                  count, hint);
+                                  runs.data(), runs.size(), hint);
 }
 
 void MetricsRecorder::record_request(const RequestRecord& record) {

@@ -24,9 +24,10 @@ class MetricsRecorder {
   // `hint`: the caller's bucket hint (QuantileSketch::IndexHint), kept between its calls.
   void record_itl(int class_index, int pool_index, Tick gap_ns, std::int64_t count = 1,
                   QuantileSketch::IndexHint* hint = nullptr);
-  // record_itl(class, pool, g, count, hint) for each gap g of `gaps`, at once.
-  void record_itl_gaps(int class_index, int pool_index, const std::vector<Tick>& gaps, std::int64_t count,
-                       QuantileSketch::IndexHint* hint = nullptr);
+  // record_itl(class, pool, g, count, hint) for each gap g of `gaps`, with the counts of
+  // `runs` (QuantileSketch::add_all_to_both), at once.
+  void record_itl_gaps(int class_index, int pool_index, const std::vector<Tick>& gaps,
+                       const std::vector<QuantileSketch::CountRun>& runs, QuantileSketch::IndexHint* hint = nullptr);
   // Called exactly once per request, whatever its outcome. Latency sketches and token
   // counters take completed requests only; rejected and unfinished ones are counted apart.
   // A request with pool_index -1 (never routed) counts in its class and overall only.

@@ -80,9 +80,9 @@ TEST_CASE("exact moments and the sketch's standard deviation do not depend on th
   CHECK(sketch_forward.stddev() == Approx(static_cast<double>(std::sqrt(m2 / n))).epsilon(1e-14));
 }
 
-TEST_CASE("exact moments scaled and summed in bulk equal the values added one by one", "[metrics]") {
+TEST_CASE("exact moments summed in bulk equal the values added one by one", "[metrics]") {
   std::mt19937_64 rng(3);
-  ExactMoments once, scaled, bulk, one_by_one;
+  ExactMoments once, bulk;
   __extension__ unsigned __int128 sum = 0, squares = 0;
   std::uint64_t n = 0;
   for (int i = 0; i < 2000; ++i) {
@@ -91,13 +91,9 @@ TEST_CASE("exact moments scaled and summed in bulk equal the values added one by
     sum += v;
     squares += static_cast<unsigned __int128>(v) * v;
     ++n;
-    one_by_one.add(v, 37);
   }
-  scaled.add_scaled(once, 37);
   bulk.add_sums(n, sum, squares);
+  CHECK(bulk.count() == once.count());
   CHECK(bulk.variance() == once.variance());
   CHECK(bulk.sum() == once.sum());
-  CHECK(scaled.count() == one_by_one.count());
-  CHECK(scaled.sum() == one_by_one.sum());
-  CHECK(scaled.variance() == one_by_one.variance());
 }

@@ -262,8 +262,9 @@ TEST_CASE("a reused bucket index is the computed one - at bucket edges too", "[m
   CHECK(checked > 300000);
 }
 
-// A replica hands a run of step gaps to its class's and pool's sketches at once: the result
-// must be the sketches that got every gap, `count` times, one add after the other.
+// A replica hands its steps' gaps to its class's and pool's sketches at once, with the
+// number of its decodes that had each as runs of counts: the result must be the sketches
+// that got every gap, its count times, one add after the other.
 TEST_CASE("adding a batch of values to both sketches equals adding them one by one", "[metrics]") {
   std::mt19937_64 gen(21);
   std::lognormal_distribution<double> gap(16.0, 0.4);
@@ -279,15 +280,30 @@ TEST_CASE("adding a batch of values to both sketches equals adding them one by o
       if (gen() % 211 == 0) v = std::int64_t{1} << 50;
       values.push_back(v);
     }
-    const std::int64_t count = 1 + static_cast<std::int64_t>(gen() % 200);
-    QuantileSketch::add_all_to_both(a, b, values.data(), values.size(), count, &hint);
-    for (const std::int64_t v : values) QuantileSketch::add_to_both(one_a, one_b, static_cast<double>(v), count, &one_hint);
+    // The first run may start late (the class had no decodes before), two may start at
+    // the same value (the count changed twice between steps), counts may be 0 (none
+    // left) or beyond 2^20 (past the exact sums' fast path).
+    std::vector<QuantileSketch::CountRun> runs;
+    for (std::size_t from = gen() % 3 == 0 ? gen() % 4 : 0; from <= n; from += gen() % 9) {
+      std::int64_t count = 1 + static_cast<std::int64_t>(gen() % 200);
+      if (gen() % 13 == 0) count = 0;
+      if (gen() % 61 == 0) count = (std::int64_t{1} << 20) + static_cast<std::int64_t>(gen() % 9);
+      runs.push_back(QuantileSketch::CountRun{from, count});
+      if (gen() % 11 == 0) break;
+    }
+    QuantileSketch::add_all_to_both(a, b, values.data(), values.size(), runs.data(), runs.size(), &hint);
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const std::size_t to = r + 1 < runs.size() ? runs[r + 1].from : n;
+      for (std::size_t i = runs[r].from; i < to; ++i)
+        QuantileSketch::add_to_both(one_a, one_b, static_cast<double>(values[i]), runs[r].count, &one_hint);
+    }
     if (round % 7 == 0) {  // single adds in between, to one sketch only
       const double w = std::round(gap(gen));
       a.add(w, 3);
       one_a.add(w, 3);
     }
   }
+  CHECK(a.count() > 100000);
   for (const auto& [got, want] : {std::pair{&a, &one_a}, std::pair{&b, &one_b}}) {
     CHECK(got->count() == want->count());
     CHECK(got->sum() == want->sum());
