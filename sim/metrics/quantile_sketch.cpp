@@ -80,13 +80,14 @@ void QuantileSketch::settle_pending() {
 int QuantileSketch::index_missing_hint(double value, IndexHint* hint) const {
   if (hint == nullptr) return bucket_index(value);
   const int index = bucket_index(value);
-  if (index != hint->index) {  // bounds only once a bucket comes twice running: two exp()
-    *hint = IndexHint{index, 0, 0};
+  if (index != hint->missed) {  // bounds only once a bucket comes twice running: two exp()
+    hint->missed = index;
     return index;
   }
   // Bucket i holds (gamma^(i-1), gamma^i]; the relative margin 1e-9 is ~10^4 times the
   // error of log(v) / ln(gamma) and of the bounds themselves (tests compare every index).
-  *hint = IndexHint{index, std::exp((index - 1) * log_gamma_) * (1 + 1e-9), std::exp(index * log_gamma_) * (1 - 1e-9)};
+  *hint = IndexHint{index, std::exp((index - 1) * log_gamma_) * (1 + 1e-9), std::exp(index * log_gamma_) * (1 - 1e-9),
+                    kUnknownIndex};
   return index;
 }
 

@@ -35,9 +35,12 @@ class QuantileSketch {
   // The bucket of the last value a caller added, kept by the caller: consecutive values from
   // one source (one replica's step gaps) mostly share a bucket, and a value well inside the
   // hint's bucket needs no log(). Results are the same with or without one.
+  // A value off the hint's bucket (a step with a prefill among a replica's decode steps)
+  // leaves it in place; the next value off it, if in that same other bucket, takes over.
   struct IndexHint {
     int index = 0;
     double low = 0, high = 0;  // values strictly between these surely fall in `index`; empty at first
+    int missed = kUnknownIndex;  // the bucket of the last value off the hint
   };
   // a.add(value, count) and b.add(value, count), computing the value's bucket (a log) once
   // when both need it, and not at all when `hint` has it. REQUIRES: equal relative accuracy.
