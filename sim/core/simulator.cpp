@@ -23,7 +23,7 @@ std::uint64_t Simulator::run(Tick until) {
       break;
     }
     now_ns_ = when;
-    queue_.warm_up_next();  // the next event's memory loads while this one runs
+    if (warm_ups_) queue_.warm_up_next();  // the next event's memory loads while this one runs
     fn();
     ++ran;
   }

@@ -31,6 +31,10 @@ class Simulator {
   std::uint64_t run(Tick until = kTickMax);
   // Makes run() return after the current event.
   void stop() { stop_requested_ = true; }
+  // Whether run() calls the warm-up hints of the events ahead (WarmUp; on by default).
+  // They pay only where the events' state is cold by its turn -- many replicas -- and
+  // cost their own instructions elsewhere; results are the same either way.
+  void set_warm_ups(bool on) { warm_ups_ = on; }
   bool has_pending() { return !queue_.empty(); }
   std::uint64_t events_run() const { return events_run_; }
 
@@ -39,6 +43,7 @@ class Simulator {
   Tick now_ns_ = 0;
   std::uint64_t current_order_ = SameTimeOrder::kPlain;
   bool stop_requested_ = false;
+  bool warm_ups_ = true;
   std::uint64_t events_run_ = 0;
 };
 

@@ -172,3 +172,22 @@ TEST_CASE("event queue: warm-up hints go to the next three events in order", "[c
     CHECK(seen_before[k] == want);
   }
 }
+
+// Switched off (a small cluster, Simulation), no hint is called and the events run as ever.
+TEST_CASE("event queue: with warm-ups off no hint is called and the order is the same", "[core]") {
+  for (const bool on : {true, false}) {
+    Simulator sim;
+    sim.set_warm_ups(on);
+    WarmLog log;
+    std::vector<WarmArg> args;
+    args.reserve(8);
+    for (int id = 0; id < 8; ++id) args.push_back(WarmArg{&log, id});
+    std::vector<int> ran;
+    const Tick when[8] = {70, 10, 50, 30, 20, 40, 40, 60};
+    for (int id = 0; id < 8; ++id)
+      sim.schedule_at(when[id], [&ran, id] { ran.push_back(id); }, WarmUp{&record_warm_up, &args[static_cast<std::size_t>(id)]});
+    sim.run();
+    CHECK(ran == std::vector<int>{1, 4, 3, 5, 6, 2, 7, 0});
+    CHECK(log.calls.empty() == !on);
+  }
+}
