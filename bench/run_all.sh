@@ -42,11 +42,14 @@ done
 end=$(date +%s%N)
 echo "servesim step (whole process, 20 calls): $(( (end - start) / 20000000 )) ms per call"
 
-echo "== sweep --jobs 1 vs 2 (4 points of 20k requests)"
+# Points big enough (~0.6 s each) that process start and the machine's drift weigh little.
+SWEEP_REQUESTS=200000
+[ "$QUICK" = 1 ] && SWEEP_REQUESTS=20000
+echo "== sweep --jobs 1 vs 2 (4 points of $SWEEP_REQUESTS requests)"
 OUT=$(mktemp -d)
 for j in 1 2; do
   start=$(date +%s%N)
-  "$SERVESIM" sweep bench/throughput.yaml --set stop.requests=20000 \
+  "$SERVESIM" sweep bench/throughput.yaml --set stop.requests=$SWEEP_REQUESTS \
     --axis workload.0.arrival.rate=56,60,64,68 --jobs "$j" --out "$OUT/j$j" >/dev/null
   end=$(date +%s%N)
   echo "sweep --jobs $j: $(( (end - start) / 1000000 )) ms"
