@@ -80,7 +80,7 @@ void QuantileSketch::settle_pending() {
 int QuantileSketch::index_missing_hint(double value, IndexHint* hint) const {
   if (hint == nullptr) return bucket_index(value);
   const int index = bucket_index(value);
-  if (index != hint->missed) {  // bounds only once a bucket comes twice running: two exp()
+  if (index != hint->missed) {  // bounds only for the second value off the hint in a bucket: two exp()
     hint->missed = index;
     return index;
   }
