@@ -90,17 +90,17 @@ row "sweep --jobs $cores vs --jobs 1: speed-up > $want" "${speedup}x ($one -> $m
 if diff -r "$OUT/j1" "$OUT/j$cores" >/dev/null; then same=yes; else same=no; fi
 row "sweep --jobs $cores results identical to --jobs 1" "$same" "$([ "$same" = yes ] && echo PASS || echo MISS)"
 
-start=$(date +%s%N)
-for _ in $(seq 20); do
-  "$SERVESIM" step --model llama-3-8b --hardware h100-sxm --prefill 1200 --decode 20:1200 --json >/dev/null
-done
-end=$(date +%s%N)
-step_ms=$(awk -v ns=$(( end - start )) 'BEGIN { printf "%.1f", ns / 20 / 1e6 }')
+# Milliseconds per run of a command, over 20 runs.
+ms_per_call() {
+  local start end
+  start=$(date +%s%N)
+  for _ in $(seq 20); do "$@" >/dev/null; done
+  end=$(date +%s%N)
+  awk -v ns=$(( end - start )) 'BEGIN { printf "%.1f", ns / 20 / 1e6 }'
+}
+step_ms=$(ms_per_call "$SERVESIM" step --model llama-3-8b --hardware h100-sxm --prefill 1200 --decode 20:1200 --json)
 # What starting any process costs here, for scale: on the development VM /bin/true takes
 # ~3.5 ms (each page fault is costly under its hypervisor) and servesim's own share is
 # the rest; the query itself is ~50 ns in process (build/bench/step_latency).
-start=$(date +%s%N)
-for _ in $(seq 20); do /bin/true; done
-end=$(date +%s%N)
-true_ms=$(awk -v ns=$(( end - start )) 'BEGIN { printf "%.1f", ns / 20 / 1e6 }')
+true_ms=$(ms_per_call /bin/true)
 row "servesim step: milliseconds per call (< 20 ms)" "$step_ms ms (/bin/true: $true_ms ms)" "$(verdict "$step_ms" 20)"

@@ -126,8 +126,7 @@ void QuantileSketch::add_all_to_both(QuantileSketch& a, QuantileSketch& b, const
   U128 sum = 0, squares = 0;
   std::uint64_t in_sums = 0;
   std::int64_t total = 0;
-  bool any = false;
-  double lo = 0, hi = 0;
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;  // values are >= 0
   int bucket = 0;  // the bucket of the values counted in bucket_count, not yet added
   std::int64_t bucket_count = 0;
   const auto flush_bucket = [&] {
@@ -149,9 +148,8 @@ void QuantileSketch::add_all_to_both(QuantileSketch& a, QuantileSketch& b, const
       const std::int64_t v = values[i];
       SS_ASSERT(v >= 0, "sketch values must be >= 0");
       const auto value = static_cast<double>(v);
-      if (!any || value < lo) lo = value;
-      if (!any || value > hi) hi = value;
-      any = true;
+      lo = std::min(lo, value);
+      hi = std::max(hi, value);
       const auto u = static_cast<std::uint64_t>(v);
       if (fast && u < (std::uint64_t{1} << 44)) {
         run_sum += u;
@@ -173,7 +171,7 @@ void QuantileSketch::add_all_to_both(QuantileSketch& a, QuantileSketch& b, const
     in_sums += run_in_sums * times;
     total += static_cast<std::int64_t>(to - from) * count;
   }
-  if (!any) return;
+  if (total == 0) return;
   flush_bucket();
   once.add_sums(in_sums, sum, squares);
   for (QuantileSketch* s : {&a, &b}) {

@@ -55,8 +55,9 @@ class QuantileSketch {
   };
   // add_to_both(a, b, v, count, hint) for every v of `values` (integers >= 0; fewer than
   // 2^12 of them), with the counts of `runs` (counts >= 0, `from` non-decreasing; values
-  // before the first run's come 0 times), at once: the buckets, count, min, max and moments come out the same as adding them one by
-  // one (the moments are order-independent for integers).
+  // before the first run's come 0 times), at once: the buckets, count, min, max and
+  // moments come out the same as adding them one by one (the moments are
+  // order-independent for integers).
   static void add_all_to_both(QuantileSketch& a, QuantileSketch& b, const std::int64_t* values, std::size_t n,
                               const CountRun* runs, std::size_t run_count, IndexHint* hint = nullptr);
   // add(); `index` is the value's bucket if already known, else kUnknownIndex, and is set
