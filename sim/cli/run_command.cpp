@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "sim/cli/commands.h"
+#include "sim/cluster/engine_setup.h"
 #include "sim/cli/options.h"
 #include "sim/cli/run_reports.h"
 #include "sim/cluster/invariant_checker.h"
@@ -143,6 +144,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
 
   if (!vm.count("quiet")) {
     out << "servesim run: " << scenario.name << " (seed " << scenario.seed << ")\n";
+    for (std::size_t i = 0; i < scenario.cluster.pools.size(); ++i)
+      out << kv_cache_report(scenario.cluster.pools[i], "cluster.pools." + std::to_string(i)) << "\n";
     print_console_report(result.summary, out);
     out << "\narrived " << result.arrived << ", completed " << result.completed << ", rejected "
         << result.rejected << ", unfinished " << result.unfinished << "; " << result.steps << " engine steps, "

@@ -6,6 +6,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
+#include "sim/cluster/engine_setup.h"
 #include "sim/core/errors.h"
 #include "sim/io/scenario_loader.h"
 #include "sim/io/scenario_summary.h"
@@ -29,7 +30,10 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   if (const auto done = parse_scenario_command("validate", args, opts, about, scenario_path, vm, out, err)) return *done;
   try {
     const Scenario scenario = load_scenario(scenario_path, sets);
-    out << describe_scenario(scenario) << "ok: the scenario is valid\n";
+    out << describe_scenario(scenario);
+    for (std::size_t i = 0; i < scenario.cluster.pools.size(); ++i)
+      out << kv_cache_report(scenario.cluster.pools[i], "cluster.pools." + std::to_string(i)) << "\n";
+    out << "ok: the scenario is valid\n";
     return 0;
   } catch (const ConfigError& e) {
     err << "servesim validate: error: " << e.what() << "\n";

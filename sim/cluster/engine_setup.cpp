@@ -27,6 +27,25 @@ std::int64_t kv_tokens_beside_draft(const PoolConfig& pool, const MemoryPlan& ta
   return tokens;
 }
 
+std::int64_t kv_blocks_for_pool(const PoolConfig& pool, const MemoryPlan& plan, const std::string& key) {
+  std::int64_t kv_tokens = plan.kv_capacity_tokens;
+  if (pool.engine.kv_cache_tokens) {
+    kv_tokens = *pool.engine.kv_cache_tokens;
+  } else {
+    if (!plan.fits) throw ConfigError("", 0, key, "the model does not fit: " + plan.explanation);
+    kv_tokens = kv_tokens_beside_draft(pool, plan, kv_tokens, key);
+  }
+  return kv_tokens / pool.engine.block_size;
+}
+
+std::string kv_cache_report(const PoolConfig& pool, const std::string& key) {
+  const MemoryPlan plan = plan_memory(pool.model, pool.hardware, pool.deployment, pool.engine);
+  const std::int64_t blocks = kv_blocks_for_pool(pool, plan, key);
+  std::string line = "pool " + pool.name + ": " + kv_cache_line(blocks, pool.engine.block_size) + " per replica; ";
+  line += pool.engine.kv_cache_tokens ? "set by engine.kv_cache_tokens" : plan.explanation;
+  return line;
+}
+
 std::shared_ptr<const CostModel> make_draft_cost_model(const PoolConfig& pool) {
   const SpeculativeConfig& spec = pool.engine.speculative;
   if (!spec.enabled || !spec.draft_model) return nullptr;

@@ -18,6 +18,15 @@ namespace servesim {
 std::int64_t kv_tokens_beside_draft(const PoolConfig& pool, const MemoryPlan& target, std::int64_t kv_tokens,
                                     const std::string& key);
 
+// KV blocks per replica as the pool's engine sizes them: engine.kv_cache_tokens if given,
+// else the memory plan's capacity (its engine rule), less a draft model's share, divided
+// by block_size. Throws ConfigError when the model does not fit. `key` names the pool.
+std::int64_t kv_blocks_for_pool(const PoolConfig& pool, const MemoryPlan& plan, const std::string& key);
+
+// "pool NAME: KV cache: N tokens (B blocks of S) per replica; <the memory plan's arithmetic>",
+// the line `servesim validate` and `servesim run` print for each pool.
+std::string kv_cache_report(const PoolConfig& pool, const std::string& key);
+
 // The draft model's cost model (null without one: n-gram proposals cost no GPU time).
 std::shared_ptr<const CostModel> make_draft_cost_model(const PoolConfig& pool);
 

@@ -10,16 +10,8 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
            std::uint64_t seed, MetricsRecorder& metrics, ReplicaListener& listener, Tick router_staleness_ns)
     : config_(config), sim_(sim), staleness_ns_(router_staleness_ns) {
   const std::string key = "cluster.pools." + std::to_string(pool_index);
-  memory_plan_ = plan_memory(config_.model, config_.hardware, config_.deployment,
-                             config_.engine.gpu_memory_utilization, config_.engine.max_batched_tokens);
-  std::int64_t kv_tokens = memory_plan_.kv_capacity_tokens;
-  if (config_.engine.kv_cache_tokens) {
-    kv_tokens = *config_.engine.kv_cache_tokens;
-  } else if (!memory_plan_.fits) {
-    throw ConfigError("", 0, key, "the model does not fit: " + memory_plan_.explanation);
-  }
-  if (!config_.engine.kv_cache_tokens) kv_tokens = kv_tokens_beside_draft(config_, memory_plan_, kv_tokens, key);
-  kv_blocks_ = kv_tokens / config_.engine.block_size;
+  memory_plan_ = plan_memory(config_.model, config_.hardware, config_.deployment, config_.engine);
+  kv_blocks_ = kv_blocks_for_pool(config_, memory_plan_, key);
   if (config_.engine.prefix_cache && kv_blocks_ > BlockPool::kMaxBlocks)
     throw ConfigError("", 0, key + ".engine.kv_cache_tokens",
                       "the prefix cache tracks at most " + std::to_string(BlockPool::kMaxBlocks) +

@@ -43,6 +43,9 @@ bool Replica::start_decode_run() {
   // is swapped, no speculation where decodes are lazy).
   const EngineOverheads& o = config_.overheads;
   const Tick extra_ns = o.per_step_ns + o.per_token_ns * count;
+  // With async scheduling each step's extra depends on its own price (begin_step): the
+  // step-by-step path handles that.
+  if (config_.async_scheduling && extra_ns > 0) return false;
   run_extra_ns_ = extra_ns;
   Tick at = sim_.now();
   run_costs_.resize(static_cast<std::size_t>(steps));

@@ -29,7 +29,19 @@ struct EngineOverheads {
   Tick per_step_ns = 0;     // scheduling, input preparation, launch of one step
   Tick per_request_ns = 0;  // once, in the step a request is first scheduled (API, tokenise)
   Tick per_token_ns = 0;    // each output token sampled (sampling, detokenise, stream)
+  // Per-request latency outside the engine process (API server, tokenisation before the
+  // engine sees the request, detokenisation and streaming after): added to the request's
+  // TTFT and E2E, not to any step, so it slows no other request (docs/engine.md).
+  Tick frontend_ns = 0;
   bool any() const { return per_step_ns > 0 || per_request_ns > 0 || per_token_ns > 0; }
+};
+
+// How the engine sizes its KV cache from device memory (sim/hardware/memory_plan.h).
+enum class KvMemoryRule {
+  flat,    // utilisation x memory - weights - (1 GiB + activations of the token budget)
+  vllm,    // vLLM V1 determine_available_memory: utilisation x memory - weights - profile peak
+  sglang,  // SGLang profile_max_num_token: mem_fraction_static x memory - weights
+  trtllm   // TensorRT-LLM KvCacheCreator: free_gpu_memory_fraction x (memory - weights - peak)
 };
 
 // Speculative decoding: k proposed tokens per decode, verified by one target pass.
@@ -48,6 +60,17 @@ struct SpeculativeConfig {
 
 struct EngineConfig {
   std::string preset;                      // configs/engines/NAME.yaml it started from, if any
+  // The engine's release ("0.14.0"), which selects version-specific behaviour and the
+  // kernel tables measured under it (sim/hardware/kernel_tables.h); "" = the preset's.
+  std::string version;
+  // Decode-only steps of up to this many sequences replay a captured CUDA graph, padded up
+  // to the next captured batch size (vLLM's cudagraph_capture_sizes); 0 = no graphs.
+  int cuda_graph_max_batch = 0;
+  // Async scheduling (vLLM's async_scheduling, SGLang's overlap scheduler, TensorRT-LLM's
+  // overlap scheduler): the CPU work of the next step runs while the GPU runs this one, so
+  // a step's CPU overheads add only max(0, cpu - gpu step) to it (docs/engine.md).
+  bool async_scheduling = false;
+  KvMemoryRule kv_memory_rule = KvMemoryRule::flat;
   std::string policy = "chunked-prefill";  // continuous | chunked-prefill | ... (registry)
   int max_num_seqs = 256;                  // running sequences per step
   std::int64_t max_batched_tokens = 8192;  // token budget per step

@@ -26,11 +26,11 @@ constexpr double kFixedReserveBytes = 1.0 * kGiB;
 // (inside the MLP) live: the hidden states and residual (2 x hidden per token), the
 // gate/up output (2 x ffn/tp) and the activation output (1 x ffn/tp), all in the
 // activation format.
-MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
-                       double gpu_memory_utilization, std::int64_t max_batched_tokens) {
+namespace {
+
+// Bytes per token of the forward pass's peak (the comment above), without a fixed part.
+double forward_activation_bytes_per_token(const ModelSpec& model, const Deployment& dep) {
   const ShardShape s = shard_shape(model, dep);
-  MemoryPlan plan;
-  plan.weight_bytes_per_gpu = weight_bytes_per_gpu(model, dep);
   // A MoE layer's peak holds the gate/up and activation outputs of the token's k routed
   // experts and of the shared experts: 3 x (k x expert width x ep + shared width) per GPU
   // (a GPU computes M*k/ep token-expert rows of width moe_intermediate*ep/tp).
@@ -39,8 +39,17 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
     const double moe_width = model.experts_per_token * s.expert_intermediate / dep.ep + s.shared_intermediate;
     mlp_width = std::max(mlp_width, moe_width);
   }
-  const double per_token_activation =
-      (2.0 * model.hidden_size + 3.0 * mlp_width) * bytes_per_element(dep.activations);
+  return (2.0 * model.hidden_size + 3.0 * mlp_width) * bytes_per_element(dep.activations);
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
+                       double gpu_memory_utilization, std::int64_t max_batched_tokens) {
+  const ShardShape s = shard_shape(model, dep);
+  MemoryPlan plan;
+  plan.weight_bytes_per_gpu = weight_bytes_per_gpu(model, dep);
+  const double per_token_activation = forward_activation_bytes_per_token(model, dep);
   plan.activation_reserve_bytes_per_gpu =
       kFixedReserveBytes + static_cast<double>(max_batched_tokens) * per_token_activation;
   plan.kv_bytes_per_token_per_gpu =
@@ -48,6 +57,8 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
 
   const double usable = hw.memory_bytes * gpu_memory_utilization;
   const double kv_bytes = usable - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes_per_gpu;
+  plan.kv_bytes_per_gpu = std::max(kv_bytes, 0.0);
+  plan.fraction = gpu_memory_utilization;
   plan.fits = kv_bytes > 0 && plan.kv_bytes_per_token_per_gpu > 0;
   plan.kv_capacity_tokens =
       plan.fits ? static_cast<std::int64_t>(std::floor(kv_bytes / plan.kv_bytes_per_token_per_gpu)) : 0;
@@ -65,6 +76,112 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
   if (!plan.fits) why << " (does not fit: weights and reserve exceed usable memory)";
   plan.explanation = why.str();
   return plan;
+}
+
+double sglang_default_mem_fraction(double memory_bytes, std::int64_t chunked_prefill_tokens,
+                                   int cuda_graph_max_batch, int tp, int pp) {
+  // python/sglang/srt/server_args.py, ServerArgs._handle_gpu_memory_settings (sglang
+  // v0.5.x): every figure below is in MiB, as there.
+  const double gpu_mem = memory_bytes / (1024.0 * 1024.0);
+  double reserved = 512;  // "Constant meta data (e.g., from attention backend)"
+  if (chunked_prefill_tokens > 0)  // "For activation during large prefill"
+    reserved += static_cast<double>(std::max<std::int64_t>(chunked_prefill_tokens, 2048)) * 1.5;
+  reserved += cuda_graph_max_batch * 2.0;    // "For cuda graphs"
+  reserved += tp * pp / 8.0 * 1024;          // "Some adjustments for large parallel size"
+  if (gpu_mem > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
+  return std::round((gpu_mem - reserved) / gpu_mem * 1000.0) / 1000.0;
+}
+
+MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
+                       const EngineConfig& engine) {
+  if (engine.kv_memory_rule == KvMemoryRule::flat)
+    return plan_memory(model, hw, dep, engine.gpu_memory_utilization, engine.max_batched_tokens);
+  const ShardShape s = shard_shape(model, dep);
+  MemoryPlan plan;
+  plan.rule = engine.kv_memory_rule;
+  plan.weight_bytes_per_gpu = weight_bytes_per_gpu(model, dep);
+  plan.kv_bytes_per_token_per_gpu = s.layers * kv_elements_per_token_layer(model, s) * bytes_per_element(dep.kv);
+  const double tokens = static_cast<double>(engine.max_batched_tokens);
+  const double forward_peak = tokens * forward_activation_bytes_per_token(model, dep);
+  const double total = hw.memory_bytes;
+  double fraction = engine.gpu_memory_utilization;
+  double kv_bytes = 0;
+  std::ostringstream why;
+  why.precision(4);
+  why << "per GPU: " << total / kGiB << " GiB; weights " << plan.weight_bytes_per_gpu / kGiB << " GiB ("
+      << model.name << ", tp=" << dep.tp << " pp=" << dep.pp
+      << (dep.ep > 1 ? " ep=" + std::to_string(dep.ep) : std::string()) << ", " << dtype_name(dep.weights) << "); ";
+  switch (engine.kv_memory_rule) {
+    case KvMemoryRule::vllm: {
+      // vllm/v1/worker/gpu_worker.py, Worker.determine_available_memory (vLLM 0.14):
+      // available = requested_memory - non_kv_cache_memory, requested_memory = total x
+      // gpu_memory_utilization, non_kv_cache_memory = weights + torch_peak_increase +
+      // non_torch_increase of the profile run (vllm/utils/mem_utils.py memory_profiling).
+      // CUDA-graph memory is not subtracted: its estimate is opt-in there
+      // (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, off by default; vllm PR #30515), and
+      // the graphs are captured after the KV cache, out of the (1 - utilisation) headroom.
+      // non_torch_increase (cuBLAS/NCCL workspaces allocated after the baseline snapshot)
+      // has no figure in the source: 0 here.
+      // The profile run (GPUModelRunner.profile_run) is a forward pass over
+      // max_num_batched_tokens, then _dummy_sampler_run over the last token of
+      // min(max_num_seqs, max_num_batched_tokens) dummy requests: full-vocabulary logits
+      // in the model dtype, which Sampler.forward copies to float32 (4 bytes), while the
+      // pass's hidden states are still held.
+      const double rows = static_cast<double>(std::min<std::int64_t>(engine.max_num_seqs, engine.max_batched_tokens));
+      const double act = bytes_per_element(dep.activations);
+      const double sampler_peak =
+          tokens * model.hidden_size * act + rows * static_cast<double>(model.vocab_size) * (act + 4.0);
+      plan.activation_reserve_bytes_per_gpu = std::max(forward_peak, sampler_peak);
+      kv_bytes = total * fraction - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes_per_gpu;
+      why << "vLLM rule: " << total / kGiB << " GiB x " << fraction << " - weights - profile peak "
+          << plan.activation_reserve_bytes_per_gpu / kGiB << " GiB (forward over " << engine.max_batched_tokens
+          << " tokens, or sampler over " << rows << " rows)";
+      break;
+    }
+    case KvMemoryRule::sglang: {
+      // python/sglang/srt/model_executor/model_runner.py, ModelRunner.profile_max_num_token:
+      // rest_memory = available_gpu_memory (free after the weights) - total_gpu_memory (free
+      // at start) x (1 - mem_fraction_static), i.e. total x fraction - weights. Activations,
+      // CUDA graphs and the CUDA context live in the (1 - fraction) left over.
+      if (!(fraction > 0))
+        fraction = sglang_default_mem_fraction(total, engine.prefill_chunk_tokens, engine.cuda_graph_max_batch,
+                                               dep.tp, dep.pp);
+      kv_bytes = total * fraction - plan.weight_bytes_per_gpu;
+      why << "SGLang rule: " << total / kGiB << " GiB x mem_fraction_static " << fraction << " - weights";
+      break;
+    }
+    case KvMemoryRule::trtllm: {
+      // tensorrt_llm/_torch/pyexecutor/_util.py, KvCacheCreator.configure_kv_cache_capacity
+      // and _cal_max_memory: available_kv_mem = (total_gpu_memory - peak_memory +
+      // allocated_bytes) x free_gpu_memory_fraction, peak_memory = the torch peak of a
+      // warm-up over max_num_tokens (weights + activations) + memory outside torch
+      // (NCCL, CUDA graphs, CUDA context; no figure in the source, 0 here), allocated_bytes
+      // = the small KV cache of the estimation run, added back.
+      plan.activation_reserve_bytes_per_gpu = forward_peak;
+      kv_bytes = fraction * (total - plan.weight_bytes_per_gpu - forward_peak);
+      why << "TensorRT-LLM rule: free_gpu_memory_fraction " << fraction << " x (" << total / kGiB
+          << " GiB - weights - activations " << forward_peak / kGiB << " GiB of " << engine.max_batched_tokens
+          << " tokens)";
+      break;
+    }
+    case KvMemoryRule::flat:
+      break;
+  }
+  plan.fraction = fraction;
+  plan.kv_bytes_per_gpu = std::max(kv_bytes, 0.0);
+  plan.fits = kv_bytes > 0 && plan.kv_bytes_per_token_per_gpu > 0;
+  plan.kv_capacity_tokens =
+      plan.fits ? static_cast<std::int64_t>(std::floor(kv_bytes / plan.kv_bytes_per_token_per_gpu)) : 0;
+  why << " = KV cache " << kv_bytes / kGiB << " GiB at " << plan.kv_bytes_per_token_per_gpu / 1024.0
+      << " KiB/token = " << plan.kv_capacity_tokens << " tokens";
+  if (!plan.fits) why << " (does not fit: the weights and reserve exceed the memory the rule gives)";
+  plan.explanation = why.str();
+  return plan;
+}
+
+std::string kv_cache_line(std::int64_t kv_blocks, int block_size) {
+  return "KV cache: " + std::to_string(kv_blocks * block_size) + " tokens (" + std::to_string(kv_blocks) +
+         " blocks of " + std::to_string(block_size) + ")";
 }
 
 }  // namespace servesim

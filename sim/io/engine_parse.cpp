@@ -1,6 +1,7 @@
 #include "sim/io/engine_parse.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -24,13 +25,44 @@ const std::vector<std::string> kEngineKeys = {
     "block_size",   "prefix_cache",    "kv_cache_tokens",        "gpu_memory_utilization",
     "speculative",  "prefill_chunk_tokens", "decode_target_batch", "preempt_lower_priority",
     "watermark",    "kv_admission",    "preemption_mode",        "swap_space_gb",
-    "overheads",    "on_context_overflow"};
-const std::vector<std::string> kCostModels = {"roofline", "constant", "linear", "table"};
-const std::vector<std::string> kOverheadKeys = {"per_step", "per_request", "per_token"};
+    "overheads",    "on_context_overflow",    "version",                "cuda_graphs",
+    "async_scheduling", "kv_memory_rule"};
+const std::vector<std::string> kCostModels = {"roofline", "kernels", "constant", "linear", "table"};
+const std::vector<std::string> kOverheadKeys = {"per_step", "per_request", "per_token", "frontend"};
+const std::vector<std::string> kKvMemoryRules = {"flat", "vllm", "sglang", "trtllm"};
+// cuda_graph_max_batch while `cuda_graphs: {max_batch: auto}` waits for max_num_seqs and
+// max_batched_tokens to be final (preset and overrides merged).
+constexpr int kCudaGraphAuto = -1;
 const std::vector<std::string> kSpeculativeKeys = {"method", "draft", "k", "acceptance"};
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+int int_in_range(const Field& f, std::int64_t lowest, std::int64_t highest);
+
+// A release such as 0.14.0, 0.5.14 or 1.3.0rc20: starts with a digit, then digits,
+// letters, '.', '+' or '-'.
+std::string engine_version(const Field& f) {
+  const std::string v = f.as_string();
+  bool ok = !v.empty() && v.size() <= 40 && v[0] >= '0' && v[0] <= '9';
+  for (char c : v) ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-');
+  if (!ok) f.fail("expected an engine release such as \"0.14.0\", got '" + v + "'");
+  return v;
+}
+
+// `cuda_graphs: off` (or false), `{max_batch: N}`, or `{max_batch: auto}` (vLLM's rule,
+// resolved once max_num_seqs and max_batched_tokens are final).
+int parse_cuda_graphs(const Field& f) {
+  if (f.is_scalar() && !f.is_null()) {
+    if (f.as_bool()) f.fail("cuda_graphs needs a mapping such as {max_batch: 512} or {max_batch: auto}; 'off' disables them");
+    return 0;
+  }
+  if (!f.is_map()) f.fail("expected off or a mapping like {max_batch: 512}, got " + f.describe());
+  f.expect_map({"max_batch"});
+  const Field m = f.require("max_batch");
+  if (m.is_scalar() && m.node().Scalar() == "auto") return kCudaGraphAuto;
+  return int_in_range(m, 0, 1 << 20);
+}
 
 int int_in_range(const Field& f, std::int64_t lowest, std::int64_t highest) {
   const std::int64_t v = f.int_at_least(lowest);
@@ -121,9 +153,14 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
   if (auto v = f.get("prefix_cache")) e.prefix_cache = v->as_bool();
   if (auto v = f.get("kv_cache_tokens")) e.kv_cache_tokens = v->int_at_least(1);
   if (auto v = f.get("gpu_memory_utilization")) {
-    e.gpu_memory_utilization = v->as_double();
-    if (!(e.gpu_memory_utilization > 0 && e.gpu_memory_utilization <= 1)) {
-      v->fail("must be in (0, 1], got " + v->node().Scalar());
+    // `auto`: the engine's own default, which only SGLang derives (check_engine).
+    if (v->is_scalar() && v->node().Scalar() == "auto") {
+      e.gpu_memory_utilization = 0.0;
+    } else {
+      e.gpu_memory_utilization = v->as_double();
+      if (!(e.gpu_memory_utilization > 0 && e.gpu_memory_utilization <= 1)) {
+        v->fail("must be in (0, 1] or auto, got " + v->node().Scalar());
+      }
     }
   }
   if (auto v = f.get("prefill_chunk_tokens")) e.prefill_chunk_tokens = v->int_at_least(0);
@@ -149,6 +186,17 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
     if (auto d = v->get("per_step")) e.overheads.per_step_ns = non_negative_duration(*d);
     if (auto d = v->get("per_request")) e.overheads.per_request_ns = non_negative_duration(*d);
     if (auto d = v->get("per_token")) e.overheads.per_token_ns = non_negative_duration(*d);
+    if (auto d = v->get("frontend")) e.overheads.frontend_ns = non_negative_duration(*d);
+  }
+  if (auto v = f.get("version")) e.version = engine_version(*v);
+  if (auto v = f.get("cuda_graphs")) e.cuda_graph_max_batch = parse_cuda_graphs(*v);
+  if (auto v = f.get("async_scheduling")) e.async_scheduling = v->as_bool();
+  if (auto v = f.get("kv_memory_rule")) {
+    const std::string rule = choice(*v, "KV memory rule", "rules", kKvMemoryRules);
+    e.kv_memory_rule = rule == "vllm"     ? KvMemoryRule::vllm
+                       : rule == "sglang" ? KvMemoryRule::sglang
+                       : rule == "trtllm" ? KvMemoryRule::trtllm
+                                          : KvMemoryRule::flat;
   }
   if (auto v = f.get("on_context_overflow")) {
     e.on_context_overflow = choice(*v, "context overflow rule", "rules", {"reject", "truncate"}) == "reject"
@@ -193,6 +241,9 @@ void check_engine(const Field& f, const EngineConfig& e) {
     at("kv_cache_tokens").fail("must hold at least one block of " + std::to_string(e.block_size) +
                                " tokens, got " + std::to_string(*e.kv_cache_tokens));
   }
+  if (!(e.gpu_memory_utilization > 0) && e.kv_memory_rule != KvMemoryRule::sglang) {
+    at("gpu_memory_utilization").fail("'auto' needs kv_memory_rule: sglang (SGLang derives its mem_fraction_static; other engines take a number)");
+  }
   if (e.decode_target_batch > e.max_num_seqs) {
     at("decode_target_batch").fail("is more than max_num_seqs (" + std::to_string(e.max_num_seqs) +
                                    "): the decode batch can never reach it");
@@ -222,8 +273,24 @@ EngineConfig parse_engine(const Field& f, const std::vector<std::string>& class_
   EngineConfig e;
   if (auto preset = f.get("preset")) e = load_preset(*preset, class_names);
   apply_engine_keys(f, e, class_names);
+  if (e.cuda_graph_max_batch == kCudaGraphAuto)
+    e.cuda_graph_max_batch = vllm_cuda_graph_max_batch(e.max_num_seqs, e.max_batched_tokens);
   check_engine(f, e);
   return e;
+}
+
+// vLLM (vllm/config/vllm.py, VllmConfig._set_cudagraph_sizes): max_cudagraph_capture_size
+// defaults to min(max_num_seqs * 2, 512), no more than max_num_batched_tokens; the sizes
+// captured are [1, 2, 4] + range(8, 256, 8) + range(256, max + 1, 16) up to it, so the
+// largest graph is the largest of those sizes that is <= the cap.
+int vllm_cuda_graph_max_batch(int max_num_seqs, std::int64_t max_batched_tokens) {
+  const std::int64_t cap = std::min<std::int64_t>({2LL * max_num_seqs, 512, max_batched_tokens});
+  std::int64_t largest = 0;
+  for (std::int64_t s : {1, 2, 4})
+    if (s <= cap) largest = s;
+  for (std::int64_t s = 8; s < 256 && s <= cap; s += 8) largest = s;
+  for (std::int64_t s = 256; s <= cap; s += 16) largest = s;
+  return static_cast<int>(largest);
 }
 
 void check_engine_for_pool(const Field& f, const PoolConfig& pool) {
@@ -254,7 +321,7 @@ CostModelSpec parse_cost_model(const Field& f) {
   CostModelSpec spec;
   if (f.is_scalar()) {
     spec.kind = f.as_string();
-    if (spec.kind == "roofline") return spec;
+    if (spec.kind == "roofline" || spec.kind == "kernels") return spec;
     if (spec.kind == "constant" || spec.kind == "linear" || spec.kind == "table") {
       f.fail("cost model '" + spec.kind +
              "' needs parameters, e.g. {constant: {step: 10ms}}, "
@@ -270,9 +337,11 @@ CostModelSpec parse_cost_model(const Field& f) {
   if (keys.size() != 1) f.fail("give exactly one cost model, got " + join_choices(keys));
   spec.kind = keys.front();
   const Field body = *f.get(spec.kind);
-  if (spec.kind == "roofline") {
+  if (spec.kind == "roofline" || spec.kind == "kernels") {
     if (!body.is_null() && !(body.is_map() && body.node().size() == 0)) {
-      body.fail("roofline takes no parameters (its figures come from the hardware profile)");
+      body.fail(spec.kind == "roofline"
+                    ? "roofline takes no parameters (its figures come from the hardware profile)"
+                    : "kernels takes no parameters (the tables follow the pool's hardware and engine preset and version)");
     }
   } else if (spec.kind == "constant") {
     body.expect_map({"step"});

@@ -41,3 +41,55 @@ TEST_CASE("memory plan: Llama-3-70B does not fit one 80 GB GPU but fits four", "
   // plus the replicated norm weights: about 35.3 GB.
   CHECK(four.weight_bytes_per_gpu == Approx(model.weight_bytes(Dtype::bf16) / 4).epsilon(0.001));
 }
+
+// The engines' own KV rules (engine.kv_memory_rule) on Llama-3-8B, bf16, one 80 GiB H100:
+// total 85,899,345,920 bytes, weights 16,060,522,496, KV 131,072 bytes per token.
+TEST_CASE("memory plan: vLLM's rule subtracts the profile run's peak, the sampler's here", "[hardware]") {
+  const ModelSpec model = load_model("llama-3-8b");
+  const HardwareSpec hw = load_hardware("h100-sxm");
+  EngineConfig e;
+  e.kv_memory_rule = KvMemoryRule::vllm;
+  e.gpu_memory_utilization = 0.9;
+  e.max_batched_tokens = 8192;
+  e.max_num_seqs = 1024;
+  const MemoryPlan plan = plan_memory(model, hw, Deployment{}, e);
+  // Forward peak: 8192 x 2 x (2 x 4096 + 3 x 14336) = 838,860,800. Sampler: hidden states
+  // 8192 x 4096 x 2 = 67,108,864 + logits 1024 rows x 128,256 x (2 + 4) = 788,004,864,
+  // = 855,113,728, the larger.
+  CHECK(plan.activation_reserve_bytes_per_gpu == 855113728.0);
+  // 77,309,411,328 - 16,060,522,496 - 855,113,728 = 60,393,775,104 / 131,072 = 460,767.9.
+  CHECK(plan.kv_capacity_tokens == 460767);
+  CHECK(plan.fits);
+}
+
+TEST_CASE("memory plan: SGLang's rule is mem_fraction_static x memory - weights", "[hardware]") {
+  const ModelSpec model = load_model("llama-3-8b");
+  const HardwareSpec hw = load_hardware("h100-sxm");
+  // Reserved MiB: 512 + 8192 x 1.5 + 256 x 2 + 1 x 1 / 8 x 1024 = 13,440 (above the 10,240
+  // floor); (81,920 - 13,440) / 81,920 = 0.8359 -> 0.836.
+  CHECK(sglang_default_mem_fraction(hw.memory_bytes, 8192, 256, 1, 1) == 0.836);
+  EngineConfig e;
+  e.kv_memory_rule = KvMemoryRule::sglang;
+  e.gpu_memory_utilization = 0;  // auto
+  e.prefill_chunk_tokens = 8192;
+  e.cuda_graph_max_batch = 256;
+  const MemoryPlan plan = plan_memory(model, hw, Deployment{}, e);
+  CHECK(plan.fraction == 0.836);
+  // 85,899,345,920 x 0.836 - 16,060,522,496 = 55,751,330,693 / 131,072 = 425,348.9.
+  CHECK(plan.kv_capacity_tokens == 425348);
+}
+
+TEST_CASE("memory plan: TensorRT-LLM's rule takes its fraction of what weights and activations leave",
+          "[hardware]") {
+  const ModelSpec model = load_model("llama-3-8b");
+  const HardwareSpec hw = load_hardware("h100-sxm");
+  EngineConfig e;
+  e.kv_memory_rule = KvMemoryRule::trtllm;
+  e.gpu_memory_utilization = 0.9;
+  e.max_batched_tokens = 8192;
+  const MemoryPlan plan = plan_memory(model, hw, Deployment{}, e);
+  // 0.9 x (85,899,345,920 - 16,060,522,496 - 838,860,800) = 62,099,966,361.6 / 131,072
+  // = 473,785.1.
+  CHECK(plan.kv_capacity_tokens == 473785);
+  CHECK(kv_cache_line(473785 / 32, 32) == "KV cache: 473760 tokens (14805 blocks of 32)");
+}
