@@ -17,7 +17,7 @@ const std::vector<std::string> kModelKeys = {
     "attention_bias",
     // mixture of experts
     "num_experts", "experts_per_token", "moe_intermediate_size", "num_shared_experts",
-    "first_dense_layers",
+    "first_dense_layers", "moe_layer_step",
     // multi-head latent attention
     "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
 
@@ -26,7 +26,7 @@ const std::vector<std::string> kModelKeys = {
 void read_moe(const Field& root, ModelSpec& m) {
   const auto e = root.get("num_experts");
   for (const char* key : {"experts_per_token", "moe_intermediate_size", "num_shared_experts",
-                          "first_dense_layers"}) {
+                          "first_dense_layers", "moe_layer_step"}) {
     if (!e && root.has(key)) root.get(key)->fail("is a mixture-of-experts figure; give num_experts too");
   }
   if (!e) return;
@@ -42,6 +42,14 @@ void read_moe(const Field& root, ModelSpec& m) {
     m.first_dense_layers = static_cast<int>(f->int_at_least(0));
     if (m.first_dense_layers >= m.num_layers) {
       f->fail("must be below num_layers " + std::to_string(m.num_layers));
+    }
+  }
+  if (auto f = root.get("moe_layer_step")) {
+    // Every moe_layer_step-th layer after the dense first ones is MoE (Llama-4 Maverick: 2).
+    m.moe_layer_step = positive_count(*f);
+    if (m.moe_layers() < 1) {
+      f->fail("leaves no MoE layer among the " + std::to_string(m.num_layers - m.first_dense_layers) +
+              " layers after the dense ones");
     }
   }
 }

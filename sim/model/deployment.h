@@ -1,5 +1,7 @@
 #pragma once
 // How one replica runs a model: parallelism and numeric formats.
+#include <optional>
+
 #include "sim/model/dtype.h"
 
 namespace servesim {
@@ -20,9 +22,14 @@ struct Deployment {
   // even split idles (pp - 1) / (m + pp - 1) of the time.
   int micro_batches = 0;
   Dtype weights = Dtype::bf16; // int4/int8 are weight-only: math stays in bf16
+  // The routed and shared experts' format when it differs from `weights` (FP8-dynamic
+  // MoE checkpoints ship fp8 experts beside bf16 attention; the router stays bf16 either
+  // way). Unset: the experts are in `weights` too. Mixture-of-experts models only.
+  std::optional<Dtype> expert_weights;
   Dtype kv = Dtype::bf16;
   Dtype activations = Dtype::bf16;
   int gpus() const { return tp * pp; }
+  Dtype expert_dtype() const { return expert_weights.value_or(weights); }
 };
 
 }  // namespace servesim

@@ -27,13 +27,17 @@ struct ModelSpec {
 
   // Mixture of experts (num_experts == 0: every layer is dense). Each MoE layer holds
   // num_experts routed SwiGLU experts of width moe_intermediate_size, a router of
-  // hidden x num_experts, and num_shared_experts experts every token goes through. The
-  // first `first_dense_layers` layers (DeepSeek's first_k_dense_replace) stay dense.
+  // hidden x num_experts, and num_shared_experts experts of that same width every token
+  // goes through. The first `first_dense_layers` layers (DeepSeek's first_k_dense_replace)
+  // stay dense; of the rest, every moe_layer_step-th is MoE and the others dense (Llama-4
+  // Maverick's interleave_moe_layer_step 2: layers 1, 3, 5, ... counting from 0). Dense
+  // layers have an MLP of intermediate_size.
   int num_experts = 0;
   int experts_per_token = 0;   // top-k
   int moe_intermediate_size = 0;
   int num_shared_experts = 0;
   int first_dense_layers = 0;
+  int moe_layer_step = 1;
 
   // Multi-head latent attention (kv_lora_rank == 0: ordinary multi/grouped-query
   // attention). The KV cache keeps, per token and layer, one compressed latent of
@@ -47,8 +51,16 @@ struct ModelSpec {
 
   bool is_moe() const { return num_experts > 0; }
   bool is_mla() const { return kv_lora_rank > 0; }
-  // Layers with a routed-expert MLP.
-  int moe_layers() const { return is_moe() ? num_layers - first_dense_layers : 0; }
+  // Whether layer i (0-based) has a routed-expert MLP: i >= first_dense_layers and
+  // (i - first_dense_layers + 1) is a multiple of moe_layer_step.
+  bool is_moe_layer(int i) const {
+    return is_moe() && moe_layer_step > 0 && i >= first_dense_layers &&
+           (i - first_dense_layers + 1) % moe_layer_step == 0;
+  }
+  // How many of the layers [first, last) have a routed-expert MLP.
+  int moe_layers_in(int first, int last) const;
+  // Layers with a routed-expert MLP, of the whole model.
+  int moe_layers() const { return moe_layers_in(0, num_layers); }
 
   // Parameters of the transformer layers, embeddings and lm_head (count, not bytes).
   double parameter_count() const;
@@ -56,7 +68,10 @@ struct ModelSpec {
   // instead of num_experts (equals parameter_count() for a dense model).
   double active_parameter_count() const;
   // Bytes of all weights in the given format.
-  double weight_bytes(Dtype weights) const;
+  double weight_bytes(Dtype weights) const { return weight_bytes(weights, weights); }
+  // Bytes of all weights, the routed and shared experts in `experts`, the other linear
+  // layers in `weights` (FP8-dynamic MoE checkpoints: fp8 experts, bf16 attention).
+  double weight_bytes(Dtype weights, Dtype experts) const;
   // KV-cache bytes one token occupies over all layers, whole model, no TP split: K and V
   // of every KV head, or MLA's kv_lora_rank + qk_rope_head_dim latent.
   double kv_bytes_per_token(Dtype kv) const;

@@ -12,11 +12,12 @@ namespace {
 // rows; its weights are read once per distinct local expert the batch touches,
 // E/ep * (1 - (1 - k/E)^M) of them (each expert is chosen by a token with probability
 // k/E). `rows` is the average rows per expert, M*k/E: the M of each grouped GEMM.
+// `weight_bytes`: bytes per element of the experts' weights (the expert format).
 OpCost expert_gemm(const char* name, double assignments, double touched, double rows_per_expert,
-                   double k_dim, double n_dim, const Dims& x, int count) {
+                   double k_dim, double n_dim, const Dims& x, double weight_bytes, int count) {
   OpCost op{name, OpKind::gemm};
   op.flops = 2.0 * assignments * k_dim * n_dim * count;
-  op.bytes_read = (touched * k_dim * n_dim * x.w + assignments * k_dim * x.a) * count;
+  op.bytes_read = (touched * k_dim * n_dim * weight_bytes + assignments * k_dim * x.a) * count;
   op.bytes_written = assignments * n_dim * x.a * count;
   op.count = count;
   op.rows = rows_per_expert;
@@ -36,9 +37,11 @@ void append_moe(const ModelSpec& m, const ShardShape& s, const Dims& x, double r
   const double touched = std::max(expected_experts_touched(E, k, rows) / x.ep, rows > 0 ? 1.0 : 0.0);
   const double per_expert = rows * k / E;
   const double f = s.expert_intermediate;
-  out.push_back(expert_gemm("expert_gate_up", assignments, touched, per_expert, x.h, 2 * f, x, layers));
+  // Routed and shared experts are stored in the expert format (Deployment::expert_dtype).
+  const double ew = s.expert_weight_bytes;
+  out.push_back(expert_gemm("expert_gate_up", assignments, touched, per_expert, x.h, 2 * f, x, ew, layers));
   out.push_back(activation("expert_silu_mul", assignments, f, true, x, layers));
-  out.push_back(expert_gemm("expert_down", assignments, touched, per_expert, f, x.h, x, layers));
+  out.push_back(expert_gemm("expert_down", assignments, touched, per_expert, f, x.h, x, ew, layers));
   // The top-k outputs of each token are weighted by their router scores and summed back
   // into one row (vLLM's fused_moe reads the inputs in place by sorted token ids, so only
   // this combine moves data outside the GEMMs).
@@ -52,9 +55,9 @@ void append_moe(const ModelSpec& m, const ShardShape& s, const Dims& x, double r
   if (s.shared_intermediate > 0) {
     // Shared experts see every token: a dense SwiGLU MLP of shared x moe_intermediate.
     const double fs = s.shared_intermediate;
-    out.push_back(gemm("shared_gate_up", rows, x.h, 2 * fs, x, x.w, layers));
+    out.push_back(gemm("shared_gate_up", rows, x.h, 2 * fs, x, ew, layers));
     out.push_back(activation("shared_silu_mul", rows, fs, true, x, layers));
-    out.push_back(gemm("shared_down", rows, fs, x.h, x, x.w, layers));
+    out.push_back(gemm("shared_down", rows, fs, x.h, x, ew, layers));
   }
 }
 

@@ -17,7 +17,8 @@ std::string model_problem(const ModelSpec& m) {
   }
   if (m.is_moe() && (m.experts_per_token < 1 || m.experts_per_token > m.num_experts ||
                      m.moe_intermediate_size < 1 || m.num_shared_experts < 0 ||
-                     m.first_dense_layers < 0 || m.first_dense_layers > m.num_layers)) {
+                     m.first_dense_layers < 0 || m.first_dense_layers > m.num_layers ||
+                     m.moe_layer_step < 1 || m.moe_layers() < 1)) {
     return "model '" + m.name + "' has inconsistent mixture-of-experts figures";
   }
   if (m.is_mla() && (m.qk_nope_head_dim < 1 || m.qk_rope_head_dim < 1 || m.v_head_dim < 1 ||
@@ -51,6 +52,10 @@ std::string deployment_problem(const ModelSpec& m, const Deployment& dep) {
     return "pp=" + std::to_string(dep.pp) + " exceeds the " + std::to_string(m.num_layers) +
            " layers of " + m.name;
   }
+  if (dep.expert_weights && !m.is_moe()) {
+    return "expert weights in " + std::string(dtype_name(*dep.expert_weights)) +
+           " need a mixture-of-experts model; " + m.name + " is dense";
+  }
   if (dep.ep > 1) {
     const std::string ep = "ep=" + std::to_string(dep.ep);
     if (!m.is_moe()) return ep + " needs a mixture-of-experts model; " + m.name + " is dense";
@@ -71,8 +76,8 @@ Deployment draft_deployment(const ModelSpec& draft, const Deployment& target) {
 ShardShape whole_model_shape(const ModelSpec& m) {
   ShardShape s;
   s.layers = m.num_layers;
-  s.dense_layers = m.is_moe() ? m.first_dense_layers : m.num_layers;
   s.moe_layers = m.moe_layers();
+  s.dense_layers = m.num_layers - s.moe_layers;
   s.q_heads = m.num_attention_heads;
   s.kv_heads = m.num_kv_heads;
   s.intermediate = m.intermediate_size;
@@ -87,11 +92,11 @@ ShardShape shard_shape(const ModelSpec& m, const Deployment& dep) {
   SS_ASSERT(deployment_problem(m, dep).empty(), "deployment must be checked at the input boundary");
   ShardShape s;
   s.layers = (m.num_layers + dep.pp - 1) / dep.pp;
-  // The modelled stage is the last: its Ls layers end the model, so it holds dense layers
-  // only when the stage reaches back into the first `first_dense_layers`.
-  const int dense_total = m.is_moe() ? m.first_dense_layers : m.num_layers;
-  s.dense_layers = std::max(0, dense_total - (m.num_layers - s.layers));
-  s.moe_layers = s.layers - s.dense_layers;
+  // The modelled stage is the last: its Ls layers end the model. It holds DeepSeek's dense
+  // first layers only when it reaches back into them, and with interleaved MoE (Llama-4
+  // Maverick) whichever of its layers are not MoE.
+  s.moe_layers = m.moe_layers_in(m.num_layers - s.layers, m.num_layers);
+  s.dense_layers = s.layers - s.moe_layers;
   s.q_heads = m.num_attention_heads / dep.tp;
   s.kv_heads = m.num_kv_heads >= dep.tp ? m.num_kv_heads / dep.tp : 1;
   s.intermediate = static_cast<double>(m.intermediate_size) / dep.tp;
@@ -101,6 +106,7 @@ ShardShape shard_shape(const ModelSpec& m, const Deployment& dep) {
     s.expert_intermediate = static_cast<double>(m.moe_intermediate_size) * dep.ep / dep.tp;
     s.shared_intermediate =
         static_cast<double>(m.num_shared_experts) * m.moe_intermediate_size / dep.tp;
+    s.expert_weight_bytes = bytes_per_element(dep.expert_dtype());
   }
   return s;
 }
@@ -130,8 +136,8 @@ LayerParams layer_params(const ModelSpec& m, const ShardShape& s, bool moe_layer
     if (m.attention_bias) p.unquantised += qkv_out;
   }
   if (moe_layer) {
-    p.linear += experts_counted * 3.0 * h * s.expert_intermediate;  // routed SwiGLU experts
-    p.linear += 3.0 * h * s.shared_intermediate;                    // shared experts
+    p.experts += experts_counted * 3.0 * h * s.expert_intermediate;  // routed SwiGLU experts
+    p.experts += 3.0 * h * s.shared_intermediate;                    // shared experts
     p.unquantised += h * m.num_experts;  // router, replicated, kept in bf16
   } else {
     p.linear += (m.gated_mlp ? 3.0 : 2.0) * h * s.intermediate;
@@ -155,20 +161,19 @@ double weight_bytes_per_gpu(const ModelSpec& m, const Deployment& dep) {
   const double bf16 = 2.0;
   const auto layer_bytes = [&](bool moe) {
     const LayerParams p = layer_params(m, s, moe, s.experts);
-    return p.linear * w + p.unquantised * bf16;
+    return p.linear * w + p.experts * s.expert_weight_bytes + p.unquantised * bf16;
   };
   const double dense_bytes = layer_bytes(false);
   const double moe_bytes = m.is_moe() ? layer_bytes(true) : 0.0;
-  // The busiest stage: stage i holds layers [i*Ls, min(L, (i+1)*Ls)), of which those below
-  // first_dense_layers are dense (all of them in a dense model).
-  const int dense_total = m.is_moe() ? m.first_dense_layers : m.num_layers;
+  // The busiest stage: stage i holds layers [i*Ls, min(L, (i+1)*Ls)), of which
+  // ModelSpec::is_moe_layer says which are MoE (none in a dense model).
   double busiest = 0;
   for (int stage = 0; stage < dep.pp; ++stage) {
     const int first = stage * s.layers;
     const int last = std::min(m.num_layers, first + s.layers);
     if (first >= last) break;
-    const int dense = std::max(0, std::min(last, dense_total) - first);
-    busiest = std::max(busiest, dense * dense_bytes + (last - first - dense) * moe_bytes);
+    const int moe = m.moe_layers_in(first, last);
+    busiest = std::max(busiest, (last - first - moe) * dense_bytes + moe * moe_bytes);
   }
   // With one stage it holds the embedding and (unless tied) lm_head; with several, the
   // first stage holds the embedding and the last lm_head (a copy even when tied).

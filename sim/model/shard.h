@@ -12,7 +12,8 @@ namespace servesim {
 struct ShardShape {
   int layers = 0;             // layers of the (largest) pipeline stage: ceil(L / pp)
   // Of those, in the modelled (last) stage: layers whose MLP is routed experts, and
-  // dense ones (DeepSeek's first layers fall in the first stage).
+  // dense ones (DeepSeek's first layers fall in the first stage; Llama-4 Maverick's
+  // stages hold as many dense as MoE layers, give or take one).
   int moe_layers = 0;
   int dense_layers = 0;
   int q_heads = 0;            // query heads per GPU: heads / tp
@@ -24,6 +25,9 @@ struct ShardShape {
   double experts = 0;         // routed experts resident on one GPU: num_experts / ep
   double expert_intermediate = 0;  // width of each of those per GPU: moe_intermediate / (tp/ep)
   double shared_intermediate = 0;  // shared experts' width per GPU: shared x moe_intermediate / tp
+  // Bytes per element of the routed and shared experts' weights (Deployment::expert_dtype;
+  // bf16 in the unsplit shape, which counts parameters, not bytes).
+  double expert_weight_bytes = 2.0;
 };
 
 // REQUIRES: deployment_problem(model, dep).empty().
@@ -40,10 +44,12 @@ std::string deployment_problem(const ModelSpec& model, const Deployment& dep);
 // and formats, but expert parallelism only if the draft has experts too.
 Deployment draft_deployment(const ModelSpec& draft, const Deployment& target);
 
-// Parameters of one layer held by one GPU, split by whether weight quantisation applies
-// (linear layers of the block) or not (norms, biases, the MoE router, kept in bf16).
+// Parameters of one layer held by one GPU, split by which format they are stored in:
+// the linear layers of attention and of dense MLPs (the weight format), the routed and
+// shared experts (the expert format), and norms, biases and the MoE router (bf16).
 struct LayerParams {
   double linear = 0;
+  double experts = 0;
   double unquantised = 0;
 };
 // `moe_layer`: the layer's MLP is routed experts, of which `experts_counted` are counted
@@ -61,7 +67,8 @@ double kv_elements_per_token_layer(const ModelSpec& model, const ShardShape& s);
 double expected_experts_touched(double experts, double top_k, double tokens);
 
 // Bytes of weights on the busiest GPU: its stage's layers (linear layers in the weight
-// format, norms in bf16) plus the vocabulary matrices it holds (bf16, split by tp).
+// format, experts in the expert format, norms and router in bf16) plus the vocabulary
+// matrices it holds (bf16, split by tp).
 double weight_bytes_per_gpu(const ModelSpec& model, const Deployment& dep);
 
 }  // namespace servesim
