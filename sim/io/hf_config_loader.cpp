@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -133,6 +134,42 @@ void read_experts(const ConfigJson& cfg, ModelSpec& m) {
   }
 }
 
+// Llama-4 (Scout, Maverick): num_local_experts routed experts of width intermediate_size
+// plus one shared expert of that width in every MoE layer; the other layers are dense
+// with an MLP of intermediate_size_mlp. Layer i is MoE when (i + 1) is a multiple of
+// interleave_moe_layer_step (transformers' Llama4TextConfig), which an explicit
+// moe_layers list must agree with.
+void read_llama4_experts(const ConfigJson& cfg, ModelSpec& m) {
+  m.intermediate_size = cfg.count("intermediate_size_mlp");
+  m.moe_intermediate_size = cfg.count("intermediate_size");
+  m.num_experts = cfg.count("num_local_experts");
+  m.experts_per_token = cfg.count("num_experts_per_tok");
+  m.num_shared_experts = 1;  // Llama4TextMoe's shared_expert
+  m.moe_layer_step = cfg.count_or("interleave_moe_layer_step", 1);
+  if (m.moe_layer_step > m.num_layers) {
+    cfg.fail("interleave_moe_layer_step", "leaves no MoE layer among the " +
+                                              std::to_string(m.num_layers) + " layers");
+  }
+  if (m.experts_per_token > m.num_experts) {
+    cfg.fail("num_experts_per_tok", "must be at most the " + std::to_string(m.num_experts) + " experts");
+  }
+  if (const json* list = cfg.find("moe_layers")) {
+    std::vector<int> expected;
+    for (int i = 0; i < m.num_layers; ++i) {
+      if (m.is_moe_layer(i)) expected.push_back(i);
+    }
+    bool same = list->is_array() && list->size() == expected.size();
+    for (std::size_t i = 0; same && i < expected.size(); ++i) {
+      same = (*list)[i].is_number_integer() && (*list)[i].get<long long>() == expected[i];
+    }
+    if (!same) {
+      cfg.fail("moe_layers", "must list every interleave_moe_layer_step-th layer (" +
+                                 std::to_string(m.moe_layer_step) +
+                                 "): other MoE layer placements are not supported");
+    }
+  }
+}
+
 // DeepSeek's MLA: kv_lora_rank, the query/key head split and v_head_dim are required;
 // q_lora_rank may be null (V2-Lite projects queries directly).
 void read_latent_attention(const ConfigJson& cfg, ModelSpec& m) {
@@ -142,6 +179,41 @@ void read_latent_attention(const ConfigJson& cfg, ModelSpec& m) {
   m.qk_nope_head_dim = cfg.count("qk_nope_head_dim");
   m.qk_rope_head_dim = cfg.count("qk_rope_head_dim");
   m.v_head_dim = cfg.count("v_head_dim");
+}
+
+// The config.json families this reader prices; any other model_type is refused rather
+// than read as Llama (Gemma-2's soft-capping and alternating windows, say, would be lost).
+const std::vector<std::string> kModelTypes = {"llama",       "mistral",     "qwen2",
+                                              "mixtral",     "deepseek_v2", "deepseek_v3",
+                                              "llama4",      "llama4_text"};
+
+bool supported_type(const std::string& type) {
+  return std::find(kModelTypes.begin(), kModelTypes.end(), type) != kModelTypes.end();
+}
+
+std::string type_of(const json& object) {
+  const auto it = object.find("model_type");
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// The family the config says it is: the top level's model_type, or for a wrapper of a
+// language model (text_config) the text config's when only that one is supported. ""
+// when neither says (the family then follows from the keys, as for hand-written configs).
+std::string model_family(const ConfigJson& top, const json& doc, const json& root) {
+  const auto it = doc.find("model_type");
+  if (it != doc.end() && !it->is_null() && !it->is_string()) {
+    top.fail("model_type", "expected a string, got " + it->dump());
+  }
+  const std::string outer = type_of(doc);
+  const std::string inner = &root == &doc ? std::string() : type_of(root);
+  if (outer.empty() && inner.empty()) return {};
+  if (supported_type(outer)) return outer;
+  if (supported_type(inner)) return inner;
+  std::string list;
+  for (const std::string& t : kModelTypes) list += (list.empty() ? "" : ", ") + t;
+  const std::string type = outer.empty() ? inner : outer;
+  top.fail("model_type", "model_type '" + type + "' is not supported (supported: " + list +
+                             "); its architecture would be priced wrongly as any of these");
 }
 
 }  // namespace
@@ -179,7 +251,11 @@ ModelSpec load_hf_config(const std::string& path) {
                             "configs are read in the Mixtral (num_local_experts) and DeepSeek "
                             "(n_routed_experts) styles");
   }
-  if (cfg.find("n_routed_experts") != nullptr || cfg.find("kv_lora_rank") != nullptr) {
+  const std::string family = model_family(ConfigJson(path, text, doc), doc, root);
+  const bool llama4 = family == "llama4" || family == "llama4_text";
+  if (llama4) {
+    cfg.set_style("Llama-4-style");
+  } else if (cfg.find("n_routed_experts") != nullptr || cfg.find("kv_lora_rank") != nullptr) {
     cfg.set_style("DeepSeek-style");
   } else if (cfg.find("num_local_experts") != nullptr) {
     cfg.set_style("Mixtral-style");
@@ -197,12 +273,16 @@ ModelSpec load_hf_config(const std::string& path) {
   m.vocab_size = cfg.count("vocab_size");
   m.max_context_tokens = cfg.count("max_position_embeddings");
   m.tied_embeddings = cfg.flag_or("tie_word_embeddings", false);
-  m.gated_mlp = true;  // Llama, Mistral, Qwen2, Yi, Mixtral, DeepSeek: SwiGLU
+  m.gated_mlp = true;  // Llama, Mistral, Qwen2, Yi, Mixtral, DeepSeek, Llama-4: SwiGLU
   // Qwen2 always has QKV biases (its config has no key for them); Llama-style configs
   // may say attention_bias.
   m.attention_bias = cfg.flag_or("attention_bias", cfg.string_or("model_type", "") == "qwen2");
-  read_experts(cfg, m);
-  read_latent_attention(cfg, m);
+  if (llama4) {
+    read_llama4_experts(cfg, m);
+  } else {
+    read_experts(cfg, m);
+    read_latent_attention(cfg, m);
+  }
   if (cfg.find("head_dim") != nullptr && !m.is_mla()) {
     m.head_dim = cfg.count("head_dim");
   } else if (m.is_mla()) {
