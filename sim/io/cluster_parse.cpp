@@ -23,7 +23,8 @@ const std::vector<std::string> kRoles = {"unified", "prefill", "decode"};
 const std::vector<std::string> kPoolKeys = {"name",   "replicas",   "model",   "hardware",
                                             "tp",     "pp",         "weights", "kv_dtype",
                                             "engine", "cost_model", "classes", "ep",
-                                            "micro_batches", "activations", "role", "decode_pool"};
+                                            "micro_batches", "activations", "role", "decode_pool",
+                                            "expert_weights"};
 const std::vector<std::string> kWeightFormats = {"bf16", "fp8", "int8", "int4"};
 const std::vector<std::string> kKvFormats = {"bf16", "fp8"};
 
@@ -145,6 +146,11 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
   }
   if (auto v = f.get("weights")) {
     pool.deployment.weights = parse_format(*v, kWeightFormats, "weight format");
+  }
+  if (auto v = f.get("expert_weights")) {
+    // The routed and shared experts' own format (fp8 experts beside bf16 attention).
+    pool.deployment.expert_weights = parse_format(*v, kWeightFormats, "expert weight format");
+    if (!pool.model.is_moe()) v->fail(deployment_problem(pool.model, pool.deployment));
   }
   if (auto v = f.get("kv_dtype")) {
     pool.deployment.kv = parse_format(*v, kKvFormats, "KV-cache format");
