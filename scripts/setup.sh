@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${SERVESIM_BUILD_DIR:-$ROOT/build}"
 PACKAGES=(build-essential cmake ninja-build libboost-graph-dev libboost-program-options-dev
-          nlohmann-json3-dev libyaml-cpp-dev catch2
+          nlohmann-json3-dev libyaml-cpp-dev catch2 zlib1g-dev
           python3-matplotlib)  # scripts/plot.py
 # For the instrumented build (scripts/fuzz, the fuzz smoke runs of scripts/test, and
 # scripts/test --sanitize): clang and its compiler-rt, which holds libFuzzer.

@@ -16,6 +16,7 @@
 #include "sim/core/errors.h"
 #include "sim/hardware/cost_model_spec.h"
 #include "sim/io/model_loader.h"
+#include "sim/io/resource_paths.h"
 
 namespace servesim::cli {
 
@@ -90,6 +91,14 @@ po::options_description step_options() {
       ("table", po::value<std::string>(),
        "time operators from a Vidur per-operator profile (mlp.csv) instead of the roofline "
        "where it has them (the `table` cost model)")
+      ("cost-model", po::value<std::string>(),
+       "roofline or kernels (default: kernels where data/kernels/ has the GPU's tables, else roofline)")
+      ("engine", po::value<std::string>()->default_value("vllm"),
+       "engine whose measured kernels price the step: vllm|sglang|trtllm")
+      ("engine-version", po::value<std::string>(),
+       "engine release whose tables to use (default: the engine's, e.g. vLLM 0.14.0)")
+      ("cuda-graphs", po::value<int>()->default_value(0),
+       "decode-only steps of up to N sequences run padded to the engine's CUDA-graph sizes (0: unpadded)")
       ("json", "print one JSON object instead of a table");
   return o;
 }
@@ -128,7 +137,7 @@ void print_table(std::ostream& out, const std::string& header, const BatchShape&
 
 void print_json(std::ostream& out, const ModelSpec& model, const HardwareSpec& hw,
                 const Deployment& dep, const BatchShape& batch, const StepCost& cost,
-                const std::vector<OpTiming>& ops) {
+                const std::vector<OpTiming>& ops, const std::string& cost_model) {
   nlohmann::ordered_json j;
   j["ms"] = ms_from_ticks(cost.total_ns);
   j["compute_ms"] = ms_from_ticks(cost.compute_ns);
@@ -137,6 +146,7 @@ void print_json(std::ostream& out, const ModelSpec& model, const HardwareSpec& h
   j["overhead_ms"] = ms_from_ticks(cost.overhead_ns);
   j["model"] = model.name;
   j["hardware"] = hw.name;
+  j["cost_model"] = cost_model;
   j["tp"] = dep.tp;
   j["pp"] = dep.pp;
   j["ep"] = dep.ep;
@@ -181,8 +191,9 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
            "                     [--prefill N[:PAST]]... [--decode B:CTX]...\n"
            "                     [--json]\n\n"
            "Predicts the duration of ONE engine iteration whose batch holds every --prefill\n"
-           "sequence and every --decode group, with the roofline cost model of the hardware\n"
-           "profile, and shows each operator's FLOPs, bytes, time and bound.\n\n"
+           "sequence and every --decode group, from the kernel latencies measured under the\n"
+           "engine on this GPU (data/kernels/) where they cover it, else from the hardware\n"
+           "profile's roofline, and shows each operator's FLOPs, bytes, time, bound and source.\n\n"
         << options << "\n";
     return 0;
   }
@@ -230,16 +241,30 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
     const ModelSpec model = load_model(vm["model"].as<std::string>());
     const HardwareSpec hw = load_hardware(vm["hardware"].as<std::string>());
     CostModelSpec spec;
+    const std::string chosen = vm.count("cost-model") ? vm["cost-model"].as<std::string>() : "";
+    if (!chosen.empty() && chosen != "roofline" && chosen != "kernels") {
+      throw UsageError{"--cost-model must be roofline or kernels, got '" + chosen + "'"};
+    }
+    const std::string engine = vm["engine"].as<std::string>();
+    if (engine != "vllm" && engine != "sglang" && engine != "trtllm") {
+      throw UsageError{"--engine must be vllm, sglang or trtllm, got '" + engine + "'"};
+    }
+    if (vm["cuda-graphs"].as<int>() < 0) throw UsageError{"--cuda-graphs must be 0 or more"};
     if (vm.count("table")) {
+      if (!chosen.empty()) throw UsageError{"give --table or --cost-model, not both"};
       spec.kind = "table";
       spec.table_path = vm["table"].as<std::string>();
+    } else if (chosen != "roofline") {
+      resolve_kernel_cost_model(spec, chosen == "kernels", resource_root() + "/data/kernels", model, hw, dep, engine,
+                                vm.count("engine-version") ? vm["engine-version"].as<std::string>() : "",
+                                vm["cuda-graphs"].as<int>());
     }
     const auto cost_model = make_cost_model(spec, model, hw, dep);
     const StepCost cost = cost_model->step_cost(batch);
     const std::vector<OpTiming> ops = cost_model->breakdown(batch);
 
     if (vm.count("json")) {
-      print_json(out, model, hw, dep, batch, cost, ops);
+      print_json(out, model, hw, dep, batch, cost, ops, cost_model->describe());
     } else {
       std::ostringstream header;
       header << model.name << " on " << hw.name << " (tp=" << dep.tp << ", pp=" << dep.pp
@@ -247,7 +272,8 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
              << (dep.pp > 1 && dep.micro_batches > 0
                      ? ", " + std::to_string(dep.micro_batches) + " micro-batches"
                      : std::string())
-             << ", weights " << dtype_name(dep.weights) << ", kv " << dtype_name(dep.kv) << ")";
+             << ", weights " << dtype_name(dep.weights) << ", kv " << dtype_name(dep.kv) << ")\n"
+             << "cost model: " << cost_model->describe();
       print_table(out, header.str(), batch, cost, ops);
     }
     return 0;

@@ -4,6 +4,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/core/registry.h"
+#include "sim/hardware/kernel_cost_model.h"
 #include "sim/hardware/pipeline_cost_model.h"
 #include "sim/hardware/roofline.h"
 #include "sim/hardware/simple_cost_models.h"
@@ -64,9 +65,20 @@ std::unique_ptr<CostModel> make_table(const CostModelSpec& spec, const ModelSpec
   return std::make_unique<TableCostModel>(model, hw, dep, std::move(table));
 }
 
+std::unique_ptr<CostModel> make_kernels(const CostModelSpec& spec, const ModelSpec& model,
+                                        const HardwareSpec& hw, const Deployment& dep) {
+  // The roofline times what the tables lack, so it must be buildable too.
+  (void)make_roofline(spec, model, hw, dep);
+  if (!spec.kernel_tables) {
+    fail("cost_model", "the kernels cost model needs its tables resolved by the scenario loader");
+  }
+  return std::make_unique<KernelCostModel>(model, hw, dep, spec.kernel_tables, spec.cuda_graph_max_batch);
+}
+
 Registry<CostModelFactory> builtin_cost_models() {
   Registry<CostModelFactory> r("cost model");
   r.add("roofline", "per-operator max(FLOPs/peak, bytes/bandwidth) plus overheads", make_roofline);
+  r.add("kernels", "per-operator kernel latencies measured under the pool's engine and GPU (data/kernels)", make_kernels);
   r.add("constant", "every step takes the same time", make_constant);
   r.add("linear", "base + per_token x tokens computed in the step", make_linear);
   r.add("table", "per-operator times measured by Vidur's profiler, interpolated in tokens", make_table);
@@ -86,10 +98,51 @@ std::unique_ptr<CostModel> make_cost_model(const CostModelSpec& spec, const Mode
   // Micro-batched pipelines: the roofline and table models price one stage; the wrapper
   // adds the micro-batches and the bubble (docs/cost-model.md, "Pipeline micro-batching").
   if (dep.micro_batches < 0) fail("micro_batches", "must be >= 0");
-  if (dep.pp > 1 && dep.micro_batches > 0 && (spec.kind == "roofline" || spec.kind == "table")) {
+  if (dep.pp > 1 && dep.micro_batches > 0 && (spec.kind == "roofline" || spec.kind == "table" || spec.kind == "kernels")) {
     return std::make_unique<PipelineCostModel>(std::move(stage), dep.pp, dep.micro_batches);
   }
   return stage;
+}
+
+std::string kernel_engine_family(const std::string& preset) {
+  if (preset == "sglang" || preset == "trtllm") return preset;
+  return "vllm";
+}
+
+// The versions whose tables data/kernels/ ships: vLLM 0.14.0 is the measured release nearest
+// to 0.15; SGLang 0.5.14 and TensorRT-LLM 1.3.0rc20 are the newest measured with every table
+// (data/kernels/README.md, "What was selected").
+std::string default_engine_version(const std::string& family) {
+  if (family == "sglang") return "0.5.14";
+  if (family == "trtllm") return "1.3.0rc20";
+  return "0.14.0";
+}
+
+void resolve_kernel_cost_model(CostModelSpec& spec, bool explicit_choice, const std::string& root,
+                               const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
+                               const std::string& engine_preset, const std::string& engine_version,
+                               int cuda_graph_max_batch) {
+  const std::string family = kernel_engine_family(engine_preset);
+  const std::string version = engine_version.empty() ? default_engine_version(family) : engine_version;
+  std::string why;
+  std::optional<KernelSetChoice> choice;
+  if (hw.kernel_tables.empty()) {
+    why = hw.name + " has no measured kernel tables (its hardware profile names no kernel_tables)";
+  } else if (!deployment_problem(model, dep).empty()) {
+    why = deployment_problem(model, dep);
+  } else {
+    choice = choose_kernel_set(root, hw.kernel_tables, family, version, &why);
+  }
+  if (!choice) {
+    if (explicit_choice) fail("cost_model", "kernels: " + why + "; use cost_model: roofline");
+    spec.kind = "roofline";
+    return;
+  }
+  spec.kind = "kernels";
+  spec.kernels_by_default = !explicit_choice;
+  spec.kernel_set_note = choice->note;
+  spec.cuda_graph_max_batch = cuda_graph_max_batch;
+  spec.kernel_tables = load_kernel_tables(choice->dir, choice->name, kernel_table_query(model, dep));
 }
 
 }  // namespace servesim

@@ -21,6 +21,9 @@ struct HardwareSpec {
   double interconnect_latency_s = 0;
   double host_link_bandwidth_bytes_per_s = 0;     // GPU <-> host (PCIe), for swapping
   double price_per_gpu_hour = 0;                  // USD
+  // The folder of data/kernels/ holding this GPU's measured kernel tables ("h100_sxm"), or
+  // "" when none were measured (then only the roofline can price it).
+  std::string kernel_tables;
 
   // Roofline parameters (fraction of peak that real kernels reach, fixed overheads).
   double gemm_efficiency = 0.7;       // large GEMMs: fraction of the tensor-core peak

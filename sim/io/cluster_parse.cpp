@@ -12,6 +12,7 @@
 #include "sim/io/did_you_mean.h"
 #include "sim/io/engine_parse.h"
 #include "sim/io/model_refs.h"
+#include "sim/io/resource_paths.h"
 #include "sim/model/shard.h"
 
 namespace servesim {
@@ -165,7 +166,20 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
     pool.engine = parse_engine(*v, class_names);
     check_engine_for_pool(*v, pool);
   }
-  if (auto v = f.get("cost_model")) pool.cost_model = parse_cost_model(*v);
+  const std::optional<Field> cost_model_field = f.get("cost_model");
+  if (cost_model_field) pool.cost_model = parse_cost_model(*cost_model_field);
+  // Measured kernel tables price the pool wherever they cover its GPU and engine, unless
+  // the scenario names another cost model (docs/cost-model.md, "kernels").
+  if (!cost_model_field || pool.cost_model.kind == "kernels") {
+    try {
+      resolve_kernel_cost_model(pool.cost_model, cost_model_field.has_value(), resource_root() + "/data/kernels",
+                                pool.model, pool.hardware, pool.deployment, pool.engine.preset, pool.engine.version,
+                                pool.engine.cuda_graph_max_batch);
+    } catch (const ConfigError& e) {
+      if (!e.file().empty()) throw;
+      cost_model_field->fail(e.message());
+    }
+  }
   check_buildable(f, pool);
   if (auto v = f.get("classes")) {
     std::vector<std::string> known;

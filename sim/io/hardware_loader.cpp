@@ -17,7 +17,7 @@ const std::vector<std::string> kHardwareKeys = {
     "gemm_efficiency", "attention_efficiency", "memory_efficiency", "comm_efficiency",
     "step_overhead_us", "layer_overhead_us", "kernel_overhead_us", "attention_row_overhead_keys",
     "decode_attention_efficiency", "decode_attention_efficiency_many",
-    "decode_attention_half_seqs", "elementwise_efficiency"};
+    "decode_attention_half_seqs", "elementwise_efficiency", "kernel_tables"};
 
 // A fraction of a datasheet peak: in (0, 1].
 double efficiency(const Field& root, const std::string& key, double fallback) {
@@ -63,6 +63,13 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
   hw.interconnect_latency_s = non_negative_or(root, "interconnect_latency_us", 0) * 1e-6;
   hw.host_link_bandwidth_bytes_per_s = non_negative_or(root, "host_link_bandwidth_gb_s", 0) * 1e9;
   hw.price_per_gpu_hour = non_negative_or(root, "price_per_gpu_hour", 0);
+  if (auto f = root.get("kernel_tables")) {
+    hw.kernel_tables = f->as_string();
+    if (hw.kernel_tables.empty() || hw.kernel_tables.find('/') != std::string::npos ||
+        hw.kernel_tables.find("..") != std::string::npos) {
+      f->fail("expected the name of a folder of data/kernels/ (such as h100_sxm), got '" + hw.kernel_tables + "'");
+    }
+  }
 
   const HardwareSpec defaults;
   hw.gemm_efficiency = efficiency(root, "gemm_efficiency", defaults.gemm_efficiency);

@@ -31,6 +31,8 @@ struct OpCost {
                              // decode sequences), elementwise rows
   double per_key_flops = 0;  // attention: FLOPs one more key per query row would add
                              // (4 * head_dim * heads * rows * layers)
+  double gemm_n = 0;         // GEMM: output features per GPU (N of M x K times K x N)
+  double gemm_k = 0;         // GEMM: input features per GPU (K)
 };
 
 // The operators of one step in a fixed array: a cost model lists them once per engine

@@ -38,6 +38,8 @@ inline OpCost gemm(const char* name, double m, double k, double n, const Dims& x
   op.bytes_written = m * n * x.a * count;
   op.count = count;
   op.rows = m;
+  op.gemm_n = n;
+  op.gemm_k = k;
   return op;
 }
 

@@ -1,0 +1,378 @@
+#include "sim/hardware/kernel_cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string_view>
+
+#include "sim/core/assert.h"
+#include "sim/model/shard.h"
+
+namespace servesim {
+
+namespace {
+
+bool named(const OpCost& op, std::string_view name) { return op.name == name; }
+
+std::string gemm_dtype_name(const Deployment& dep) {
+  // The tables' fp8 rows are the fp8 linear fed a bf16 activation: dynamic quantisation
+  // included, as vLLM runs fp8 checkpoints (data/kernels/README.md, gemm_perf).
+  if (dep.weights == Dtype::fp8 || dep.activations == Dtype::fp8) return "fp8";
+  if (dep.weights == Dtype::bf16) return "bfloat16";
+  return std::string(dtype_name(dep.weights));  // int8/int4 weight-only: no rows in the shipped sets
+}
+
+}  // namespace
+
+std::vector<int> cuda_graph_batch_sizes(int max_batch) {
+  std::vector<int> sizes;
+  for (int s : {1, 2, 4}) if (s <= max_batch) sizes.push_back(s);
+  for (int s = 8; s < 256 && s <= max_batch; s += 8) sizes.push_back(s);
+  for (int s = 256; s <= max_batch; s += 16) sizes.push_back(s);
+  if (max_batch > 0 && (sizes.empty() || sizes.back() != max_batch)) sizes.push_back(max_batch);
+  return sizes;
+}
+
+KernelTableQuery kernel_table_query(const ModelSpec& model, const Deployment& dep) {
+  const ShardShape s = shard_shape(model, dep);
+  KernelTableQuery q;
+  q.gemm_dtype = gemm_dtype_name(dep);
+  q.kv_dtype = dep.kv == Dtype::fp8 ? "fp8" : "bfloat16";
+  q.head_dim = model.is_mla() ? 0 : model.head_dim;  // MLA has tables of its own, not read here
+  q.q_heads = s.q_heads;
+  q.kv_heads = s.kv_heads;
+  q.tp = dep.tp;
+  if (model.is_moe()) {
+    q.moe_dtype = q.gemm_dtype;
+    q.moe_hidden = model.hidden_size;
+    q.moe_inter = model.moe_intermediate_size;
+    q.topk = model.experts_per_token;
+    q.experts = model.num_experts;
+    q.moe_tp = dep.tp / dep.ep;
+    q.moe_ep = dep.ep;
+  }
+  return q;
+}
+
+KernelCostModel::KernelCostModel(ModelSpec model, HardwareSpec hw, Deployment dep,
+                                 std::shared_ptr<const KernelTables> tables, int cuda_graph_max_batch)
+    : model_(std::move(model)), hw_(std::move(hw)), dep_(dep), tables_(std::move(tables)), roofline_(model_, hw_, dep_) {
+  SS_ASSERT(tables_ != nullptr, "a kernel cost model needs its tables");
+  if (cuda_graph_max_batch > 0) graph_sizes_ = cuda_graph_batch_sizes(cuda_graph_max_batch);
+  const bool fp8 = tables_->query.gemm_dtype == "fp8";
+  gemm_peak_flops_ = fp8 ? hw_.peak_flops(Dtype::fp8) : hw_.peak_flops(Dtype::bf16);
+  gemm_bytes_per_element_ = fp8 ? 1.0 : 2.0;
+  kv_bytes_per_element_ = tables_->query.kv_dtype == "fp8" ? 1.0 : 2.0;
+  moe_bytes_per_element_ = tables_->query.moe_dtype == "fp8" ? 1.0 : 2.0;
+}
+
+std::int64_t KernelCostModel::graph_rows(std::int64_t seqs) const {
+  if (graph_sizes_.empty() || seqs > graph_sizes_.back()) return seqs;
+  return *std::lower_bound(graph_sizes_.begin(), graph_sizes_.end(), static_cast<int>(seqs));
+}
+
+// GEMM speed of light: the math at the dtype's dense peak or the operands and output
+// through HBM, whichever is longer (aiconfigurator's GEMM SOL).
+double KernelCostModel::gemm_sol_s(double m, double n, double k) const {
+  return std::max(2.0 * m * n * k / gemm_peak_flops_,
+                  gemm_bytes_per_element_ * (m * n + m * k + n * k) / hw_.memory_bandwidth_bytes_per_s);
+}
+
+const KernelCostModel::GemmSite& KernelCostModel::gemm_site(double n, double k) const {
+  const auto key = std::make_pair(n, k);
+  auto found = gemm_sites_.find(key);
+  if (found != gemm_sites_.end()) return found->second;
+  GemmSite site;
+  const auto exact = tables_->gemm.find({static_cast<int>(n), static_cast<int>(k)});
+  if (exact != tables_->gemm.end() && exact->first.first == n && exact->first.second == k) {
+    site.neighbours.push_back({&exact->second, n, k, 1.0});
+  } else if (n >= 1 && k >= 1) {
+    // Up to four measured sites within two octaves in both n and k, nearest first in log2
+    // space, weighted by inverse distance (aiconfigurator's GEMM shape fallback).
+    std::vector<std::pair<double, const std::pair<const std::pair<int, int>, KernelGrid>*>> near;
+    for (const auto& entry : tables_->gemm) {
+      const double dn = std::log2(entry.first.first) - std::log2(n);
+      const double dk = std::log2(entry.first.second) - std::log2(k);
+      if (std::abs(dn) > 2 || std::abs(dk) > 2) continue;
+      near.emplace_back(std::hypot(dn, dk), &entry);
+    }
+    std::sort(near.begin(), near.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (near.size() > 4) near.resize(4);
+    for (const auto& [distance, entry] : near) {
+      site.neighbours.push_back({&entry->second, static_cast<double>(entry->first.first),
+                                 static_cast<double>(entry->first.second), 1.0 / std::max(distance, 1e-9)});
+    }
+  }
+  return gemm_sites_.emplace(key, std::move(site)).first->second;
+}
+
+std::optional<double> KernelCostModel::gemm_seconds(double m, double n, double k) const {
+  const GemmSite& site = gemm_site(n, k);
+  if (site.neighbours.empty() || !(m > 0)) return std::nullopt;
+  const double sol = gemm_sol_s(m, n, k);
+  double weighted_util = 0;
+  double weights = 0;
+  for (const GemmSite::Neighbour& nb : site.neighbours) {
+    const double nn = nb.n, kk = nb.k;
+    const auto site_sol = SolOf([this, nn, kk](const KernelCoord& c) { return gemm_sol_s(c[0], nn, kk); });
+    const double measured = std::max(nb.grid->eval({m, 0, 0}, site_sol), gemm_sol_s(m, nn, kk));
+    if (site.neighbours.size() == 1 && nn == n && kk == k) return measured;
+    weighted_util += nb.weight * gemm_sol_s(m, nn, kk) / measured;
+    weights += nb.weight;
+  }
+  return sol / (weighted_util / weights);
+}
+
+std::optional<double> KernelCostModel::prefill_attention_seconds(const BatchShape& batch) const {
+  if (!tables_->context_attention || batch.prefills.empty()) return std::nullopt;
+  // The table times `b` equal prompts without a cached prefix. A chunk of n new tokens over
+  // p cached ones does the work of the s = p + n row times (s^2 - p^2) / s^2
+  // (aiconfigurator's prefix rule); the step's chunks run as one varlen launch, priced as
+  // b = chunks equal prompts whose squared length is the chunks' mean s^2 - p^2.
+  double squares = 0;
+  for (const PrefillChunk& c : batch.prefills) {
+    const double s = static_cast<double>(c.past_tokens + c.new_tokens);
+    const double p = static_cast<double>(c.past_tokens);
+    squares += s * s - p * p;
+  }
+  const double b = static_cast<double>(batch.prefills.size());
+  const double s_eff = std::max(1.0, std::sqrt(squares / b));
+  const double d = tables_->query.head_dim;
+  const double kvh = tables_->query.kv_heads;
+  const bool mha = tables_->query.kv_heads == tables_->query.q_heads;
+  const double peak = hw_.peak_flops(Dtype::bf16);
+  const double bw = hw_.memory_bandwidth_bytes_per_s;
+  const double kvb = kv_bytes_per_element_;
+  const auto sol = SolOf([=](const KernelCoord& c) {
+    const double n = c[0], s = c[1], bb = c[2];
+    const double nkv = mha ? n : kvh;
+    return std::max(2.0 * bb * s * s * n * d / peak, (4.0 * bb * n * s * d + kvb * 2.0 * bb * nkv * s * d) / bw);
+  });
+  const KernelCoord q{static_cast<double>(tables_->query.q_heads), s_eff, b};
+  return std::max(tables_->context_attention->eval(q, sol), sol(q));
+}
+
+std::optional<double> KernelCostModel::decode_attention_seconds(std::int64_t seqs, std::int64_t context_sum) const {
+  if (!tables_->generation_attention || seqs <= 0) return std::nullopt;
+  // The table's sequence length s counts the new token: s = cached + 1. A step's
+  // sequences are priced as `seqs` equal ones at their mean length.
+  const double b = static_cast<double>(seqs);
+  const double s = static_cast<double>(context_sum) / b + 1.0;
+  const double d = tables_->query.head_dim;
+  const double kvh = tables_->query.kv_heads;
+  const bool mha = tables_->query.kv_heads == tables_->query.q_heads;
+  const double bw = hw_.memory_bandwidth_bytes_per_s;
+  const double kvb = kv_bytes_per_element_;
+  // Decode attention SOL: Q in and out (bf16) plus the cached K and V of s - 1 tokens;
+  // rows measured faster than this are floored at it, as aiconfigurator does.
+  const auto sol = SolOf([=](const KernelCoord& c) {
+    const double n = c[0], bb = c[1], len = c[2];
+    const double nkv = mha ? n : kvh;
+    return bb * (2.0 * n * d * 2.0 + 2.0 * nkv * std::max(len - 1.0, 0.0) * d * kvb) / bw;
+  });
+  const KernelCoord q{static_cast<double>(tables_->query.q_heads), b, s};
+  return std::max(tables_->generation_attention->eval(q, sol), sol(q));
+}
+
+std::optional<double> KernelCostModel::all_reduce_seconds(double elements) const {
+  if (!tables_->all_reduce || !(elements > 0)) return std::nullopt;
+  const double tp = dep_.tp;
+  const double link = hw_.interconnect_bandwidth_bytes_per_s;
+  // Ring all-reduce SOL: 2 (tp - 1) / tp of the bf16 buffer over one link direction.
+  const auto sol = SolOf([=](const KernelCoord& c) { return 2.0 * (tp - 1) / tp * 2.0 * c[0] / link; });
+  return tables_->all_reduce->eval({elements, 0, 0}, sol);
+}
+
+std::optional<double> KernelCostModel::moe_seconds(double tokens) const {
+  if (!tables_->moe || !(tokens > 0)) return std::nullopt;
+  const KernelTableQuery& q = tables_->query;
+  const double peak = q.moe_dtype == "fp8" ? hw_.peak_flops(Dtype::fp8) : hw_.peak_flops(Dtype::bf16);
+  const double bw = hw_.memory_bandwidth_bytes_per_s;
+  const double wb = moe_bytes_per_element_;
+  // MoE SOL: gate, up and down GEMMs of every token-expert pair, or the local experts'
+  // weights that the tokens touch through HBM.
+  const auto sol = SolOf([=](const KernelCoord& c) {
+    const double t = c[0];
+    const double flops = 2.0 * t * q.topk * q.moe_hidden * 3.0 * q.moe_inter / (q.moe_tp * q.moe_ep);
+    const double touched = expected_experts_touched(q.experts, q.topk, t) / q.moe_ep;
+    const double bytes = touched * 3.0 * q.moe_hidden * q.moe_inter / q.moe_tp * wb;
+    return std::max(flops / peak, bytes / bw);
+  });
+  return tables_->moe->eval({tokens, 0, 0}, sol);
+}
+
+KernelCostModel::Priced KernelCostModel::roofline_price(const OpCost& op, const char* source, bool fallback) const {
+  const OpTiming t = roofline_.time_op(op);
+  Priced p;
+  p.compute_s = t.compute_s;
+  p.memory_s = t.memory_s;
+  // The roofline's per-launch overhead stands for eager launches; the tables' engines
+  // replay CUDA graphs, where a kernel costs at least the shortest measured one.
+  p.time_s = std::max(t.time_s - t.overhead_s, tables_->min_kernel_s * op.count);
+  p.bucket = op.kind == OpKind::communication ? 2 : (t.compute_s > t.memory_s ? 0 : 1);
+  p.flops = op.flops;
+  p.bytes = op.bytes_read + op.bytes_written;
+  p.source = source;
+  p.fallback = fallback;
+  return p;
+}
+
+KernelCostModel::Priced KernelCostModel::price(const OpCost& op, const BatchShape& batch, double step_rows) const {
+  constexpr const char* kOutside = "roofline (outside table)";
+  std::optional<double> per_call;
+  bool asked = true;
+  const char* source = "table";
+  switch (op.kind) {
+    case OpKind::gemm:
+      if (named(op, "expert_gate_up") || named(op, "expert_down")) {
+        if (tables_->moe) {
+          // One moe_perf row is the whole layer's experts: charged on gate_up, down is in it.
+          per_call = named(op, "expert_gate_up") ? moe_seconds(step_rows) : std::optional<double>(0.0);
+          source = named(op, "expert_gate_up") ? "table (moe_perf)" : "table (moe_perf, in expert_gate_up)";
+        }
+      } else {
+        per_call = gemm_seconds(op.rows, op.gemm_n, op.gemm_k);
+      }
+      break;
+    case OpKind::attention:
+      if (named(op, "attn_decode")) {
+        per_call = decode_attention_seconds(batch.decode_seqs, batch.decode_context_sum);
+      } else {
+        per_call = prefill_attention_seconds(batch);
+      }
+      break;
+    case OpKind::communication:
+      if (named(op, "pp_transfer")) {
+        asked = false;
+      } else {
+        per_call = all_reduce_seconds(step_rows * model_.hidden_size);
+      }
+      break;
+    case OpKind::elementwise:
+      if (tables_->moe && (named(op, "expert_silu_mul") || named(op, "moe_combine"))) {
+        per_call = 0.0;  // inside moe_perf's layer time
+        source = "table (moe_perf, in expert_gate_up)";
+      } else {
+        asked = false;
+      }
+      break;
+  }
+  if (!per_call) return roofline_price(op, asked ? kOutside : "roofline", asked);
+  const OpTiming t = roofline_.time_op(op);
+  Priced p;
+  p.compute_s = t.compute_s;
+  p.memory_s = t.memory_s;
+  p.time_s = *per_call * op.count;
+  p.bucket = op.kind == OpKind::communication ? 2 : (t.compute_s > t.memory_s ? 0 : 1);
+  p.flops = op.flops;
+  p.bytes = op.bytes_read + op.bytes_written;
+  p.source = source;
+  return p;
+}
+
+void KernelCostModel::price_ops(const BatchShape& batch, std::vector<std::pair<OpCost, Priced>>* out,
+                                StepCost* cost) const {
+  const bool decode_only = batch.prefills.empty() && batch.extra_sampled_tokens == 0;
+  // A decode-only step inside the CUDA-graph range runs at the padded batch; attention
+  // reads only the real sequences' KV (padding rows have no context).
+  BatchShape padded = batch;
+  if (decode_only) padded.decode_seqs = graph_rows(batch.decode_seqs);
+  StepOps ops;
+  step_ops_into(model_, dep_, padded, ops);
+  const double step_rows = static_cast<double>(padded.total_tokens());
+  double sums[3] = {0, 0, 0};
+  for (const OpCost& op : ops) {
+    const Priced p = price(op, batch, step_rows);
+    sums[p.bucket] += p.time_s;
+    if (cost) {
+      cost->flops += p.flops;
+      cost->bytes += p.bytes;
+      cost->table_fallback_ops += p.fallback ? 1 : 0;
+    }
+    if (out) out->emplace_back(op, p);
+  }
+  if (cost) {
+    cost->compute_ns = ticks_from_seconds(sums[0]);
+    cost->memory_ns = ticks_from_seconds(sums[1]);
+    cost->comm_ns = ticks_from_seconds(sums[2]);
+    cost->overhead_ns = 0;
+    cost->total_ns = std::max<Tick>(1, cost->compute_ns + cost->memory_ns + cost->comm_ns);
+  }
+}
+
+StepCost KernelCostModel::step_cost(const BatchShape& batch) const {
+  SS_ASSERT(!batch.empty(), "a step computes at least one token");
+  const bool decode_only = batch.prefills.empty() && batch.extra_sampled_tokens == 0;
+  const std::int64_t rows = decode_only ? graph_rows(batch.decode_seqs) : 0;
+  const auto attention = decode_only ? decode_attention_seconds(batch.decode_seqs, batch.decode_context_sum)
+                                     : std::nullopt;
+  if (!decode_only || !attention || rows > 4096) {
+    StepCost cost;
+    price_ops(batch, nullptr, &cost);
+    return cost;
+  }
+  // Decode-only steps, most of a run: every operator but attention depends on the padded
+  // rows alone, so their sums are kept per row count.
+  if (decode_rest_.size() <= static_cast<std::size_t>(rows)) decode_rest_.resize(static_cast<std::size_t>(rows) + 1);
+  DecodeRest& rest = decode_rest_[static_cast<std::size_t>(rows)];
+  if (!rest.built) {
+    BatchShape probe;
+    probe.decode_seqs = rows;
+    probe.decode_context_sum = 0;
+    std::vector<std::pair<OpCost, Priced>> priced;
+    price_ops(probe, &priced, nullptr);
+    double sums[3] = {0, 0, 0};
+    for (const auto& [op, p] : priced) {
+      if (named(op, "attn_decode")) continue;
+      sums[p.bucket] += p.time_s;
+      rest.flops += p.flops;
+      rest.bytes += p.bytes;
+      rest.fallbacks += p.fallback ? 1 : 0;
+    }
+    rest.compute_s = sums[0];
+    rest.memory_s = sums[1];
+    rest.comm_s = sums[2];
+    rest.built = true;
+  }
+  const int layers = shard_shape(model_, dep_).layers;
+  StepCost cost;
+  cost.compute_ns = ticks_from_seconds(rest.compute_s);
+  cost.memory_ns = ticks_from_seconds(rest.memory_s + *attention * layers);
+  cost.comm_ns = ticks_from_seconds(rest.comm_s);
+  cost.total_ns = std::max<Tick>(1, cost.compute_ns + cost.memory_ns + cost.comm_ns);
+  cost.table_fallback_ops = rest.fallbacks;
+  cost.flops = rest.flops;
+  cost.bytes = rest.bytes;
+  return cost;
+}
+
+std::vector<OpTiming> KernelCostModel::breakdown(const BatchShape& batch) const {
+  std::vector<std::pair<OpCost, Priced>> priced;
+  price_ops(batch, &priced, nullptr);
+  std::vector<OpTiming> out;
+  for (const auto& [op, p] : priced) {
+    OpTiming t;
+    t.name = op.name;
+    t.flops = op.flops;
+    t.bytes = op.bytes_read + op.bytes_written;
+    t.comm_bytes = op.comm_bytes;
+    t.compute_s = p.compute_s;
+    t.memory_s = p.memory_s;
+    t.comm_s = p.bucket == 2 ? p.time_s : 0.0;
+    t.time_s = p.time_s;
+    t.bound = p.bucket == 2 ? "communication" : (p.bucket == 0 ? "compute" : "memory");
+    t.source = p.source;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::string KernelCostModel::describe() const {
+  std::ostringstream out;
+  out << "kernels (" << tables_->set_name << " tables";
+  if (!graph_sizes_.empty()) out << "; CUDA graphs up to " << graph_sizes_.back() << " sequences";
+  out << ")";
+  return out.str();
+}
+
+}  // namespace servesim

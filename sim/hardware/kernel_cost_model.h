@@ -1,0 +1,114 @@
+#pragma once
+// The `kernels` cost model: each operator of the step (sim/model/op_graph.h) timed from
+// the kernel latencies NVIDIA measured for aiconfigurator under the pool's engine and
+// version on its GPU (sim/hardware/kernels/, data/kernels/README.md): dense GEMMs by shape
+// and dtype, prefill and decode attention by heads, batch and length, the engine's custom
+// all-reduce by message size, and whole MoE layers by expert shape. An operator the tables
+// do not cover (an elementwise kernel, an unmeasured shape, dtype or tp) is timed by the
+// roofline and marked so in the breakdown's `source`.
+//
+// What the engine adds around the kernels: decode-only steps of up to the engine's
+// CUDA-graph size replay a captured graph padded to the next captured batch size (vLLM's
+// cudagraph_capture_sizes), so their GEMMs, norms and all-reduces run at the padded row
+// count. The tables are CUDA-graph timings, so no per-launch overhead is added; a kernel
+// never takes less than the shortest kernel the tables measured. The engine's CPU time per
+// step is its own (EngineConfig::overheads), not part of this model, and the hardware
+// profile's step/layer/kernel overheads (the roofline's stand-ins for it) do not apply.
+// docs/cost-model.md ("kernels") and docs/fidelity.md give the rules and their errors.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/hardware/cost_model.h"
+#include "sim/hardware/kernels/kernel_tables.h"
+#include "sim/hardware/roofline.h"
+
+namespace servesim {
+
+// The batch sizes vLLM captures CUDA graphs for, up to `max_batch`: 1, 2, 4, then every 8
+// up to 256, then every 16 (vllm/config/vllm.py, VllmConfig._set_cudagraph_sizes).
+std::vector<int> cuda_graph_batch_sizes(int max_batch);
+
+class KernelCostModel : public CostModel {
+ public:
+  // REQUIRES: deployment_problem(model, dep).empty(); tables loaded for this model and
+  // deployment (kernel_table_query). cuda_graph_max_batch 0: no CUDA graphs.
+  KernelCostModel(ModelSpec model, HardwareSpec hw, Deployment dep, std::shared_ptr<const KernelTables> tables,
+                  int cuda_graph_max_batch);
+
+  StepCost step_cost(const BatchShape& batch) const override;
+  std::vector<OpTiming> breakdown(const BatchShape& batch) const override;
+  std::string describe() const override;
+
+  const KernelTables& tables() const { return *tables_; }
+  // Rows a decode-only step of `seqs` sequences runs its GEMMs at (the padded graph size).
+  std::int64_t graph_rows(std::int64_t seqs) const;
+
+  // Seconds of one GEMM call from the table (m rows, n x k weights), or nullopt when no
+  // measured site lies within two octaves of (n, k).
+  std::optional<double> gemm_seconds(double m, double n, double k) const;
+  // Seconds of one layer's prefill attention over `batch`'s chunks; nullopt without a table.
+  std::optional<double> prefill_attention_seconds(const BatchShape& batch) const;
+  // Seconds of one layer's decode attention; nullopt without a table.
+  std::optional<double> decode_attention_seconds(std::int64_t seqs, std::int64_t context_sum) const;
+  // Seconds of one all-reduce of `elements` bf16 values at the pool's tp; nullopt without a table.
+  std::optional<double> all_reduce_seconds(double elements) const;
+  // Seconds of one MoE layer's experts for `tokens` tokens; nullopt without a table.
+  std::optional<double> moe_seconds(double tokens) const;
+
+ private:
+  struct Priced {
+    double time_s = 0;
+    double compute_s = 0;  // roofline sides, for the bound
+    double memory_s = 0;
+    int bucket = 0;        // 0 compute, 1 memory, 2 communication
+    double flops = 0;
+    double bytes = 0;
+    const char* source = "table";
+    bool fallback = false;  // the table was asked and did not cover the op
+  };
+  // Every operator of the step with its price, in op-graph order.
+  void price_ops(const BatchShape& batch, std::vector<std::pair<OpCost, Priced>>* out, StepCost* cost) const;
+  Priced price(const OpCost& op, const BatchShape& batch, double step_rows) const;
+  Priced roofline_price(const OpCost& op, const char* source, bool fallback) const;
+  double gemm_sol_s(double m, double n, double k) const;
+
+  // A GEMM shape resolved once: its own measured site, or up to four neighbours whose
+  // utilisation is borrowed, inverse-distance weighted in log2 space.
+  struct GemmSite {
+    struct Neighbour {
+      const KernelGrid* grid;
+      double n, k, weight;
+    };
+    std::vector<Neighbour> neighbours;  // empty: not covered
+  };
+  const GemmSite& gemm_site(double n, double k) const;
+
+  ModelSpec model_;
+  HardwareSpec hw_;
+  Deployment dep_;
+  std::shared_ptr<const KernelTables> tables_;
+  RooflineCostModel roofline_;
+  std::vector<int> graph_sizes_;
+  double gemm_peak_flops_;
+  double gemm_bytes_per_element_;
+  double kv_bytes_per_element_;
+  double moe_bytes_per_element_;
+  mutable std::map<std::pair<double, double>, GemmSite> gemm_sites_;
+  // Decode-only steps: everything but attention depends on the padded rows alone.
+  struct DecodeRest {
+    bool built = false;
+    double compute_s = 0, memory_s = 0, comm_s = 0, flops = 0, bytes = 0;
+    int fallbacks = 0;
+  };
+  mutable std::vector<DecodeRest> decode_rest_;
+};
+
+// The table query for a model and deployment: the rows its kernels need.
+KernelTableQuery kernel_table_query(const ModelSpec& model, const Deployment& dep);
+
+}  // namespace servesim

@@ -1,0 +1,43 @@
+#pragma once
+// Reads a gzip-compressed CSV file (the kernel tables in data/kernels/ ship as .csv.gz) one
+// row at a time: plain RFC-4180 without quoting, a header row, no empty cells. zlib's gz*
+// functions also read an uncompressed file, so a table unpacked by hand works the same.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace servesim {
+
+class GzCsvReader {
+ public:
+  // Opens `path` and reads its header. Throws ConfigError naming the file when it cannot
+  // be opened or has no header.
+  explicit GzCsvReader(std::string path);
+  ~GzCsvReader();
+  GzCsvReader(const GzCsvReader&) = delete;
+  GzCsvReader& operator=(const GzCsvReader&) = delete;
+
+  const std::vector<std::string>& header() const { return header_; }
+  // The index of column `name`. Throws ConfigError (file, line 1, the name) when absent.
+  std::size_t column(const std::string& name) const;
+  // The next data row's cells, valid until the next call; false at the end of the file.
+  // Throws ConfigError (file, line) on a row with another number of cells than the header.
+  bool next(std::vector<std::string_view>& cells);
+  int line() const { return line_; }  // 1-based line of the row `next` returned
+  const std::string& path() const { return path_; }
+  // A cell as a number; throws ConfigError (file, line, column name) when it is not one.
+  double number(const std::vector<std::string_view>& cells, std::size_t column) const;
+
+ private:
+  bool read_line();
+
+  std::string path_;
+  void* file_ = nullptr;  // gzFile
+  std::string line_text_;
+  std::vector<char> buffer_;
+  std::vector<std::string> header_;
+  int line_ = 0;
+};
+
+}  // namespace servesim

@@ -1,0 +1,226 @@
+#include "sim/hardware/kernels/kernel_tables.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "sim/core/errors.h"
+#include "sim/hardware/kernels/gz_csv.h"
+
+namespace servesim {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// "1.3.0rc20" -> {1, 3, 0, 0, 20}: numbers, then 0 for a pre-release (rc) and 1 for a
+// release, then the pre-release number, so a release sorts after its candidates.
+std::vector<long> version_key(const std::string& v) {
+  std::vector<long> key;
+  std::size_t i = 0;
+  bool pre = false;
+  long pre_number = 0;
+  while (i < v.size()) {
+    if (std::isdigit(static_cast<unsigned char>(v[i]))) {
+      long n = 0;
+      while (i < v.size() && std::isdigit(static_cast<unsigned char>(v[i]))) n = n * 10 + (v[i++] - '0');
+      if (pre) pre_number = n; else key.push_back(n);
+    } else if (v[i] == '.') {
+      ++i;
+    } else {
+      pre = true;  // rc, a, b, dev: anything after the release numbers
+      while (i < v.size() && !std::isdigit(static_cast<unsigned char>(v[i]))) ++i;
+    }
+  }
+  while (key.size() < 3) key.push_back(0);
+  key.push_back(pre ? 0 : 1);
+  key.push_back(pre_number);
+  return key;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Column index or npos when absent (older sets lack window_size).
+std::size_t optional_column(const GzCsvReader& r, const std::string& name) {
+  const auto& h = r.header();
+  for (std::size_t i = 0; i < h.size(); ++i) if (h[i] == name) return i;
+  return std::string::npos;
+}
+
+constexpr double kMs = 1e-3;
+
+void load_gemm(const std::string& path, KernelTables& t) {
+  GzCsvReader r(path);
+  const std::size_t dtype = r.column("gemm_dtype"), m = r.column("m"), n = r.column("n"), k = r.column("k"),
+                    lat = r.column("latency");
+  std::vector<std::string_view> c;
+  double floor_s = std::numeric_limits<double>::infinity();
+  while (r.next(c)) {
+    const double latency_s = r.number(c, lat) * kMs;
+    const double rows = r.number(c, m);
+    if (rows >= 1 && latency_s > 0) floor_s = std::min(floor_s, latency_s);  // m = 0 rows are empty launches
+    if (c[dtype] != t.query.gemm_dtype || rows < 1) continue;
+    const auto site = std::make_pair(static_cast<int>(r.number(c, n)), static_cast<int>(r.number(c, k)));
+    auto it = t.gemm.find(site);
+    if (it == t.gemm.end()) it = t.gemm.emplace(site, KernelGrid(1)).first;
+    it->second.add({rows, 0, 0}, latency_s);
+    ++t.rows_kept;
+  }
+  for (auto& [site, grid] : t.gemm) grid.finish();
+  t.min_kernel_s = std::isfinite(floor_s) ? floor_s : 0.0;
+}
+
+// Rows of one attention table for the query's head layout; `generation` picks the
+// coordinate order (heads, batch, s) instead of (heads, isl, batch).
+std::optional<KernelGrid> load_attention(const std::string& path, const KernelTables& t, bool generation,
+                                         std::size_t& kept) {
+  if (!fs::exists(path)) return std::nullopt;
+  GzCsvReader r(path);
+  const std::size_t b = r.column("batch_size"), isl = r.column("isl"), heads = r.column("num_heads"),
+                    kvh = r.column("num_key_value_heads"), d = r.column("head_dim"), attn = r.column("attn_dtype"),
+                    kv = r.column("kv_cache_dtype"), step = r.column("step"), lat = r.column("latency");
+  const std::size_t window = optional_column(r, "window_size");
+  const bool mha = t.query.kv_heads == t.query.q_heads;
+  // Context attention: interpolate sqrt(latency) along the prompt length (cost ~ s^2).
+  KernelGrid grid(3, {false, !generation, false});
+  std::vector<std::string_view> c;
+  while (r.next(c)) {
+    if (c[kv] != t.query.kv_dtype || c[attn] != "bfloat16") continue;
+    if (window != std::string::npos && c[window] != "0") continue;
+    if (static_cast<int>(r.number(c, d)) != t.query.head_dim) continue;
+    const double row_heads = r.number(c, heads);
+    const double row_kv = r.number(c, kvh);
+    if (mha ? row_kv != row_heads : row_kv != t.query.kv_heads) continue;
+    const double latency_s = r.number(c, lat) * kMs;
+    if (generation) {
+      grid.add({row_heads, r.number(c, b), r.number(c, isl) + r.number(c, step)}, latency_s);
+    } else {
+      grid.add({row_heads, r.number(c, isl), r.number(c, b)}, latency_s);
+    }
+    ++kept;
+  }
+  if (grid.empty()) return std::nullopt;
+  grid.finish();
+  return grid;
+}
+
+std::optional<KernelGrid> load_all_reduce(const std::string& path, const KernelTables& t, std::size_t& kept) {
+  if (!fs::exists(path) || t.query.tp < 2) return std::nullopt;
+  GzCsvReader r(path);
+  const std::size_t gpus = r.column("num_gpus"), size = r.column("message_size"), lat = r.column("latency");
+  const std::size_t backend = optional_column(r, "backend"), source = optional_column(r, "kernel_source");
+  KernelGrid grid(1);
+  std::vector<std::string_view> c;
+  while (r.next(c)) {
+    // Serving engines replay the all-reduce inside a CUDA graph; aiconfigurator drops the
+    // eager rows.
+    if (backend != std::string::npos && ends_with(c[backend], "_eager")) continue;
+    if (source != std::string::npos && ends_with(c[source], "_eager")) continue;
+    if (static_cast<int>(r.number(c, gpus)) != t.query.tp) continue;
+    grid.add({r.number(c, size), 0, 0}, r.number(c, lat) * kMs);
+    ++kept;
+  }
+  if (grid.empty()) return std::nullopt;
+  grid.finish();
+  return grid;
+}
+
+// MoE rows of the query's shape. The routing distribution is aiconfigurator's default for
+// a generic MoE model, power_law_1.2 (aiconfigurator sdk/models, moe workload default);
+// uniform routing ("balanced") where that was not measured.
+std::optional<KernelGrid> load_moe(const std::string& path, KernelTables& t, std::size_t& kept) {
+  const KernelTableQuery& q = t.query;
+  if (!fs::exists(path) || q.experts == 0) return std::nullopt;
+  GzCsvReader r(path);
+  const std::size_t dtype = r.column("moe_dtype"), tokens = r.column("num_tokens"), hidden = r.column("hidden_size"),
+                    inter = r.column("inter_size"), topk = r.column("topk"), experts = r.column("num_experts"),
+                    mtp = r.column("moe_tp_size"), mep = r.column("moe_ep_size"), dist = r.column("distribution"),
+                    lat = r.column("latency");
+  std::map<std::string, KernelGrid> by_distribution;
+  std::vector<std::string_view> c;
+  while (r.next(c)) {
+    if (c[dtype] != q.moe_dtype) continue;
+    if (static_cast<int>(r.number(c, hidden)) != q.moe_hidden || static_cast<int>(r.number(c, inter)) != q.moe_inter ||
+        static_cast<int>(r.number(c, topk)) != q.topk || static_cast<int>(r.number(c, experts)) != q.experts ||
+        static_cast<int>(r.number(c, mtp)) != q.moe_tp || static_cast<int>(r.number(c, mep)) != q.moe_ep) {
+      continue;
+    }
+    auto it = by_distribution.find(std::string(c[dist]));
+    if (it == by_distribution.end()) it = by_distribution.emplace(std::string(c[dist]), KernelGrid(1)).first;
+    it->second.add({r.number(c, tokens), 0, 0}, r.number(c, lat) * kMs);
+    ++kept;
+  }
+  for (const char* preferred : {"power_law_1.2", "balanced"}) {
+    auto it = by_distribution.find(preferred);
+    if (it == by_distribution.end()) continue;
+    it->second.finish();
+    t.moe_distribution = preferred;
+    return std::move(it->second);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int compare_versions(const std::string& a, const std::string& b) {
+  const std::vector<long> ka = version_key(a), kb = version_key(b);
+  return ka < kb ? -1 : (kb < ka ? 1 : 0);
+}
+
+std::optional<KernelSetChoice> choose_kernel_set(const std::string& root, const std::string& gpu,
+                                                 const std::string& engine, const std::string& version,
+                                                 std::string* why) {
+  const fs::path gpu_dir = fs::path(root) / gpu;
+  std::error_code ec;
+  if (gpu.empty() || !fs::is_directory(gpu_dir, ec)) {
+    if (why) *why = "no kernel tables for GPU '" + gpu + "' under " + root;
+    return std::nullopt;
+  }
+  std::vector<std::string> versions;
+  const std::string prefix = engine + "-";
+  for (const auto& entry : fs::directory_iterator(gpu_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && name.rfind(prefix, 0) == 0) versions.push_back(name.substr(prefix.size()));
+  }
+  if (versions.empty()) {
+    if (why) *why = "no kernel tables for engine '" + engine + "' on " + gpu;
+    return std::nullopt;
+  }
+  std::sort(versions.begin(), versions.end(),
+            [](const std::string& x, const std::string& y) { return compare_versions(x, y) < 0; });
+  std::string chosen = versions.front();
+  for (const std::string& v : versions) {
+    if (version.empty() || compare_versions(v, version) <= 0) chosen = v;
+  }
+  if (version.empty()) chosen = versions.back();
+  KernelSetChoice choice;
+  choice.dir = (gpu_dir / (prefix + chosen)).string();
+  choice.name = gpu + "/" + prefix + chosen;
+  if (!version.empty() && compare_versions(chosen, version) != 0) {
+    choice.note = engine + " " + version + " has no tables of its own; using " + chosen +
+                  (compare_versions(chosen, version) < 0 ? ", the newest measured before it" : ", the oldest measured");
+  }
+  return choice;
+}
+
+std::shared_ptr<const KernelTables> load_kernel_tables(const std::string& dir, const std::string& name,
+                                                       const KernelTableQuery& query) {
+  auto t = std::make_shared<KernelTables>();
+  t->set_name = name;
+  t->query = query;
+  const fs::path base(dir);
+  load_gemm((base / "gemm_perf.csv.gz").string(), *t);
+  if (query.head_dim > 0) {
+    t->context_attention = load_attention((base / "context_attention_perf.csv.gz").string(), *t, false, t->rows_kept);
+    t->generation_attention = load_attention((base / "generation_attention_perf.csv.gz").string(), *t, true, t->rows_kept);
+  }
+  t->all_reduce = load_all_reduce((base / "custom_allreduce_perf.csv.gz").string(), *t, t->rows_kept);
+  t->moe = load_moe((base / "moe_perf.csv.gz").string(), *t, t->rows_kept);
+  return t;
+}
+
+}  // namespace servesim

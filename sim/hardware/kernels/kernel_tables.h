@@ -1,0 +1,81 @@
+#pragma once
+// One pool's measured kernel tables: the rows of data/kernels/<gpu>/<engine>-<version>/
+// (NVIDIA aiconfigurator's database, data/kernels/README.md) that its model and deployment
+// can use, held as KernelGrids. Loading keeps only those rows (the GEMM shapes of the
+// model's dtype, attention of its head layout, all-reduce at its tp, MoE of its expert
+// shape), so a pool holds a few thousand points, not the files' 2.8 million rows.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/hardware/kernels/kernel_grid.h"
+
+namespace servesim {
+
+// What the pool runs: the keys that select table rows.
+struct KernelTableQuery {
+  std::string gemm_dtype = "bfloat16";   // gemm_perf.gemm_dtype: bfloat16 | fp8
+  std::string kv_dtype = "bfloat16";     // attention kv_cache_dtype: bfloat16 | fp8
+  int head_dim = 0;
+  int q_heads = 0;                       // query heads per GPU
+  int kv_heads = 0;                      // KV heads per GPU
+  int tp = 1;
+  // Mixture of experts (experts == 0: dense): whole-model shape and its split.
+  std::string moe_dtype = "bfloat16";
+  int moe_hidden = 0;
+  int moe_inter = 0;
+  int topk = 0;
+  int experts = 0;
+  int moe_tp = 1;
+  int moe_ep = 1;
+};
+
+// Which table set a GPU, engine and version resolve to.
+struct KernelSetChoice {
+  std::string dir;      // absolute or root-relative folder holding the set's .csv.gz files
+  std::string name;     // "h100_sxm/vllm-0.14.0"
+  std::string note;     // why this version, when it is not the one asked for ("" if exact)
+};
+
+// The set under `root` (data/kernels) for `gpu` (a folder name such as "h100_sxm"),
+// `engine` (vllm | sglang | trtllm) and `version`: the newest measured version not newer
+// than the one asked for, else the oldest one measured. nullopt when the GPU or engine
+// has no tables; `why` then says which is missing.
+std::optional<KernelSetChoice> choose_kernel_set(const std::string& root, const std::string& gpu,
+                                                 const std::string& engine, const std::string& version,
+                                                 std::string* why);
+// -1, 0, 1 as a is older than, the same as, newer than b ("0.14.0" < "0.24.0",
+// "1.3.0rc20" < "1.3.0"); numbers compare by value.
+int compare_versions(const std::string& a, const std::string& b);
+
+struct KernelTables {
+  std::string set_name;
+  KernelTableQuery query;
+  // gemm_perf sites of query.gemm_dtype: (n, k) -> latency over m.
+  std::map<std::pair<int, int>, KernelGrid> gemm;
+  // context_attention_perf: (num_heads, isl, batch_size) for the query's KV heads (or MHA),
+  // head_dim and KV dtype, bf16 math, full attention.
+  std::optional<KernelGrid> context_attention;
+  // generation_attention_perf: (num_heads, batch_size, s = isl + step), same key.
+  std::optional<KernelGrid> generation_attention;
+  // custom_allreduce_perf at num_gpus == tp (CUDA-graph rows): latency over message elements.
+  std::optional<KernelGrid> all_reduce;
+  // moe_perf for the query's expert shape: latency over tokens; the routing distribution used.
+  std::optional<KernelGrid> moe;
+  std::string moe_distribution;
+  // The shortest GEMM in the whole table: what the smallest kernel of this engine costs on
+  // this GPU inside a CUDA graph, the floor of any kernel's time.
+  double min_kernel_s = 0;
+  // Rows of each table kept, for describe().
+  std::size_t rows_kept = 0;
+};
+
+// Loads the rows of the set in `dir` that `query` selects. Throws ConfigError (file, line)
+// for a table it cannot read. `name` is KernelSetChoice::name.
+std::shared_ptr<const KernelTables> load_kernel_tables(const std::string& dir, const std::string& name,
+                                                       const KernelTableQuery& query);
+
+}  // namespace servesim
