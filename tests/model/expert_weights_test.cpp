@@ -43,7 +43,7 @@ TEST_CASE("expert weights: a pool's expert_weights sets the experts' format and 
   CHECK(weight_bytes_per_gpu(m, a) - weight_bytes_per_gpu(m, b) == 32.0 * 8 * 3 * 4096 * 14336);
 }
 
-TEST_CASE("expert weights: refused on a dense model and for an unknown format, at the key's line", "[model][scenario]") {
+TEST_CASE("expert weights: refused on a dense model and for an unknown format at the key's line", "[model][scenario]") {
   ScenarioDir dir;
   try {
     load_scenario(dir.write("dense.yaml", scenario("tiny-model.yaml", "tiny-gpu.yaml", "      expert_weights: fp8")));

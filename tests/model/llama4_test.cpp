@@ -120,7 +120,7 @@ TEST_CASE("llama4: Scout has 107.8B parameters (109B with vision) and 17.2B acti
   CHECK(m.active_parameter_count() == Approx(17e9).epsilon(0.02));
 }
 
-TEST_CASE("llama4: Maverick has 24 dense and 24 MoE layers, 400.7B parameters, 17.2B active", "[model][llama4]") {
+TEST_CASE("llama4: Maverick has 24 dense and 24 MoE layers with 400.7B parameters and 17.2B active", "[model][llama4]") {
   const ModelSpec m = load_model("llama-4-maverick");
   CHECK(m.moe_layers() == 24);
   CHECK_FALSE(m.is_moe_layer(0));
@@ -278,7 +278,7 @@ TEST_CASE("llama4: a moe_layers list must match interleave_moe_layer_step", "[mo
   }
 }
 
-TEST_CASE("llama4: an unknown model_type is refused naming it and the supported ones; exit 2 from step", "[model][llama4]") {
+TEST_CASE("llama4: an unknown model_type is refused naming it and the supported ones with exit 2 from step", "[model][llama4]") {
   // https://huggingface.co/google/gemma-2-9b/blob/main/config.json (trimmed): Llama-like
   // keys, but soft-capping and alternating sliding windows this simulator does not model.
   const std::string gemma2 = R"({
