@@ -133,7 +133,17 @@ void resolve_kernel_cost_model(CostModelSpec& spec, bool explicit_choice, const 
   } else {
     choice = choose_kernel_set(root, hw.kernel_tables, family, version, &why);
   }
-  if (!choice) {
+  std::shared_ptr<const KernelTables> tables;
+  if (choice) {
+    tables = load_kernel_tables(choice->dir, choice->name, kernel_table_query(model, dep));
+    // The GEMMs are most of a step: without rows in the weights' format (int4/int8
+    // weight-only, fp8 on A100) the tables do not cover the pool.
+    if (tables->gemm.empty()) {
+      why = choice->name + " has no GEMM rows in the format '" + tables->query.gemm_dtype + "'";
+      tables.reset();
+    }
+  }
+  if (!tables) {
     if (explicit_choice) fail("cost_model", "kernels: " + why + "; use cost_model: roofline");
     spec.kind = "roofline";
     return;
@@ -142,7 +152,7 @@ void resolve_kernel_cost_model(CostModelSpec& spec, bool explicit_choice, const 
   spec.kernels_by_default = !explicit_choice;
   spec.kernel_set_note = choice->note;
   spec.cuda_graph_max_batch = cuda_graph_max_batch;
-  spec.kernel_tables = load_kernel_tables(choice->dir, choice->name, kernel_table_query(model, dep));
+  spec.kernel_tables = std::move(tables);
 }
 
 }  // namespace servesim

@@ -43,7 +43,8 @@ KernelTableQuery kernel_table_query(const ModelSpec& model, const Deployment& de
   q.kv_heads = s.kv_heads;
   q.tp = dep.tp;
   if (model.is_moe()) {
-    q.moe_dtype = q.gemm_dtype;
+    q.moe_dtype = dep.expert_dtype() == Dtype::fp8 ? "fp8" : dep.expert_dtype() == Dtype::bf16 ? "bfloat16"
+                                                                                               : std::string(dtype_name(dep.expert_dtype()));
     q.moe_hidden = model.hidden_size;
     q.moe_inter = model.moe_intermediate_size;
     q.topk = model.experts_per_token;

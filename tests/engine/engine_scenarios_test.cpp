@@ -43,17 +43,19 @@ TEST_CASE("engine scenarios: chunked prefill with a small budget bounds ITL p99 
     REQUIRE(r->completed == 1500);
     REQUIRE(r->summary.overall.get("saturated") == 0);
   }
-  const double p99_sarathi = class_block(sarathi, "interactive").get("p99_itl_ms");
-  const double p99_whole = class_block(whole, "interactive").get("p99_itl_ms");
-  const double p99_big = class_block(big_chunks, "interactive").get("p99_itl_ms");
-  INFO("interactive p99 ITL: sarathi " << p99_sarathi << " ms, continuous " << p99_whole
+  // The tail is read at p99.9: an interactive request (256 tokens, ~2 s) meets about
+  // 1.5/s x 2 s = 3 long prompts, so about 1% of its gaps hold one, right at p99.
+  const double p99_sarathi = class_block(sarathi, "interactive").get("p999_itl_ms");
+  const double p99_whole = class_block(whole, "interactive").get("p999_itl_ms");
+  const double p99_big = class_block(big_chunks, "interactive").get("p999_itl_ms");
+  INFO("interactive p99.9 ITL: sarathi " << p99_sarathi << " ms, continuous " << p99_whole
                                        << " ms, chunked-prefill with 8192 " << p99_big << " ms");
   // A 4-7k-token prompt run whole stalls every decode for one long step (~130 ms on an
   // H100); with a 512-token budget no decode step carries more than 512 prompt tokens.
   CHECK(p99_whole > 4 * p99_sarathi);
   // Chunking alone is not the point: with an 8192 budget the prompts still go in whole.
   CHECK(p99_big > 4 * p99_sarathi);
-  CHECK(p99_sarathi < 50);  // the class's ITL SLO
+  CHECK(class_block(sarathi, "interactive").get("p99_itl_ms") < 50);  // the class's ITL SLO
   // The median decode step is the same under all three: only the tail moves.
   const double p50_sarathi = class_block(sarathi, "interactive").get("median_itl_ms");
   const double p50_whole = class_block(whole, "interactive").get("median_itl_ms");

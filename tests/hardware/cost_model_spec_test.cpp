@@ -51,7 +51,7 @@ TEST_CASE("cost model spec: a table needs a readable file and unknown kinds list
   CostModelSpec typo;
   typo.kind = "roofine";
   CHECK_THROWS_WITH(make_cost_model(typo, m, hw, Deployment{}),
-                    Catch::Contains("roofline | constant | linear | table"));
+                    Catch::Contains("roofline | kernels | constant | linear | table"));
   CostModelSpec zero;
   zero.kind = "constant";
   CHECK_THROWS_AS(make_cost_model(zero, m, hw, Deployment{}), ConfigError);

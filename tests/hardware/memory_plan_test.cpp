@@ -44,7 +44,7 @@ TEST_CASE("memory plan: Llama-3-70B does not fit one 80 GB GPU but fits four", "
 
 // The engines' own KV rules (engine.kv_memory_rule) on Llama-3-8B, bf16, one 80 GiB H100:
 // total 85,899,345,920 bytes, weights 16,060,522,496, KV 131,072 bytes per token.
-TEST_CASE("memory plan: vLLM's rule subtracts the profile run's peak, the sampler's here", "[hardware]") {
+TEST_CASE("memory plan: vLLM's rule subtracts the profile run's peak (the sampler's here)", "[hardware]") {
   const ModelSpec model = load_model("llama-3-8b");
   const HardwareSpec hw = load_hardware("h100-sxm");
   EngineConfig e;
