@@ -60,7 +60,7 @@ KernelGrid without(const KernelGrid& g, std::size_t skip, int dims, std::array<b
 
 }  // namespace
 
-TEST_CASE("kernel tables: a GPU, engine and version resolve to the nearest measured set", "[hardware][kernels]") {
+TEST_CASE("kernel tables: a GPU engine and version resolve to the nearest measured set", "[hardware][kernels]") {
   std::string why;
   const auto v15 = choose_kernel_set(kRoot, "h100_sxm", "vllm", "0.15.1", &why);
   REQUIRE(v15);
@@ -77,7 +77,7 @@ TEST_CASE("kernel tables: a GPU, engine and version resolve to the nearest measu
   CHECK(compare_versions("0.14.0", "0.9.2") > 0);
 }
 
-TEST_CASE("kernel grid: linear inside, sqrt along a squared axis, roofline utilisation held outside", "[hardware][kernels]") {
+TEST_CASE("kernel grid: linear inside and sqrt along a squared axis and roofline utilisation held outside", "[hardware][kernels]") {
   const auto sol = SolOf([](const KernelCoord& c) { return 1e-3 * c[0]; });
   KernelGrid g(1);
   g.add({10, 0, 0}, 2.0);
@@ -220,7 +220,7 @@ TEST_CASE("kernel tables: leave-one-out reproduces held-out rows within 5% media
   CHECK(median(moe) < 0.05);
 }
 
-TEST_CASE("kernels cost model: the default where tables cover the pool, the roofline elsewhere", "[hardware][kernels]") {
+TEST_CASE("kernels cost model: the default where tables cover the pool and the roofline elsewhere", "[hardware][kernels]") {
   const ModelSpec llama = load_model("llama-3-8b");
   Deployment dep;
   CostModelSpec spec;
