@@ -30,9 +30,15 @@ struct EngineOverheads {
   Tick per_request_ns = 0;  // once, in the step a request is first scheduled (API, tokenise)
   Tick per_token_ns = 0;    // each output token sampled (sampling, detokenise, stream)
   // Per-request latency outside the engine process (API server, tokenisation before the
-  // engine sees the request, detokenisation and streaming after): added to the request's
-  // TTFT and E2E, not to any step, so it slows no other request (docs/engine.md).
+  // engine sees the request, IPC to and from the engine, detokenisation and streaming of
+  // the first token): frontend_ns + frontend_per_prompt_token_ns x prompt tokens, added to
+  // the request's TTFT and E2E, not to any step, so it slows no other request
+  // (docs/engine.md, "Front-end latency").
   Tick frontend_ns = 0;
+  Tick frontend_per_prompt_token_ns = 0;  // tokenising the prompt grows with its length
+  Tick frontend_for(std::int64_t prompt_tokens) const {
+    return frontend_ns + frontend_per_prompt_token_ns * prompt_tokens;
+  }
   bool any() const { return per_step_ns > 0 || per_request_ns > 0 || per_token_ns > 0; }
 };
 

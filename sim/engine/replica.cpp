@@ -18,14 +18,6 @@ RequestRecord make_record(const RequestState& r, Outcome outcome, Tick now_ns, T
   rec.first_scheduled_ns = r.first_scheduled_ns;
   rec.first_token_ns = r.first_token_ns;
   rec.finish_ns = outcome == Outcome::unfinished ? -1 : now_ns;
-  // The front end (API server, tokenisation, detokenisation) adds its latency to what the
-  // client sees, outside the engine: every token reaches the client that much later.
-  if (frontend_ns > 0 && outcome == Outcome::completed) {
-    if (rec.first_token_ns >= 0) rec.first_token_ns += frontend_ns;
-    rec.finish_ns += frontend_ns;
-    rec.frontend_ns = frontend_ns;
-    rec.acct.ttft.overhead_ns += frontend_ns;
-  }
   rec.prompt_tokens = r.spec.prompt_tokens;
   rec.output_tokens = r.spec.output_tokens;
   rec.output_tokens_done = r.num_output_done;
@@ -37,6 +29,16 @@ RequestRecord make_record(const RequestState& r, Outcome outcome, Tick now_ns, T
   rec.session_id = r.spec.session_id;
   rec.turn = r.spec.turn;
   rec.acct = r.acct;
+  // The front end (API server, tokenisation, IPC, detokenisation and streaming) adds its
+  // latency to what the client sees, outside the engine: every token reaches the client
+  // that much later, so TTFT and E2E grow by it and the gaps between tokens do not. It is
+  // an overhead part of TTFT, so the parts still sum to the measured TTFT.
+  if (frontend_ns > 0 && outcome == Outcome::completed) {
+    if (rec.first_token_ns >= 0) rec.first_token_ns += frontend_ns;
+    rec.finish_ns += frontend_ns;
+    rec.frontend_ns = frontend_ns;
+    rec.acct.ttft.overhead_ns += frontend_ns;
+  }
   return rec;
 }
 
@@ -296,8 +298,11 @@ void Replica::end_step_counts(Tick now) {
 void Replica::finish(RequestState& r) {
   kv_.free(r);
   note_load_change();
-  metrics_.record_request(make_record(r, Outcome::completed, sim_.now(), config_.overheads.frontend_ns));
-  listener_.on_request_done(r, sim_.now());
+  // The client has the answer only after the front end: a session's next turn or a closed
+  // loop's next request starts from there.
+  const Tick frontend_ns = config_.overheads.frontend_for(r.spec.prompt_tokens);
+  metrics_.record_request(make_record(r, Outcome::completed, sim_.now(), frontend_ns));
+  listener_.on_request_done(r, sim_.now() + frontend_ns);
 }
 
 void Replica::reject(RequestState& r, const char* reason) {

@@ -27,7 +27,9 @@ namespace servesim {
 class ReplicaListener {
  public:
   virtual ~ReplicaListener() = default;
-  // The request completed or was rejected; the replica no longer refers to it.
+  // The request completed or was rejected; the replica no longer refers to it. `now_ns` is
+  // when the client has the answer: for a completed request, the end of its last step plus
+  // the engine's front-end latency (overheads.frontend), so it may lie in the future.
   virtual void on_request_done(RequestState& request, Tick now_ns) = 0;
   // The request's first step starts (admission and timeouts, sim/cluster). Once per request.
   virtual void on_first_scheduled(RequestState& /*request*/, Tick /*now_ns*/) {}

@@ -29,6 +29,7 @@ const std::vector<std::string> kEngineKeys = {
     "async_scheduling", "kv_memory_rule"};
 const std::vector<std::string> kCostModels = {"roofline", "kernels", "constant", "linear", "table"};
 const std::vector<std::string> kOverheadKeys = {"per_step", "per_request", "per_token", "frontend"};
+const std::vector<std::string> kFrontendKeys = {"per_request", "per_prompt_token"};
 const std::vector<std::string> kKvMemoryRules = {"flat", "vllm", "sglang", "trtllm"};
 // cuda_graph_max_batch while `cuda_graphs: {max_batch: auto}` waits for max_num_seqs and
 // max_batched_tokens to be final (preset and overrides merged).
@@ -92,6 +93,20 @@ Tick non_negative_duration(const Field& f) {
   const Tick v = f.as_duration_ns();
   if (v < 0) f.fail("must not be negative, got " + f.node().Scalar());
   return v;
+}
+
+// `frontend: 1ms` (the whole front end, per request: a preset's per-token part goes), or
+// `frontend: {per_request: 270us, per_prompt_token: 1.1us}`, each key replacing only its own
+// part; the per-token part prices tokenising the prompt (docs/engine.md, "Front-end latency").
+void parse_frontend(const Field& f, EngineOverheads& o) {
+  if (!f.is_map()) {
+    o.frontend_ns = non_negative_duration(f);
+    o.frontend_per_prompt_token_ns = 0;
+    return;
+  }
+  f.expect_map(kFrontendKeys);
+  if (auto d = f.get("per_request")) o.frontend_ns = non_negative_duration(*d);
+  if (auto d = f.get("per_prompt_token")) o.frontend_per_prompt_token_ns = non_negative_duration(*d);
 }
 
 // `acceptance: 0.7`, or per class: `{chat: 0.8, code: 0.6, default: 0.7}`.
@@ -186,7 +201,7 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
     if (auto d = v->get("per_step")) e.overheads.per_step_ns = non_negative_duration(*d);
     if (auto d = v->get("per_request")) e.overheads.per_request_ns = non_negative_duration(*d);
     if (auto d = v->get("per_token")) e.overheads.per_token_ns = non_negative_duration(*d);
-    if (auto d = v->get("frontend")) e.overheads.frontend_ns = non_negative_duration(*d);
+    if (auto d = v->get("frontend")) parse_frontend(*d, e.overheads);
   }
   if (auto v = f.get("version")) e.version = engine_version(*v);
   if (auto v = f.get("cuda_graphs")) e.cuda_graph_max_batch = parse_cuda_graphs(*v);
