@@ -56,6 +56,26 @@ const std::vector<BadEngine> kBadEngines = {
      "must be >= 1"},
     {"misspelt overflow rule", "      engine: {on_context_overflow: trunc}",
      "cluster.pools.0.engine.on_context_overflow", "valid rules: reject, truncate"},
+    {"cuda graphs turned on without a size", "      engine: {cuda_graphs: true}", "cluster.pools.0.engine.cuda_graphs",
+     "needs a mapping such as {max_batch: 512}"},
+    {"cuda graphs of a negative batch", "      engine: {cuda_graphs: {max_batch: -1}}",
+     "cluster.pools.0.engine.cuda_graphs.max_batch", "must be >= 0"},
+    {"cuda graphs of a word", "      engine: {cuda_graphs: {max_batch: lots}}",
+     "cluster.pools.0.engine.cuda_graphs.max_batch", "lots"},
+    {"cuda graphs with an unknown key", "      engine: {cuda_graphs: {max_batch_size: 64}}",
+     "cluster.pools.0.engine.cuda_graphs.max_batch_size", "valid keys: max_batch"},
+    {"cuda graphs as a list", "      engine: {cuda_graphs: [64]}", "cluster.pools.0.engine.cuda_graphs",
+     "expected off or a mapping like {max_batch: 512}"},
+    {"version with a leading v", "      engine: {version: v0.14.0}", "cluster.pools.0.engine.version",
+     "expected an engine release such as \"0.14.0\""},
+    {"version with a space", "      engine: {version: \"0.14 final\"}", "cluster.pools.0.engine.version",
+     "expected an engine release"},
+    {"misspelt KV memory rule", "      engine: {kv_memory_rule: vlm}", "cluster.pools.0.engine.kv_memory_rule",
+     "did you mean 'vllm'?"},
+    {"unknown KV memory rule", "      engine: {kv_memory_rule: tensorrt}", "cluster.pools.0.engine.kv_memory_rule",
+     "flat, vllm, sglang, trtllm"},
+    {"gpu memory auto without the sglang rule", "      engine: {gpu_memory_utilization: auto, kv_memory_rule: vllm}",
+     "cluster.pools.0.engine.gpu_memory_utilization", "'auto' needs kv_memory_rule: sglang"},
 };
 
 }  // namespace
@@ -111,6 +131,42 @@ TEST_CASE("engine keys: every new key reaches the engine config", "[policy]") {
   CHECK(e.speculative.draft_model->name == "llama-3.2-1b");
   CHECK(e.speculative.k == 3);
   CHECK(e.speculative.acceptance_for(0) == 0.8);
+}
+
+TEST_CASE("engine keys: cuda_graphs - version and kv_memory_rule reach the engine config", "[policy]") {
+  ScenarioDir dir;
+  const auto engine_of = [&](const std::string& engine) {
+    return load_scenario(dir.write("good.yaml", edit_line(kMinimalScenario, 11, engine))).cluster.pools.at(0).engine;
+  };
+  CHECK(engine_of("      engine: {cuda_graphs: off}").cuda_graph_max_batch == 0);
+  CHECK(engine_of("      engine: {cuda_graphs: false}").cuda_graph_max_batch == 0);
+  CHECK(engine_of("      engine: {cuda_graphs: {max_batch: 64}}").cuda_graph_max_batch == 64);
+  CHECK(engine_of("      engine: {cuda_graphs: {max_batch: 0}}").cuda_graph_max_batch == 0);
+  // auto: vLLM's min(2 x max_num_seqs, 512), resolved after every key is read, so an
+  // override of max_num_seqs next to it (or after a preset's auto) counts.
+  CHECK(engine_of("      engine: {max_num_seqs: 100, cuda_graphs: {max_batch: auto}}").cuda_graph_max_batch == 200);
+  CHECK(engine_of("      engine: {max_num_seqs: 1024, cuda_graphs: {max_batch: auto}}").cuda_graph_max_batch == 512);
+  CHECK(engine_of("      engine: {max_num_seqs: 256, cuda_graphs: {max_batch: auto}}").cuda_graph_max_batch == 512);
+  CHECK(engine_of("      engine: {preset: vllm}").cuda_graph_max_batch == 512);
+  CHECK(engine_of("      engine: {preset: vllm, max_num_seqs: 64}").cuda_graph_max_batch == 128);
+  // `off` turns off what a preset turned on.
+  CHECK(engine_of("      engine: {preset: sglang, cuda_graphs: off}").cuda_graph_max_batch == 0);
+  CHECK(engine_of("      engine: {preset: sglang}").cuda_graph_max_batch == 256);
+  // version: the preset's, or the file's.
+  CHECK(engine_of("      engine: {policy: continuous}").version.empty());
+  CHECK(engine_of("      engine: {preset: vllm}").version == "0.14.0");
+  CHECK(engine_of("      engine: {preset: trtllm}").version == "1.3.0rc20");
+  CHECK(engine_of("      engine: {preset: vllm, version: \"0.15.1\"}").version == "0.15.1");
+  CHECK(engine_of("      engine: {version: 1.3.0rc20+local-1}").version == "1.3.0rc20+local-1");
+  // kv_memory_rule: each rule, and the presets' own.
+  CHECK(engine_of("      engine: {policy: continuous}").kv_memory_rule == KvMemoryRule::flat);
+  CHECK(engine_of("      engine: {kv_memory_rule: flat}").kv_memory_rule == KvMemoryRule::flat);
+  CHECK(engine_of("      engine: {kv_memory_rule: vllm}").kv_memory_rule == KvMemoryRule::vllm);
+  CHECK(engine_of("      engine: {kv_memory_rule: sglang}").kv_memory_rule == KvMemoryRule::sglang);
+  CHECK(engine_of("      engine: {kv_memory_rule: trtllm}").kv_memory_rule == KvMemoryRule::trtllm);
+  CHECK(engine_of("      engine: {preset: vllm}").kv_memory_rule == KvMemoryRule::vllm);
+  CHECK(engine_of("      engine: {preset: sglang}").kv_memory_rule == KvMemoryRule::sglang);
+  CHECK(engine_of("      engine: {preset: trtllm}").kv_memory_rule == KvMemoryRule::trtllm);
 }
 
 TEST_CASE("engine keys: a preset's own errors point into the preset file", "[policy]") {
