@@ -210,6 +210,13 @@ KernelCostModel::Priced KernelCostModel::roofline_price(const OpCost& op, const 
   // The roofline's per-launch overhead stands for eager launches; the tables' engines
   // replay CUDA graphs, where a kernel costs at least the shortest measured one.
   p.time_s = std::max(t.time_s - t.overhead_s, tables_->min_kernel_s * op.count);
+  if (op.kind == OpKind::elementwise && tables_->streaming_bytes_per_s > 0) {
+    // Norms, activations and adds stream at the bandwidth the engine's own streaming
+    // kernels reach on this GPU (KernelTables::streaming_bytes_per_s), not at the
+    // roofline's elementwise efficiency (fitted to unfused PyTorch kernels).
+    p.memory_s = (op.bytes_read + op.bytes_written) / tables_->streaming_bytes_per_s;
+    p.time_s = std::max(p.memory_s, tables_->min_kernel_s * op.count);
+  }
   p.bucket = op.kind == OpKind::communication ? 2 : (t.compute_s > t.memory_s ? 0 : 1);
   p.flops = op.flops;
   p.bytes = op.bytes_read + op.bytes_written;
@@ -371,6 +378,9 @@ std::vector<OpTiming> KernelCostModel::breakdown(const BatchShape& batch) const 
 std::string KernelCostModel::describe() const {
   std::ostringstream out;
   out << "kernels (" << tables_->set_name << " tables";
+  if (tables_->streaming_bytes_per_s > 0) {
+    out << "; elementwise at " << std::lround(tables_->streaming_bytes_per_s / 1e9) << " GB/s";
+  }
   if (!graph_sizes_.empty()) out << "; CUDA graphs up to " << graph_sizes_.back() << " sequences";
   out << ")";
   return out.str();

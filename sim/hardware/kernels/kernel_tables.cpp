@@ -59,10 +59,15 @@ void load_gemm(const std::string& path, KernelTables& t) {
                     lat = r.column("latency");
   std::vector<std::string_view> c;
   double floor_s = std::numeric_limits<double>::infinity();
+  std::vector<double> streaming;
   while (r.next(c)) {
     const double latency_s = r.number(c, lat) * kMs;
     const double rows = r.number(c, m);
     if (rows >= 1 && latency_s > 0) floor_s = std::min(floor_s, latency_s);  // m = 0 rows are empty launches
+    if (rows >= 1 && rows <= 8 && latency_s > 0 && c[dtype] == "bfloat16") {
+      const double nn = r.number(c, n), kk = r.number(c, k);
+      if (nn * kk >= 16e6) streaming.push_back(2.0 * (rows * nn + rows * kk + nn * kk) / latency_s);
+    }
     if (c[dtype] != t.query.gemm_dtype || rows < 1) continue;
     const auto site = std::make_pair(static_cast<int>(r.number(c, n)), static_cast<int>(r.number(c, k)));
     auto it = t.gemm.find(site);
@@ -72,6 +77,10 @@ void load_gemm(const std::string& path, KernelTables& t) {
   }
   for (auto& [site, grid] : t.gemm) grid.finish();
   t.min_kernel_s = std::isfinite(floor_s) ? floor_s : 0.0;
+  if (!streaming.empty()) {
+    std::nth_element(streaming.begin(), streaming.begin() + static_cast<std::ptrdiff_t>(streaming.size() / 2), streaming.end());
+    t.streaming_bytes_per_s = streaming[streaming.size() / 2];
+  }
 }
 
 // Rows of one attention table for the query's head layout; `generation` picks the

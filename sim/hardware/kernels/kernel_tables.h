@@ -69,6 +69,11 @@ struct KernelTables {
   // The shortest GEMM in the whole table: what the smallest kernel of this engine costs on
   // this GPU inside a CUDA graph, the floor of any kernel's time.
   double min_kernel_s = 0;
+  // The HBM bandwidth a streaming kernel reaches on this GPU under this engine: the median
+  // of bytes / latency over the bf16 GEMM rows that only stream weights (m <= 8 rows, at
+  // least 16M weights). Norms, activations and residual adds, which the tables do not
+  // time, stream at it. 0 when the table has no such rows.
+  double streaming_bytes_per_s = 0;
   // Rows of each table kept, for describe().
   std::size_t rows_kept = 0;
 };
