@@ -57,7 +57,13 @@ KernelTableQuery kernel_table_query(const ModelSpec& model, const Deployment& de
 
 KernelCostModel::KernelCostModel(ModelSpec model, HardwareSpec hw, Deployment dep,
                                  std::shared_ptr<const KernelTables> tables, int cuda_graph_max_batch)
-    : model_(std::move(model)), hw_(std::move(hw)), dep_(dep), tables_(std::move(tables)), roofline_(model_, hw_, dep_) {
+    : model_(std::move(model)),
+      hw_(std::move(hw)),
+      dep_(dep),
+      tables_(std::move(tables)),
+      roofline_(model_, hw_, dep_),
+      layers_(shard_shape(model_, dep_).layers),
+      attention_kernels_(model_, dep_) {
   SS_ASSERT(tables_ != nullptr, "a kernel cost model needs its tables");
   if (cuda_graph_max_batch > 0) graph_sizes_ = cuda_graph_batch_sizes(cuda_graph_max_batch);
   const bool fp8 = tables_->query.gemm_dtype == "fp8";
@@ -65,6 +71,11 @@ KernelCostModel::KernelCostModel(ModelSpec model, HardwareSpec hw, Deployment de
   gemm_bytes_per_element_ = fp8 ? 1.0 : 2.0;
   kv_bytes_per_element_ = tables_->query.kv_dtype == "fp8" ? 1.0 : 2.0;
   moe_bytes_per_element_ = tables_->query.moe_dtype == "fp8" ? 1.0 : 2.0;
+  if (tables_->generation_attention) {
+    for (const KernelGrid::Point& p : tables_->generation_attention->points()) decode_lengths_.push_back(p.at[2]);
+    std::sort(decode_lengths_.begin(), decode_lengths_.end());
+    decode_lengths_.erase(std::unique(decode_lengths_.begin(), decode_lengths_.end()), decode_lengths_.end());
+  }
 }
 
 std::int64_t KernelCostModel::graph_rows(std::int64_t seqs) const {
@@ -81,8 +92,8 @@ double KernelCostModel::gemm_sol_s(double m, double n, double k) const {
 
 const KernelCostModel::GemmSite& KernelCostModel::gemm_site(double n, double k) const {
   const auto key = std::make_pair(n, k);
-  auto found = gemm_sites_.find(key);
-  if (found != gemm_sites_.end()) return found->second;
+  for (const auto& entry : gemm_sites_)
+    if (entry.first == key) return entry.second;
   GemmSite site;
   const auto exact = tables_->gemm.find({static_cast<int>(n), static_cast<int>(k)});
   if (exact != tables_->gemm.end() && exact->first.first == n && exact->first.second == k) {
@@ -104,7 +115,8 @@ const KernelCostModel::GemmSite& KernelCostModel::gemm_site(double n, double k) 
                                  static_cast<double>(entry->first.second), 1.0 / std::max(distance, 1e-9)});
     }
   }
-  return gemm_sites_.emplace(key, std::move(site)).first->second;
+  gemm_sites_.emplace_back(key, std::move(site));
+  return gemm_sites_.back().second;
 }
 
 std::optional<double> KernelCostModel::gemm_seconds(double m, double n, double k) const {
@@ -153,26 +165,41 @@ std::optional<double> KernelCostModel::prefill_attention_seconds(const BatchShap
   return std::max(tables_->context_attention->eval(q, sol), sol(q));
 }
 
+// Decode attention SOL: Q in and out (bf16) plus the cached K and V of s - 1 tokens.
+double KernelCostModel::decode_attention_grid_s(double seqs, double s) const {
+  const double d = tables_->query.head_dim;
+  const double kvh = tables_->query.kv_heads;
+  const bool mha = tables_->query.kv_heads == tables_->query.q_heads;
+  const double bw = hw_.memory_bandwidth_bytes_per_s;
+  const double kvb = kv_bytes_per_element_;
+  const auto sol = SolOf([=](const KernelCoord& c) {
+    const double n = c[0], bb = c[1], len = c[2];
+    const double nkv = mha ? n : kvh;
+    return bb * (2.0 * n * d * 2.0 + 2.0 * nkv * std::max(len - 1.0, 0.0) * d * kvb) / bw;
+  });
+  const KernelCoord q{static_cast<double>(tables_->query.q_heads), seqs, s};
+  // Rows measured faster than the SOL are floored at it, as aiconfigurator does.
+  return std::max(tables_->generation_attention->eval(q, sol), sol(q));
+}
+
 std::optional<double> KernelCostModel::decode_attention_seconds(std::int64_t seqs, std::int64_t context_sum) const {
   if (!tables_->generation_attention || seqs <= 0) return std::nullopt;
   // The table's sequence length s counts the new token: s = cached + 1. A step's
   // sequences are priced as `seqs` equal ones at their mean length.
   const double b = static_cast<double>(seqs);
   const double s = static_cast<double>(context_sum) / b + 1.0;
-  const double d = tables_->query.head_dim;
-  const double kvh = tables_->query.kv_heads;
-  const bool mha = tables_->query.kv_heads == tables_->query.q_heads;
-  const double bw = hw_.memory_bandwidth_bytes_per_s;
-  const double kvb = kv_bytes_per_element_;
-  // Decode attention SOL: Q in and out (bf16) plus the cached K and V of s - 1 tokens;
-  // rows measured faster than this are floored at it, as aiconfigurator does.
-  const auto sol = SolOf([=](const KernelCoord& c) {
-    const double n = c[0], bb = c[1], len = c[2];
-    const double nkv = mha ? n : kvh;
-    return bb * (2.0 * n * d * 2.0 + 2.0 * nkv * std::max(len - 1.0, 0.0) * d * kvb) / bw;
-  });
-  const KernelCoord q{static_cast<double>(tables_->query.q_heads), b, s};
-  return std::max(tables_->generation_attention->eval(q, sol), sol(q));
+  const std::vector<double>& lengths = decode_lengths_;
+  if (seqs > kMaxCachedRows || s < lengths.front() || s > lengths.back()) return decode_attention_grid_s(b, s);
+  if (decode_curves_.size() <= static_cast<std::size_t>(seqs)) decode_curves_.resize(static_cast<std::size_t>(seqs) + 1);
+  std::vector<double>& curve = decode_curves_[static_cast<std::size_t>(seqs)];
+  if (curve.empty()) {
+    for (const double length : lengths) curve.push_back(decode_attention_grid_s(b, length));
+  }
+  const auto hi = static_cast<std::size_t>(std::upper_bound(lengths.begin(), lengths.end(), s) - lengths.begin());
+  if (hi == lengths.size()) return curve.back();
+  const std::size_t lo = hi - 1;
+  const double t = (s - lengths[lo]) / (lengths[hi] - lengths[lo]);
+  return curve[lo] + t * (curve[hi] - curve[lo]);
 }
 
 std::optional<double> KernelCostModel::all_reduce_seconds(double elements) const {
@@ -203,13 +230,13 @@ std::optional<double> KernelCostModel::moe_seconds(double tokens) const {
 }
 
 KernelCostModel::Priced KernelCostModel::roofline_price(const OpCost& op, const char* source, bool fallback) const {
-  const OpTiming t = roofline_.time_op(op);
+  const RooflineCostModel::OpBounds t = roofline_.op_bounds(op);
   Priced p;
   p.compute_s = t.compute_s;
   p.memory_s = t.memory_s;
   // The roofline's per-launch overhead stands for eager launches; the tables' engines
   // replay CUDA graphs, where a kernel costs at least the shortest measured one.
-  p.time_s = std::max(t.time_s - t.overhead_s, tables_->min_kernel_s * op.count);
+  p.time_s = std::max(t.body_s, tables_->min_kernel_s * op.count);
   if (op.kind == OpKind::elementwise && tables_->streaming_bytes_per_s > 0) {
     // Norms, activations and adds stream at the bandwidth the engine's own streaming
     // kernels reach on this GPU (KernelTables::streaming_bytes_per_s), not at the
@@ -266,7 +293,7 @@ KernelCostModel::Priced KernelCostModel::price(const OpCost& op, const BatchShap
       break;
   }
   if (!per_call) return roofline_price(op, asked ? kOutside : "roofline", asked);
-  const OpTiming t = roofline_.time_op(op);
+  const RooflineCostModel::OpBounds t = roofline_.op_bounds(op);
   Priced p;
   p.compute_s = t.compute_s;
   p.memory_s = t.memory_s;
@@ -308,49 +335,101 @@ void KernelCostModel::price_ops(const BatchShape& batch, std::vector<std::pair<O
   }
 }
 
+void KernelCostModel::Sums::add(const Priced& p) {
+  bucket_s[p.bucket] += p.time_s;
+  flops += p.flops;
+  bytes += p.bytes;
+  fallbacks += p.fallback ? 1 : 0;
+}
+
+const KernelCostModel::Sums& KernelCostModel::decode_rest(std::int64_t rows) const {
+  if (decode_rest_.size() <= static_cast<std::size_t>(rows)) decode_rest_.resize(static_cast<std::size_t>(rows) + 1);
+  Sums& rest = decode_rest_[static_cast<std::size_t>(rows)];
+  if (rest.built) return rest;
+  BatchShape probe;
+  probe.decode_seqs = rows;
+  std::vector<std::pair<OpCost, Priced>> priced;
+  price_ops(probe, &priced, nullptr);
+  for (const auto& [op, p] : priced)
+    if (!named(op, "attn_decode")) rest.add(p);
+  rest.built = true;
+  return rest;
+}
+
+const KernelCostModel::Sums& KernelCostModel::mixed_rest(std::int64_t tokens) const {
+  if (mixed_rest_.size() <= static_cast<std::size_t>(tokens)) mixed_rest_.resize(static_cast<std::size_t>(tokens) + 1);
+  Sums& rest = mixed_rest_[static_cast<std::size_t>(tokens)];
+  if (rest.built) return rest;
+  BatchShape probe;  // one chunk of every token: the same rows through every operator
+  probe.prefills.push_back({tokens, 0, true});
+  std::vector<std::pair<OpCost, Priced>> priced;
+  price_ops(probe, &priced, nullptr);
+  for (const auto& [op, p] : priced) {
+    if (named(op, "attn_prefill") || named(op, "attn_decode") || named(op, "final_norm") || named(op, "lm_head")) continue;
+    rest.add(p);
+  }
+  rest.built = true;
+  return rest;
+}
+
+const KernelCostModel::Sums& KernelCostModel::sampled_tail(std::int64_t sampled) const {
+  if (sampled_tail_.size() <= static_cast<std::size_t>(sampled)) sampled_tail_.resize(static_cast<std::size_t>(sampled) + 1);
+  Sums& tail = sampled_tail_[static_cast<std::size_t>(sampled)];
+  if (tail.built) return tail;
+  if (sampled > 0) {
+    BatchShape probe;
+    probe.prefills.push_back({sampled, 0, true});
+    probe.extra_sampled_tokens = sampled - 1;
+    std::vector<std::pair<OpCost, Priced>> priced;
+    price_ops(probe, &priced, nullptr);
+    for (const auto& [op, p] : priced)
+      if (named(op, "final_norm") || named(op, "lm_head")) tail.add(p);
+  }
+  tail.built = true;
+  return tail;
+}
+
+StepCost KernelCostModel::assemble(const Sums& a, const Sums& b, double attention_memory_s,
+                                   double attention_compute_s) const {
+  StepCost cost;
+  cost.compute_ns = ticks_from_seconds(a.bucket_s[0] + b.bucket_s[0] + attention_compute_s);
+  cost.memory_ns = ticks_from_seconds(a.bucket_s[1] + b.bucket_s[1] + attention_memory_s);
+  cost.comm_ns = ticks_from_seconds(a.bucket_s[2] + b.bucket_s[2]);
+  cost.total_ns = std::max<Tick>(1, cost.compute_ns + cost.memory_ns + cost.comm_ns);
+  cost.table_fallback_ops = a.fallbacks + b.fallbacks;
+  cost.flops = a.flops + b.flops;
+  cost.bytes = a.bytes + b.bytes;
+  return cost;
+}
+
 StepCost KernelCostModel::step_cost(const BatchShape& batch) const {
   SS_ASSERT(!batch.empty(), "a step computes at least one token");
   const bool decode_only = batch.prefills.empty() && batch.extra_sampled_tokens == 0;
-  const std::int64_t rows = decode_only ? graph_rows(batch.decode_seqs) : 0;
-  const auto attention = decode_only ? decode_attention_seconds(batch.decode_seqs, batch.decode_context_sum)
-                                     : std::nullopt;
-  if (!decode_only || !attention || rows > 4096) {
-    StepCost cost;
-    price_ops(batch, nullptr, &cost);
-    return cost;
-  }
-  // Decode-only steps, most of a run: every operator but attention depends on the padded
-  // rows alone, so their sums are kept per row count.
-  if (decode_rest_.size() <= static_cast<std::size_t>(rows)) decode_rest_.resize(static_cast<std::size_t>(rows) + 1);
-  DecodeRest& rest = decode_rest_[static_cast<std::size_t>(rows)];
-  if (!rest.built) {
-    BatchShape probe;
-    probe.decode_seqs = rows;
-    probe.decode_context_sum = 0;
-    std::vector<std::pair<OpCost, Priced>> priced;
-    price_ops(probe, &priced, nullptr);
-    double sums[3] = {0, 0, 0};
-    for (const auto& [op, p] : priced) {
-      if (named(op, "attn_decode")) continue;
-      sums[p.bucket] += p.time_s;
-      rest.flops += p.flops;
-      rest.bytes += p.bytes;
-      rest.fallbacks += p.fallback ? 1 : 0;
+  static const Sums kNone{};
+  if (decode_only) {
+    // Most steps of a run: every operator but attention depends on the padded rows alone.
+    const std::int64_t rows = graph_rows(batch.decode_seqs);
+    const auto attention = decode_attention_seconds(batch.decode_seqs, batch.decode_context_sum);
+    if (attention && rows <= kMaxCachedRows) return assemble(decode_rest(rows), kNone, *attention * layers_, 0);
+  } else if (!model_.is_mla() && tables_->context_attention && tables_->generation_attention) {
+    const std::int64_t tokens = batch.total_tokens();
+    const auto sampled = static_cast<std::int64_t>(sampled_rows(batch));
+    if (tokens <= kMaxCachedRows && sampled <= kMaxCachedRows) {
+      // Attention's time goes to its bound's bucket: prefill attention is compute-bound
+      // past a few hundred tokens, decode attention memory-bound (as the breakdown says).
+      double compute_s = 0, memory_s = 0;
+      if (!batch.prefills.empty()) {
+        const double t = *prefill_attention_seconds(batch) * layers_;
+        const OpCost op = attention_kernels_.prefill(batch);
+        const RooflineCostModel::OpBounds b = roofline_.op_bounds(op);
+        (b.compute_s > b.memory_s ? compute_s : memory_s) += t;
+      }
+      if (batch.decode_seqs > 0) memory_s += *decode_attention_seconds(batch.decode_seqs, batch.decode_context_sum) * layers_;
+      return assemble(mixed_rest(tokens), sampled_tail(sampled), memory_s, compute_s);
     }
-    rest.compute_s = sums[0];
-    rest.memory_s = sums[1];
-    rest.comm_s = sums[2];
-    rest.built = true;
   }
-  const int layers = shard_shape(model_, dep_).layers;
   StepCost cost;
-  cost.compute_ns = ticks_from_seconds(rest.compute_s);
-  cost.memory_ns = ticks_from_seconds(rest.memory_s + *attention * layers);
-  cost.comm_ns = ticks_from_seconds(rest.comm_s);
-  cost.total_ns = std::max<Tick>(1, cost.compute_ns + cost.memory_ns + cost.comm_ns);
-  cost.table_fallback_ops = rest.fallbacks;
-  cost.flops = rest.flops;
-  cost.bytes = rest.bytes;
+  price_ops(batch, nullptr, &cost);
   return cost;
 }
 

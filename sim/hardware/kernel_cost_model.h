@@ -98,14 +98,38 @@ class KernelCostModel : public CostModel {
   double gemm_bytes_per_element_;
   double kv_bytes_per_element_;
   double moe_bytes_per_element_;
-  mutable std::map<std::pair<double, double>, GemmSite> gemm_sites_;
-  // Decode-only steps: everything but attention depends on the padded rows alone.
-  struct DecodeRest {
+  // A model has a handful of GEMM shapes: a short list searched in order beats a map.
+  mutable std::vector<std::pair<std::pair<double, double>, GemmSite>> gemm_sites_;
+  int layers_;  // of the modelled stage
+  // Decode attention at the pool's heads, by sequences: the table's value at every measured
+  // length s (decode_lengths_). The grid is piecewise linear in s between those lengths
+  // (and its roofline extension affine in s), so interpolating these is the grid's own
+  // answer, at a binary search instead of a walk through three levels per step.
+  std::vector<double> decode_lengths_;
+  mutable std::vector<std::vector<double>> decode_curves_;
+  double decode_attention_grid_s(double seqs, double s) const;
+  AttentionKernels attention_kernels_;  // refers to model_, declared above it
+
+  // Sums of some of a step's priced operators, by bucket.
+  struct Sums {
     bool built = false;
-    double compute_s = 0, memory_s = 0, comm_s = 0, flops = 0, bytes = 0;
+    double bucket_s[3] = {0, 0, 0};
+    double flops = 0, bytes = 0;
     int fallbacks = 0;
+    void add(const Priced& p);
   };
-  mutable std::vector<DecodeRest> decode_rest_;
+  // Decode-only steps: everything but attention depends on the padded rows alone.
+  mutable std::vector<Sums> decode_rest_;
+  // Steps with prompt chunks (not MLA, whose kv_b_proj reads the cached tokens): every
+  // operator but attention, the final norm and lm_head depends on the step's tokens alone;
+  // those two on its sampled rows alone.
+  mutable std::vector<Sums> mixed_rest_;
+  mutable std::vector<Sums> sampled_tail_;
+  static constexpr std::int64_t kMaxCachedRows = 16384;
+  const Sums& decode_rest(std::int64_t rows) const;
+  const Sums& mixed_rest(std::int64_t tokens) const;
+  const Sums& sampled_tail(std::int64_t sampled) const;
+  StepCost assemble(const Sums& a, const Sums& b, double attention_memory_s, double attention_compute_s) const;
 };
 
 // The table query for a model and deployment: the rows its kernels need.

@@ -84,6 +84,11 @@ RooflineCostModel::OpSeconds RooflineCostModel::op_seconds(const OpCost& op) con
   return t;
 }
 
+RooflineCostModel::OpBounds RooflineCostModel::op_bounds(const OpCost& op) const {
+  const OpSeconds s = op_seconds(op);
+  return {s.compute_s, s.memory_s, s.comm_s, s.body_s, s.launch_s};
+}
+
 OpTiming RooflineCostModel::time_op(const OpCost& op) const {
   const OpSeconds s = op_seconds(op);
   OpTiming t;

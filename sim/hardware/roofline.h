@@ -39,6 +39,11 @@ class RooflineCostModel : public CostModel {
   // Seconds of one operator, with the side that bounds it. Works for any OpCost, also
   // one built by hand (calibration times single kernels this way).
   OpTiming time_op(const OpCost& op) const;
+  // time_op's figures without its strings, for a caller that prices every step.
+  struct OpBounds {
+    double compute_s, memory_s, comm_s, body_s, launch_s;
+  };
+  OpBounds op_bounds(const OpCost& op) const;
   // The step made of these operators (as listed by step_ops for this model and
   // deployment), plus the fixed overheads. step_cost(batch) == cost_of(step_ops(...)).
   StepCost cost_of(std::span<const OpCost> ops) const;
