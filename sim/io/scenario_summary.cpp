@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "sim/hardware/kernels/kernel_tables.h"
 #include "sim/io/distribution_parse.h"
 #include "sim/io/prompt_parse.h"
 #include "sim/io/workload_parse.h"
@@ -68,6 +69,12 @@ std::string describe_cost_model(const CostModelSpec& m) {
            format_number(m.linear_per_token_ns) + "ns per token";
   }
   if (m.kind == "table") return "table " + m.table_path;
+  if (m.kind == "kernels" && m.kernel_tables) {
+    std::string out = "kernels (" + m.kernel_tables->set_name + " tables";
+    if (m.cuda_graph_max_batch > 0) out += "; CUDA graphs up to " + std::to_string(m.cuda_graph_max_batch) + " sequences";
+    if (!m.kernel_set_note.empty()) out += "; " + m.kernel_set_note;
+    return out + ")";
+  }
   return m.kind;
 }
 
