@@ -27,6 +27,10 @@ struct HardwareSpec {
 
   // Roofline parameters (fraction of peak that real kernels reach, fixed overheads).
   double gemm_efficiency = 0.7;       // large GEMMs: fraction of the tensor-core peak
+  // Large fp8 GEMMs: fraction of the fp8 peak (0 = as gemm_efficiency). Below the bf16
+  // figure on Hopper: the engines' fp8 linear layers quantise their input and reach about
+  // half the fp8 peak (data/kernels gemm_perf, docs/cost-model.md section 5).
+  double gemm_efficiency_fp8 = 0;
   double attention_efficiency = 0.5;  // prefill attention: fraction of the bf16 peak
   double memory_efficiency = 0.8;     // GEMM weight streaming and other bulk traffic
   double comm_efficiency = 0.7;

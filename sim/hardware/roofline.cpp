@@ -30,7 +30,9 @@ RooflineCostModel::RooflineCostModel(ModelSpec model, HardwareSpec hw, Deploymen
   SS_ASSERT(hw_.gemm_efficiency > 0 && hw_.attention_efficiency > 0 &&
                 hw_.memory_efficiency > 0 && hw_.comm_efficiency > 0,
             "efficiencies must be checked by the loader");
-  gemm_flops_per_s_ = hw_.peak_flops(gemm_math(dep_)) * hw_.gemm_efficiency;
+  const bool fp8_math = gemm_math(dep_) == Dtype::fp8 && hw_.peak_flops_fp8 > 0;
+  gemm_flops_per_s_ = hw_.peak_flops(gemm_math(dep_)) *
+                      (fp8_math && hw_.gemm_efficiency_fp8 > 0 ? hw_.gemm_efficiency_fp8 : hw_.gemm_efficiency);
   attention_flops_per_s_ = hw_.peak_flops(Dtype::bf16) * hw_.attention_efficiency;
   memory_bytes_per_s_ = hw_.memory_bandwidth_bytes_per_s * hw_.memory_efficiency;
   elementwise_bytes_per_s_ =

@@ -14,7 +14,7 @@ const std::vector<std::string> kHardwareKeys = {
     "name", "source", "memory_gib", "memory_gb", "memory_bandwidth_tb_s", "peak_tflops_bf16",
     "peak_tflops_fp8", "peak_tops_int8", "interconnect_bandwidth_gb_s",
     "interconnect_latency_us", "host_link_bandwidth_gb_s", "price_per_gpu_hour",
-    "gemm_efficiency", "attention_efficiency", "memory_efficiency", "comm_efficiency",
+    "gemm_efficiency", "gemm_efficiency_fp8", "attention_efficiency", "memory_efficiency", "comm_efficiency",
     "step_overhead_us", "layer_overhead_us", "kernel_overhead_us", "attention_row_overhead_keys",
     "decode_attention_efficiency", "decode_attention_efficiency_many",
     "decode_attention_half_seqs", "elementwise_efficiency", "kernel_tables"};
@@ -73,6 +73,7 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
 
   const HardwareSpec defaults;
   hw.gemm_efficiency = efficiency(root, "gemm_efficiency", defaults.gemm_efficiency);
+  hw.gemm_efficiency_fp8 = efficiency(root, "gemm_efficiency_fp8", 0);
   hw.attention_efficiency = efficiency(root, "attention_efficiency", defaults.attention_efficiency);
   hw.memory_efficiency = efficiency(root, "memory_efficiency", defaults.memory_efficiency);
   hw.comm_efficiency = efficiency(root, "comm_efficiency", defaults.comm_efficiency);
