@@ -342,51 +342,44 @@ void KernelCostModel::Sums::add(const Priced& p) {
   fallbacks += p.fallback ? 1 : 0;
 }
 
+// The cache entry `key` of `cache`, built on first use from the operators of `probe` that
+// `keep` selects.
+template <class Keep>
+const KernelCostModel::Sums& KernelCostModel::cached_sums(std::vector<Sums>& cache, std::int64_t key,
+                                                          const BatchShape& probe, Keep keep) const {
+  if (cache.size() <= static_cast<std::size_t>(key)) cache.resize(static_cast<std::size_t>(key) + 1);
+  Sums& sums = cache[static_cast<std::size_t>(key)];
+  if (sums.built) return sums;
+  std::vector<std::pair<OpCost, Priced>> priced;
+  if (!probe.empty()) price_ops(probe, &priced, nullptr);
+  for (const auto& [op, p] : priced)
+    if (keep(op)) sums.add(p);
+  sums.built = true;
+  return sums;
+}
+
 const KernelCostModel::Sums& KernelCostModel::decode_rest(std::int64_t rows) const {
-  if (decode_rest_.size() <= static_cast<std::size_t>(rows)) decode_rest_.resize(static_cast<std::size_t>(rows) + 1);
-  Sums& rest = decode_rest_[static_cast<std::size_t>(rows)];
-  if (rest.built) return rest;
   BatchShape probe;
   probe.decode_seqs = rows;
-  std::vector<std::pair<OpCost, Priced>> priced;
-  price_ops(probe, &priced, nullptr);
-  for (const auto& [op, p] : priced)
-    if (!named(op, "attn_decode")) rest.add(p);
-  rest.built = true;
-  return rest;
+  return cached_sums(decode_rest_, rows, probe, [](const OpCost& op) { return !named(op, "attn_decode"); });
 }
 
 const KernelCostModel::Sums& KernelCostModel::mixed_rest(std::int64_t tokens) const {
-  if (mixed_rest_.size() <= static_cast<std::size_t>(tokens)) mixed_rest_.resize(static_cast<std::size_t>(tokens) + 1);
-  Sums& rest = mixed_rest_[static_cast<std::size_t>(tokens)];
-  if (rest.built) return rest;
   BatchShape probe;  // one chunk of every token: the same rows through every operator
   probe.prefills.push_back({tokens, 0, true});
-  std::vector<std::pair<OpCost, Priced>> priced;
-  price_ops(probe, &priced, nullptr);
-  for (const auto& [op, p] : priced) {
-    if (named(op, "attn_prefill") || named(op, "attn_decode") || named(op, "final_norm") || named(op, "lm_head")) continue;
-    rest.add(p);
-  }
-  rest.built = true;
-  return rest;
+  return cached_sums(mixed_rest_, tokens, probe, [](const OpCost& op) {
+    return !(named(op, "attn_prefill") || named(op, "attn_decode") || named(op, "final_norm") || named(op, "lm_head"));
+  });
 }
 
 const KernelCostModel::Sums& KernelCostModel::sampled_tail(std::int64_t sampled) const {
-  if (sampled_tail_.size() <= static_cast<std::size_t>(sampled)) sampled_tail_.resize(static_cast<std::size_t>(sampled) + 1);
-  Sums& tail = sampled_tail_[static_cast<std::size_t>(sampled)];
-  if (tail.built) return tail;
+  BatchShape probe;  // `sampled` rows that all reach the final norm and lm_head
   if (sampled > 0) {
-    BatchShape probe;
     probe.prefills.push_back({sampled, 0, true});
     probe.extra_sampled_tokens = sampled - 1;
-    std::vector<std::pair<OpCost, Priced>> priced;
-    price_ops(probe, &priced, nullptr);
-    for (const auto& [op, p] : priced)
-      if (named(op, "final_norm") || named(op, "lm_head")) tail.add(p);
   }
-  tail.built = true;
-  return tail;
+  return cached_sums(sampled_tail_, sampled, probe,
+                     [](const OpCost& op) { return named(op, "final_norm") || named(op, "lm_head"); });
 }
 
 StepCost KernelCostModel::assemble(const Sums& a, const Sums& b, double attention_memory_s,
