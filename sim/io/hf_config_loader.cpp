@@ -181,10 +181,30 @@ void read_latent_attention(const ConfigJson& cfg, ModelSpec& m) {
   m.v_head_dim = cfg.count("v_head_dim");
 }
 
+// Qwen3-MoE (transformers' Qwen3MoeConfig): num_experts routed experts of
+// moe_intermediate_size, no shared expert; layer i is MoE when (i + 1) is a multiple of
+// decoder_sparse_step and i is not in mlp_only_layers (Qwen3MoeDecoderLayer). Every
+// released Qwen3-MoE checkpoint has step 1 and no dense layers.
+void read_qwen3_experts(const ConfigJson& cfg, ModelSpec& m) {
+  m.num_experts = cfg.count("num_experts");
+  m.experts_per_token = cfg.count("num_experts_per_tok");
+  m.moe_intermediate_size = cfg.count("moe_intermediate_size");
+  m.moe_layer_step = cfg.count_or("decoder_sparse_step", 1);
+  if (m.moe_layer_step > m.num_layers) {
+    cfg.fail("decoder_sparse_step", "leaves no MoE layer among the " + std::to_string(m.num_layers) + " layers");
+  }
+  if (const json* dense = cfg.find("mlp_only_layers"); dense != nullptr && !(dense->is_array() && dense->empty())) {
+    cfg.fail("mlp_only_layers", "dense layers listed by index are not supported (only an empty list)");
+  }
+  if (m.experts_per_token > m.num_experts) {
+    cfg.fail("num_experts_per_tok", "must be at most the " + std::to_string(m.num_experts) + " experts");
+  }
+}
+
 // The config.json families this reader prices; any other model_type is refused rather
 // than read as Llama (Gemma-2's soft-capping and alternating windows, say, would be lost).
-const std::vector<std::string> kModelTypes = {"llama",       "mistral",     "qwen2",
-                                              "mixtral",     "deepseek_v2", "deepseek_v3",
+const std::vector<std::string> kModelTypes = {"llama",       "mistral",     "qwen2",       "qwen3",
+                                              "qwen3_moe",   "mixtral",     "deepseek_v2", "deepseek_v3",
                                               "llama4",      "llama4_text"};
 
 bool supported_type(const std::string& type) {
@@ -244,16 +264,19 @@ ModelSpec load_hf_config(const std::string& path) {
                          : doc;
   ConfigJson cfg(path, text, root);
 
-  // Qwen-MoE spells its experts num_experts, with shared-expert gating and sparse-step
-  // layouts this reader does not model.
-  if (cfg.find("num_experts") != nullptr) {
-    cfg.fail("num_experts", "Qwen-MoE style configs are not supported; mixture-of-experts "
-                            "configs are read in the Mixtral (num_local_experts) and DeepSeek "
-                            "(n_routed_experts) styles");
-  }
   const std::string family = model_family(ConfigJson(path, text, doc), doc, root);
   const bool llama4 = family == "llama4" || family == "llama4_text";
-  if (llama4) {
+  const bool qwen3_moe = family == "qwen3_moe";
+  // Qwen2-MoE also spells its experts num_experts, with a gated shared expert of its own
+  // width that this reader does not model.
+  if (cfg.find("num_experts") != nullptr && !qwen3_moe) {
+    cfg.fail("num_experts", "Qwen2-MoE style configs are not supported; mixture-of-experts "
+                            "configs are read in the Qwen3-MoE (model_type qwen3_moe), Mixtral "
+                            "(num_local_experts) and DeepSeek (n_routed_experts) styles");
+  }
+  if (qwen3_moe) {
+    cfg.set_style("Qwen3-MoE-style");
+  } else if (llama4) {
     cfg.set_style("Llama-4-style");
   } else if (cfg.find("n_routed_experts") != nullptr || cfg.find("kv_lora_rank") != nullptr) {
     cfg.set_style("DeepSeek-style");
@@ -279,6 +302,8 @@ ModelSpec load_hf_config(const std::string& path) {
   m.attention_bias = cfg.flag_or("attention_bias", cfg.string_or("model_type", "") == "qwen2");
   if (llama4) {
     read_llama4_experts(cfg, m);
+  } else if (qwen3_moe) {
+    read_qwen3_experts(cfg, m);
   } else {
     read_experts(cfg, m);
     read_latent_attention(cfg, m);

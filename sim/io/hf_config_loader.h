@@ -13,7 +13,7 @@ namespace servesim {
 
 // Throws ConfigError naming the file and the field for a missing or malformed field, and
 // for configs this model cannot represent (a model_type outside the families above,
-// Qwen-MoE, moe_layer_freq other than 1, a Llama-4 moe_layers list off the interleave
+// Qwen2-MoE, Qwen3-MoE with mlp_only_layers, moe_layer_freq other than 1, a Llama-4 moe_layers list off the interleave
 // pattern). A config without model_type is read by its keys.
 ModelSpec load_hf_config(const std::string& path);
 

@@ -139,7 +139,7 @@ TEST_CASE("model loader: a config.json field of the wrong type is reported at it
   }
 }
 
-TEST_CASE("model loader: Qwen-MoE style expert configs are refused naming num_experts", "[model]") {
+TEST_CASE("model loader: Qwen2-MoE style expert configs are refused naming num_experts", "[model]") {
   ScratchDir dir("hf-moe");
   std::string text = kLlama3ConfigJson;
   text.insert(text.find("\"vocab_size\""), "\"num_experts\": 64,\n  ");
@@ -148,7 +148,7 @@ TEST_CASE("model loader: Qwen-MoE style expert configs are refused naming num_ex
     FAIL("expected a ConfigError");
   } catch (const ConfigError& e) {
     CHECK(e.key() == "num_experts");
-    CHECK(std::string(e.what()).find("Qwen-MoE style configs are not supported") != std::string::npos);
+    CHECK(std::string(e.what()).find("Qwen2-MoE style configs are not supported") != std::string::npos);
   }
 }
 
