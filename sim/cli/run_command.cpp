@@ -17,6 +17,7 @@
 #include "sim/io/console_report.h"
 #include "sim/io/requests_csv_writer.h"
 #include "sim/io/scenario_loader.h"
+#include "sim/io/scenario_summary.h"
 #include "sim/io/summary_writer.h"
 
 namespace po = boost::program_options;
@@ -144,8 +145,11 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
 
   if (!vm.count("quiet")) {
     out << "servesim run: " << scenario.name << " (seed " << scenario.seed << ")\n";
-    for (std::size_t i = 0; i < scenario.cluster.pools.size(); ++i)
-      out << kv_cache_report(scenario.cluster.pools[i], "cluster.pools." + std::to_string(i)) << "\n";
+    for (std::size_t i = 0; i < scenario.cluster.pools.size(); ++i) {
+      const PoolConfig& pool = scenario.cluster.pools[i];
+      out << kv_cache_report(pool, "cluster.pools." + std::to_string(i)) << "\n"
+          << "pool " << pool.name << ": cost model " << describe_cost_model(pool.cost_model) << "\n";
+    }
     print_console_report(result.summary, out);
     out << "\narrived " << result.arrived << ", completed " << result.completed << ", rejected "
         << result.rejected << ", unfinished " << result.unfinished << "; " << result.steps << " engine steps, "

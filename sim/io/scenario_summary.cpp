@@ -62,21 +62,6 @@ std::string describe_class(const ClassSpec& c) {
   return out;
 }
 
-std::string describe_cost_model(const CostModelSpec& m) {
-  if (m.kind == "constant") return "constant " + format_duration(m.constant_step_ns) + " per step";
-  if (m.kind == "linear") {
-    return "linear " + format_duration(m.linear_base_ns) + " + " +
-           format_number(m.linear_per_token_ns) + "ns per token";
-  }
-  if (m.kind == "table") return "table " + m.table_path;
-  if (m.kind == "kernels" && m.kernel_tables) {
-    std::string out = "kernels (" + m.kernel_tables->set_name + " tables";
-    if (m.cuda_graph_max_batch > 0) out += "; CUDA graphs up to " + std::to_string(m.cuda_graph_max_batch) + " sequences";
-    if (!m.kernel_set_note.empty()) out += "; " + m.kernel_set_note;
-    return out + ")";
-  }
-  return m.kind;
-}
 
 std::string describe_pool(const PoolConfig& p) {
   std::ostringstream out;
@@ -112,6 +97,22 @@ std::string describe_pool(const PoolConfig& p) {
 }
 
 }  // namespace
+
+std::string describe_cost_model(const CostModelSpec& m) {
+  if (m.kind == "constant") return "constant " + format_duration(m.constant_step_ns) + " per step";
+  if (m.kind == "linear") {
+    return "linear " + format_duration(m.linear_base_ns) + " + " +
+           format_number(m.linear_per_token_ns) + "ns per token";
+  }
+  if (m.kind == "table") return "table " + m.table_path;
+  if (m.kind == "kernels" && m.kernel_tables) {
+    std::string out = "kernels (" + m.kernel_tables->set_name + " tables";
+    if (m.cuda_graph_max_batch > 0) out += "; CUDA graphs up to " + std::to_string(m.cuda_graph_max_batch) + " sequences";
+    if (!m.kernel_set_note.empty()) out += "; " + m.kernel_set_note;
+    return out + ")";
+  }
+  return m.kind;
+}
 
 std::string format_duration(Tick ns) {
   struct Unit {

@@ -9,6 +9,9 @@
 namespace servesim {
 
 std::string describe_scenario(const Scenario& scenario);
+// One pool's cost model as validate and run name it: "kernels (h100_sxm/vllm-0.14.0
+// tables; ...)", "roofline", "table PATH", ...
+std::string describe_cost_model(const CostModelSpec& spec);
 
 // "250ms", "2s", "1.5m"-style text for a duration, choosing the largest unit that gives a
 // value of at least 1 (used in summaries and messages).
