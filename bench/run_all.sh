@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every figure of docs/performance.md, in one go (issue 9). Run from the repository root
+# Every figure of docs/performance.md, in one go. Run from the repository root
 # after building (cmake --build build --target servesim sim_throughput step_latency).
 #   bench/run_all.sh [BUILD_DIR] [--quick] [--big]
 # --quick: 10k/100k requests only and replicas up to 256 (about a minute);

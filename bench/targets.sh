@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 9's targets, each measured and marked PASS or MISS (docs/performance.md, "Targets").
+# The speed targets, each measured and marked PASS or MISS (docs/performance.md, "Targets").
 # Run from the repository root after building
 # (cmake --build build --target servesim sim_throughput step_latency).
 #   bench/targets.sh [BUILD_DIR] [--quick]

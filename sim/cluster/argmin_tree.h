@@ -1,6 +1,6 @@
 #pragma once
 // The first index holding the smallest key, kept up to date as keys change: a tournament
-// tree, O(log n) per change and O(1) per query (issue 9: a router's per-request work must
+// tree, O(log n) per change and O(1) per query (a router's per-request work must
 // not grow with the replicas; scanning 1,024 load snapshots per request was 12% of the
 // instructions of a 1,024-replica run and half its cache misses). Ties go to the lower
 // index, exactly as a left-to-right scan for the first minimum: each node keeps the winner

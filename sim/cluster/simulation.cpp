@@ -31,7 +31,7 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   metrics_->set_pool_replica_counts(replica_counts);
   // Warm-up hints (WarmUp) for large clusters only: at 1,024 replicas they saved ~2% of
   // the wall time, at 256 and fewer they cost 1.5% (256) to 7% (16), the replicas' state
-  // being still in cache by their next step (docs/performance.md, session 10).
+  // being still in cache by their next step (docs/performance.md).
   constexpr int kWarmUpReplicas = 512;
   sim_.set_warm_ups(std::accumulate(replica_counts.begin(), replica_counts.end(), 0) >= kWarmUpReplicas);
 

@@ -1,6 +1,6 @@
 #pragma once
 // A fixed-size array of all-zero elements whose memory is committed page by page as it is
-// first touched (issue 9: a pool of many replicas' worth of KV blocks costs nothing until
+// first touched (a pool of many replicas' worth of KV blocks costs nothing until
 // they are used). Large arrays are mapped anonymously, which the kernel hands out as zero
 // pages on first touch; small ones come from calloc. Why not std::vector with reserve():
 // a vector must construct each element before use, which writes (and so commits) it, and

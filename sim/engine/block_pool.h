@@ -34,7 +34,7 @@
 // (tests/engine/block_pool_model_test.cpp compares with a list-based queue up to such a
 // relabelling). With a queue of single entries the ring went round every block of the
 // pool, which made each replica's ring (4 bytes a block) cold by the time it came back to
-// it; a run entry and the top of the stack stay in cache (session 9).
+// it; a run entry and the top of the stack stay in cache.
 // The queue starts as every block, plain, and freed blocks join its tail, so the
 // never-used blocks are always its head: a run ahead of the ring (head_run_), which
 // allocation takes first. Its ids, like every run's, are the stack's while it holds any,

@@ -1,4 +1,4 @@
-// Decode runs (docs/performance.md, "Decode runs"; issue 9): a replica whose running
+// Decode runs (docs/performance.md, "Decode runs"): a replica whose running
 // requests are all lazy decodes and which has nothing waiting goes through steps that all
 // look alike -- every lazy decode computes one token, the lazy decodes that reach a block
 // boundary get a new block, and nothing else happens -- until one of them is due (its last

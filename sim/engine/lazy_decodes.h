@@ -1,6 +1,6 @@
 #pragma once
 // Decodes in steady state, advanced without being visited (docs/performance.md, "Lazy
-// decodes"; issue 9: per-step work independent of the number of running sequences).
+// decodes": per-step work independent of the number of running sequences).
 //
 // In a step every running request past its prompt that decodes its one next token gets
 // the same increments: a computed token and an output token, the step's decode time, the

@@ -24,7 +24,7 @@ const char* outcome_name(Outcome outcome) {
 // A latency in ms, or an empty cell when the request has none (negative marker).
 std::string ms_cell(Tick ns) { return ns >= 0 ? format_scaled_integer(ns, 6) : std::string(); }
 
-// The columns appended by issue 7. Only a completed request's parts add up to a measured
+// The columns appended after the contract's. Only a completed request's parts add up to a measured
 // latency; other requests get empty cells.
 void write_accounting(std::ostream& o, const RequestRecord& r) {
   if (r.outcome != Outcome::completed) {

@@ -18,7 +18,7 @@ class RequestsCsvWriter {
       "id,class,pool,replica,outcome,reject_reason,arrival_s,queue_ms,ttft_ms,e2el_ms,tpot_ms,"
       "prompt_tokens,output_tokens,output_tokens_done,cached_prompt_tokens,preemptions,"
       "session_id,turn,"
-      // Appended by issue 7 (docs/metrics.md): attribution, longest gap, cost.
+      // Appended after the contract's columns (docs/metrics.md): attribution, longest gap, cost.
       "ttft_queue_ms,ttft_prefill_compute_ms,ttft_batch_share_ms,ttft_stall_ms,ttft_preemption_ms,"
       "ttft_kv_transfer_ms,ttft_overhead_ms,decode_compute_ms,decode_prefill_interference_ms,"
       "decode_stall_ms,decode_preemption_ms,decode_overhead_ms,max_itl_ms,prefill_saved_ms,cost_usd";

@@ -139,7 +139,7 @@ void MetricGroup::merge(const MetricGroup& other) {
   slo_met_mean_itl += other.slo_met_mean_itl;
 }
 
-// Fields added by issue 7, after the contract's (docs/metrics.md).
+// Fields beyond the contract's, after them (docs/metrics.md).
 void MetricGroup::add_new_fields(SummaryBlock& block, Tick duration_ns) const {
   const double duration_s = seconds_from_ticks(duration_ns);
   const std::int64_t judged = completed + rejected;

@@ -1,4 +1,4 @@
-// A block pool commits memory only for the records it writes (issue 9, block_pool.h): a
+// A block pool commits memory only for the records it writes (block_pool.h): a
 // replica's pool holds tens of thousands of blocks, a run of 1,024 replicas uses a few
 // thousand of each, and never-used blocks are plain, so taking them writes no record. The
 // resident set is read from /proc/self/statm before and after allocating four million

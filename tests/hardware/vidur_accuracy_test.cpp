@@ -1,6 +1,6 @@
 // The roofline's per-operator predictions against the per-layer operator times Vidur
 // measured on H100 and A100 GPUs (data/profiling/vidur_*_mlp.csv, microsoft/vidur, MIT).
-// Targets (issue 3): with the hand-set profiles (configs/hardware/h100-sxm.yaml,
+// Targets: with the hand-set profiles (configs/hardware/h100-sxm.yaml,
 // a100-80g-sxm.yaml, whose GEMM parameters are a rounded least-squares fit to these
 // files) the linear operators are within 10% median; with datasheet figures and default
 // roofline parameters, within 20%. docs/cost-model.md section 5 has the tables printed here.

@@ -1,17 +1,9 @@
-// Speed-ups must not change results (issue 9): whole runs of the repo's scenarios and of
-// the throughput benchmark, reduced to a fingerprint of their summary figures, pinned.
+// Speed-ups must not change results: whole runs of the repo's scenarios and of the
+// throughput benchmark, reduced to a fingerprint of their summary figures, pinned.
 // The fingerprint covers the vLLM fields of docs/INTERFACE.md (and the prefix-cache hit
 // rate) of the overall block at full precision, so a field added later does not move it,
-// while any change to a step's duration, a token's time or a request's fate does.
-// The pins were taken in session 1 (at af36e32) and held through the issue-9 speed-ups of
-// sessions 3 to 5, whose runs gave byte-identical summary.json files (bench/summaries.sh).
-// Re-pinned once, deliberately, in session 6: standard deviations from exact integer
-// moments (sim/metrics/exact_moments.h) instead of Welford's recurrence, which moved
-// std_ttft_ms in its 15th to 16th digit (the speculative run's did not move); every other
-// figure stayed bit-identical. Re-pinned, deliberately, when step times came from the
-// measured kernel tables (the `kernels` cost model, the default on H100/H200/A100-SXM) and
-// the engine presets gained their execution models (async scheduling, KV memory rules,
-// front-end latency).
+// while any change to a step's duration, a token's time or a request's fate does. Each
+// re-pin is a deliberate change of results, said in its commit (git log of this file).
 // When a change is meant to alter
 // results, the failing check prints the fingerprint text: check that the change in those
 // figures is the intended one, then pin the new digest (docs/performance.md).

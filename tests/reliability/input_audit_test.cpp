@@ -1,4 +1,4 @@
-// Input audit, every path but traces (issue 10; traces are in trace_audit_test.cpp): the
+// Input audit, every path but traces (traces are in trace_audit_test.cpp): the
 // scenario YAML, --set, a Hugging Face config.json, hardware and model YAML, the
 // measurement CSV, compare's JSON files and the sweep / capacity arguments. Each row feeds
 // one bad input to the real CLI and states where the message must point: exit 2, FILE:LINE

@@ -1,4 +1,4 @@
-// Input audit, traces (issue 10): every trace format x every kind of bad file, through the
+// Input audit, traces: every trace format x every kind of bad file, through the
 // real `servesim run`, must exit 2 with `FILE:LINE` and the field in the message, leave no
 // summary.json behind, and never crash. Each case writes a header (line 1), one good row
 // (line 2) and the bad row (line 3), so the expected line is known without reading code.

@@ -1,4 +1,4 @@
-// A 2 GB trace must be streamed, not loaded (issue 10). Replaying a whole file through
+// A 2 GB trace must be streamed, not loaded. Replaying a whole file through
 // `servesim run` twice, once with N rows and once with 20 N, the peak resident memory of the
 // second run may grow by far less than the file did: a reader that kept the file (or one
 // record per row) would grow by at least the extra bytes. The cluster keeps up with the
