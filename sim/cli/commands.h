@@ -17,6 +17,8 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
 int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int search_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int explain_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int replay_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace servesim::cli

@@ -26,6 +26,7 @@ const Subcommand kSubcommands[] = {
     {"search", "the cheapest configuration that carries a rate within the SLOs", servesim::cli::search_command},
     {"compare", "compare two summaries or sweep tables; exit 1 on a regression", servesim::cli::compare_command},
     {"explain", "rank how far one-lever variants move TTFT, ITL and throughput", servesim::cli::explain_command},
+    {"replay", "replay a real benchmark run's requests; measured vs simulated, per figure", servesim::cli::replay_command},
     {"merge", "join the tables of sweep shards into one", servesim::cli::merge_command},
 };
 

@@ -230,8 +230,11 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
   }
 }
 
-// A preset is an engine mapping in its own file; its errors point at that file.
-EngineConfig load_preset(const Field& name_field, const std::vector<std::string>& classes) {
+// A preset is an engine mapping in its own file; its errors point at that file. A preset
+// file may itself start from one other preset (a calibrated profile builds on the bundled
+// preset it was fitted with, `servesim calibrate --from-benchmark`), one level deep; the
+// engine then keeps the inner preset's name, which selects the engine's kernel tables.
+EngineConfig load_preset(const Field& name_field, const std::vector<std::string>& classes, bool may_nest = true) {
   const std::string given = name_field.as_string();
   std::optional<std::string> path = resolve_resource("configs/engines", given);
   if (!path) {
@@ -241,11 +244,12 @@ EngineConfig load_preset(const Field& name_field, const std::vector<std::string>
   const LoadContext ctx{*path, {}};
   const Field root = root_field(ctx, doc);
   std::vector<std::string> keys = kEngineKeys;
-  keys.erase(std::find(keys.begin(), keys.end(), "preset"));  // presets do not nest
+  if (!may_nest) keys.erase(std::find(keys.begin(), keys.end(), "preset"));
   root.expect_map(keys);
   EngineConfig e;
-  apply_engine_keys(root, e, classes);
   e.preset = given;
+  if (auto inner = root.get("preset")) e = load_preset(*inner, classes, false);
+  apply_engine_keys(root, e, classes);
   return e;
 }
 

@@ -1,0 +1,113 @@
+// `servesim calibrate --from-benchmark BENCH --scenario S [--fit per_step,per_request,per_token]
+// [-o ENGINE.yaml]`: fits the engine-overhead knobs of the scenario's deployment to a real
+// benchmark run (sim/study/overhead_calibration.h), prints the fit and the error on the
+// requests it held out, and writes an engine profile that records the fit.
+#include <ostream>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "sim/cli/commands.h"
+#include "sim/cli/options.h"
+#include "sim/cli/replay_report.h"
+#include "sim/io/atomic_write.h"
+#include "sim/io/scenario_loader.h"
+#include "sim/report/engine_profile_writer.h"
+#include "sim/study/overhead_calibration.h"
+#include "sim/workload/benchmark/benchmark_reader.h"
+
+namespace po = boost::program_options;
+
+namespace servesim::cli {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+void print_fit(const OverheadCalibration& fit, std::ostream& out) {
+  out << "split: " << fit.split << "\n";
+  out << "overheads    start        fitted\n";
+  out << "per_step     " << engine_duration_text(fit.start.per_step_ns) << "  ->  "
+      << engine_duration_text(fit.fitted.per_step_ns) << "\n";
+  out << "per_request  " << engine_duration_text(fit.start.per_request_ns) << "  ->  "
+      << engine_duration_text(fit.fitted.per_request_ns) << "\n";
+  out << "per_token    " << engine_duration_text(fit.start.per_token_ns) << "  ->  "
+      << engine_duration_text(fit.fitted.per_token_ns) << "\n";
+  out << "(" << fit.evaluations << " replays; mean squared error of the fitted figures " << fit.objective_before
+      << " -> " << fit.objective_after << ")\n\nafter the fit:\n";
+  print_replay_set(fit.fit_after, out);
+  out << "\n";
+  print_replay_set(fit.held_out_after, out);
+}
+
+}  // namespace
+
+int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts("servesim calibrate --from-benchmark BENCH --scenario S [options]");
+  std::string bench_path, scenario_path, format = "auto", output, fit_list = "per_step,per_request,per_token";
+  std::vector<std::string> sets;
+  int max_replays = OverheadCalibrationOptions{}.max_evaluations;
+  opts.add_options()("help,h", "show this help")
+      ("from-benchmark", po::value(&bench_path), "the benchmark's per-request results (vllm bench serve, inference-perf, GuideLLM)")
+      ("scenario", po::value(&scenario_path), "the deployment the benchmark ran on (scenario YAML)")
+      ("format", po::value(&format), "benchmark format: auto (default), vllm-bench, inference-perf, guidellm")
+      ("set", po::value(&sets)->composing(), "override a scenario key: --set cluster.pools.0.replicas=4")
+      ("fit", po::value(&fit_list), "the overheads to fit, comma-separated (default per_step,per_request,per_token)")
+      ("max-replays", po::value(&max_replays), "most simulations the search may run (default 240)")
+      ("output,o", po::value(&output), "write the engine profile here (default: standard output)");
+  po::variables_map vm;
+  if (!parse_options(args, opts, po::options_description(), po::positional_options_description(), vm, err)) return 2;
+  if (vm.count("help")) {
+    out << "Fits the engine's CPU overheads (per step, per request, per sampled token) so that\n"
+           "replaying the benchmark's requests through the scenario matches the measured TTFT,\n"
+           "TPOT and E2E (mean, p50, p90), and reports the error on requests held out of the fit\n"
+           "(the last load stage, or alternate windows of a single-stage run). Nothing else\n"
+           "moves. Writes an engine profile to use as the pool's engine preset.\n\n"
+        << opts;
+    return 0;
+  }
+  if (bench_path.empty() || scenario_path.empty()) {
+    err << "servesim calibrate: --from-benchmark and --scenario are both required\n\n" << opts;
+    return 2;
+  }
+  if (max_replays < 1) {
+    err << "servesim calibrate: --max-replays must be at least 1\n";
+    return 2;
+  }
+  OverheadCalibrationOptions options;
+  options.knobs = split_list(fit_list);
+  options.max_evaluations = max_replays;
+  const Scenario scenario = load_scenario(scenario_path, sets);
+  const std::string base_preset = scenario.cluster.pools.empty() ? "" : scenario.cluster.pools.front().engine.preset;
+  const BenchmarkReplay replay(scenario, read_benchmark(bench_path, format));
+  const OverheadCalibration fit = calibrate_overheads(replay, options);
+
+  EngineProfileProvenance provenance;
+  provenance.command = "servesim calibrate --from-benchmark " + bench_path + " --scenario " + scenario_path;
+  for (const std::string& s : sets) provenance.command += " --set " + s;
+  if (vm.count("fit")) provenance.command += " --fit " + fit_list;
+  provenance.base_preset = base_preset;
+  provenance.benchmark = describe_benchmark(replay);
+  std::ostringstream yaml;
+  write_engine_profile(yaml, fit, provenance);
+  if (output.empty()) {
+    out << yaml.str();
+    std::ostringstream report;
+    print_fit(fit, report);
+    err << report.str();
+    return 0;
+  }
+  write_file_atomically(output, "--output", [&](std::ostream& os) { os << yaml.str(); });
+  out << describe_benchmark(replay) << "\n";
+  print_fit(fit, out);
+  out << "wrote " << output << "\n";
+  return 0;
+}
+
+}  // namespace servesim::cli

@@ -1,0 +1,100 @@
+// Console and JSON output of a benchmark replay.
+#include "sim/cli/replay_report.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace servesim::cli {
+
+std::string describe_benchmark(const BenchmarkReplay& replay) {
+  const BenchmarkRun& b = replay.benchmark();
+  std::string s = b.format + " results " + b.path + ": " + std::to_string(b.requests.size()) + " requests";
+  if (!b.model.empty()) s += " to " + b.model;
+  s += ", " + std::to_string(replay.failed_requests()) + " failed (counted, not replayed: their output lengths are unknown)";
+  if (b.stages.size() > 1) s += ", " + std::to_string(b.stages.size()) + " load stages";
+  return s;
+}
+
+void print_replay_set(const ReplaySet& set, std::ostream& out) {
+  char line[160];
+  std::snprintf(line, sizeof line, "%s (%lld requests)\n", set.name.c_str(), static_cast<long long>(set.requests));
+  out << line;
+  std::snprintf(line, sizeof line, "  %-24s %12s %12s %9s\n", "figure", "measured", "simulated", "error");
+  out << line;
+  for (const FigureComparison& row : set.rows) {
+    char error[32];
+    if (std::isfinite(row.error)) {
+      std::snprintf(error, sizeof error, "%+.1f%%", 100 * row.error);
+    } else {
+      std::snprintf(error, sizeof error, "-");
+    }
+    std::snprintf(line, sizeof line, "  %-24s %12.3f %12.3f %9s\n", row.figure.c_str(), row.measured, row.simulated,
+                  error);
+    out << line;
+  }
+}
+
+void print_replay(const BenchmarkReplay& replay, const SimulatedReplay& simulated, const std::vector<ReplaySet>& sets,
+                  std::ostream& out) {
+  out << describe_benchmark(replay) << "\n";
+  out << "simulated: " << simulated.completed << " completed, " << simulated.rejected << " rejected, "
+      << simulated.unfinished << " unfinished" << (simulated.saturated ? " (saturated: the queue was still growing)" : "")
+      << "\n\n";
+  for (const ReplaySet& set : sets) {
+    print_replay_set(set, out);
+    out << "\n";
+  }
+}
+
+int count_beyond(const std::vector<ReplaySet>& sets, double tolerance) {
+  int beyond = 0;
+  for (const ReplaySet& set : sets) {
+    for (const FigureComparison& row : set.rows) beyond += std::isfinite(row.error) && std::fabs(row.error) > tolerance;
+  }
+  return beyond;
+}
+
+nlohmann::ordered_json replay_set_json(const ReplaySet& set) {
+  nlohmann::ordered_json s;
+  s["name"] = set.name;
+  s["requests"] = set.requests;
+  nlohmann::ordered_json figures = nlohmann::ordered_json::array();
+  for (const FigureComparison& row : set.rows) {
+    nlohmann::ordered_json f;
+    f["figure"] = row.figure;
+    f["measured"] = row.measured;
+    f["simulated"] = row.simulated;
+    f["error"] = std::isfinite(row.error) ? nlohmann::ordered_json(row.error) : nlohmann::ordered_json(nullptr);
+    figures.push_back(f);
+  }
+  s["figures"] = figures;
+  return s;
+}
+
+nlohmann::ordered_json replay_json(const BenchmarkReplay& replay, const SimulatedReplay& simulated,
+                                   const std::vector<ReplaySet>& sets, std::optional<double> tolerance) {
+  const BenchmarkRun& b = replay.benchmark();
+  nlohmann::ordered_json j;
+  j["benchmark"] = {{"path", b.path},
+                    {"format", b.format},
+                    {"model", b.model},
+                    {"requests", b.requests.size()},
+                    {"failed", replay.failed_requests()},
+                    {"replayed", replay.replayed().size()},
+                    {"stages", b.stages.size()}};
+  j["scenario"] = replay.scenario().source_file;
+  j["simulated"] = {{"completed", simulated.completed},
+                    {"rejected", simulated.rejected},
+                    {"unfinished", simulated.unfinished},
+                    {"saturated", simulated.saturated}};
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const ReplaySet& set : sets) list.push_back(replay_set_json(set));
+  j["sets"] = list;
+  if (tolerance) {
+    j["tolerance"] = *tolerance;
+    j["beyond_tolerance"] = count_beyond(sets, *tolerance);
+  }
+  return j;
+}
+
+}  // namespace servesim::cli

@@ -1,0 +1,27 @@
+#pragma once
+// Printing a replay's comparison (servesim replay, servesim calibrate --from-benchmark):
+// a console table per set of requests, and the JSON document.
+#include <optional>
+#include <ostream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/study/benchmark_replay.h"
+
+namespace servesim::cli {
+
+// The benchmark line and the simulated outcome, then one table per set.
+void print_replay(const BenchmarkReplay& replay, const SimulatedReplay& simulated, const std::vector<ReplaySet>& sets,
+                  std::ostream& out);
+// One set's table: figure, measured, simulated, signed error.
+void print_replay_set(const ReplaySet& set, std::ostream& out);
+// Figures whose |error| exceeds `tolerance` (a fraction), over every set.
+int count_beyond(const std::vector<ReplaySet>& sets, double tolerance);
+nlohmann::ordered_json replay_set_json(const ReplaySet& set);
+nlohmann::ordered_json replay_json(const BenchmarkReplay& replay, const SimulatedReplay& simulated,
+                                   const std::vector<ReplaySet>& sets, std::optional<double> tolerance);
+// "vllm-bench file F: N requests, K failed (counted, not replayed)".
+std::string describe_benchmark(const BenchmarkReplay& replay);
+
+}  // namespace servesim::cli

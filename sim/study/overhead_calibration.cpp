@@ -1,0 +1,127 @@
+// Engine-overhead calibration by Nelder-Mead over whole replays.
+#include "sim/study/overhead_calibration.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/errors.h"
+#include "sim/hardware/nelder_mead.h"
+
+namespace servesim {
+namespace {
+
+// Each knob is searched as x with value = x^2 x unit (never negative, smooth at 0); the
+// unit is a typical size, so one simplex step moves every knob by a comparable amount.
+struct Knob {
+  std::string name;
+  double unit_ns;
+  Tick EngineOverheads::*field;
+};
+
+const std::vector<Knob>& all_knobs() {
+  static const std::vector<Knob> knobs = {
+      {"per_step", 1e6, &EngineOverheads::per_step_ns},      // 1 ms: Python scheduling of one step
+      {"per_request", 1e6, &EngineOverheads::per_request_ns},  // 1 ms: admitting one request
+      {"per_token", 1e4, &EngineOverheads::per_token_ns},    // 10 us: sampling and detokenising one token
+  };
+  return knobs;
+}
+
+const Knob& knob_named(const std::string& name) {
+  for (const Knob& k : all_knobs()) {
+    if (k.name == name) return k;
+  }
+  std::string names;
+  for (const Knob& k : all_knobs()) names += (names.empty() ? "" : ", ") + k.name;
+  throw ConfigError("", 0, "--fit", "unknown engine overhead '" + name + "' (valid: " + names + ")");
+}
+
+}  // namespace
+
+const std::vector<std::string>& overhead_knob_names() {
+  static const std::vector<std::string> names = {"per_step", "per_request", "per_token"};
+  return names;
+}
+
+bool is_fitted_figure(const std::string& figure) {
+  const bool metric = figure.rfind("ttft_", 0) == 0 || figure.rfind("tpot_", 0) == 0 || figure.rfind("e2el_", 0) == 0;
+  const bool statistic = figure.find("_mean_") != std::string::npos || figure.find("_p50_") != std::string::npos ||
+                         figure.find("_p90_") != std::string::npos;
+  return metric && statistic;
+}
+
+double calibration_objective(const ReplaySet& set) {
+  double sum = 0;
+  int rows = 0;
+  for (const FigureComparison& row : set.rows) {
+    if (!is_fitted_figure(row.figure) || !std::isfinite(row.error)) continue;
+    sum += row.error * row.error;
+    ++rows;
+  }
+  // A replay where nothing completed has no rows: the worst possible fit.
+  return rows > 0 ? sum / rows : 1e6;
+}
+
+OverheadCalibration calibrate_overheads(const BenchmarkReplay& replay, const OverheadCalibrationOptions& options) {
+  std::vector<const Knob*> knobs;
+  for (const std::string& name : options.knobs) knobs.push_back(&knob_named(name));
+  if (knobs.empty()) throw ConfigError("", 0, "--fit", "names no engine overhead to fit");
+
+  // Which replayed requests are fitted on and which are held out.
+  const BenchmarkRun& bench = replay.benchmark();
+  const std::vector<std::size_t>& replayed = replay.replayed();
+  std::vector<std::size_t> fit, held_out;
+  OverheadCalibration out;
+  if (bench.stages.size() > 1) {
+    const int last = static_cast<int>(bench.stages.size()) - 1;
+    for (std::size_t m = 0; m < replayed.size(); ++m) {
+      (bench.requests[replayed[m]].stage == last ? held_out : fit).push_back(m);
+    }
+    out.split = "fitted on stages 0-" + std::to_string(last - 1) + ", checked on stage " + std::to_string(last) +
+                " (" + bench.stages.back().name + ")";
+  }
+  if (fit.empty() || held_out.empty()) {
+    fit.clear();
+    held_out.clear();
+    const int windows = std::max(2, options.windows);
+    for (std::size_t m = 0; m < replayed.size(); ++m) {
+      const std::size_t window = m * static_cast<std::size_t>(windows) / replayed.size();
+      (window % 2 == 0 ? fit : held_out).push_back(m);
+    }
+    out.split = "fitted on the even and checked on the odd of " + std::to_string(windows) +
+                " consecutive windows of the run's requests";
+  }
+  if (fit.empty() || held_out.empty()) {
+    throw ConfigError(bench.path, 0, "requests", "too few succeeded requests to fit on some and check on others");
+  }
+
+  out.knobs = options.knobs;
+  out.start = replay.scenario().cluster.pools.front().engine.overheads;
+  const auto overheads_at = [&](const std::vector<double>& x) {
+    EngineOverheads o = out.start;
+    for (std::size_t i = 0; i < knobs.size(); ++i) o.*(knobs[i]->field) = std::llround(x[i] * x[i] * knobs[i]->unit_ns);
+    return o;
+  };
+  std::vector<double> x0;
+  for (const Knob* k : knobs) x0.push_back(std::sqrt(static_cast<double>(out.start.*(k->field)) / k->unit_ns));
+
+  const SimulatedReplay before = replay.simulate(out.start);
+  out.fit_before = replay.compare("fit", fit, before, false);
+  out.held_out_before = replay.compare("held out", held_out, before, false);
+  out.objective_before = calibration_objective(out.fit_before);
+
+  const NelderMeadResult best = nelder_mead(
+      [&](const std::vector<double>& x) {
+        return calibration_objective(replay.compare("fit", fit, replay.simulate(overheads_at(x)), false));
+      },
+      x0, 0.5, options.max_evaluations, 1e-6);
+  out.fitted = overheads_at(best.x);
+  out.evaluations = best.evaluations;
+  const SimulatedReplay after = replay.simulate(out.fitted);
+  out.fit_after = replay.compare("fit", fit, after, false);
+  out.held_out_after = replay.compare("held out", held_out, after, false);
+  out.objective_after = calibration_objective(out.fit_after);
+  return out;
+}
+
+}  // namespace servesim

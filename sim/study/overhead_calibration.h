@@ -1,0 +1,47 @@
+#pragma once
+// Fitting a deployment's engine overheads (the CPU time per step, per request and per
+// sampled token that the kernels do not account for) to one real benchmark run, and
+// checking the fit on requests it did not see: the last load stage when the run has
+// several, otherwise alternate windows of the run (fit on the even ones, check on the odd).
+// Only these knobs move; the cost model, the scheduler and the arrivals stay as they are.
+#include <string>
+#include <vector>
+
+#include "sim/engine/engine_config.h"
+#include "sim/study/benchmark_replay.h"
+
+namespace servesim {
+
+// The knobs calibration may move: per_step, per_request, per_token (EngineOverheads).
+const std::vector<std::string>& overhead_knob_names();
+
+struct OverheadCalibrationOptions {
+  std::vector<std::string> knobs = overhead_knob_names();
+  int max_evaluations = 240;  // replays; each is one simulation of the benchmark's requests
+  int windows = 8;            // alternate windows when the run has a single stage
+};
+
+struct OverheadCalibration {
+  std::vector<std::string> knobs;
+  EngineOverheads start;    // the scenario's first pool's overheads
+  EngineOverheads fitted;
+  std::string split;        // how the requests were divided, in words
+  ReplaySet fit_before, fit_after;        // the requests fitted on
+  ReplaySet held_out_before, held_out_after;  // the requests checked on
+  double objective_before = 0, objective_after = 0;
+  int evaluations = 0;
+};
+
+// The figures calibration matches (a subset of ReplaySet::rows): TTFT, TPOT and E2E mean,
+// p50 and p90. p99 and throughput are reported, not fitted (the tail of a short run and the
+// arrival-bound throughput say little about overheads).
+bool is_fitted_figure(const std::string& figure);
+
+// Throws ConfigError for an unknown knob, or when no request completes under the
+// scenario's own overheads.
+OverheadCalibration calibrate_overheads(const BenchmarkReplay& replay, const OverheadCalibrationOptions& options);
+
+// Mean squared relative error of the fitted figures of `set` (its rows).
+double calibration_objective(const ReplaySet& set);
+
+}  // namespace servesim
