@@ -58,10 +58,11 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
     workload_[c].block_tokens = cluster_.pools[static_cast<std::size_t>(chosen)].engine.block_size;
     sources_.push_back(make_source(workload_[c], static_cast<int>(c), seed_));
   }
-  // A synthetic source never runs out, so without a stop the event loop would never end.
+  // A synthetic source never runs out (unless its arrival stages end), so without a stop the
+  // event loop would never end.
   if (!stop_.requests && !stop_.time_ns) {
     for (const auto& c : workload_)
-      if (!c.trace)
+      if (!c.trace && !(c.arrival && !c.arrival->stages.empty()))
         throw ConfigError("", 0, "stop",
                           "class '" + c.name + "' has synthetic arrivals that never run out; "
                           "give stop.requests or stop.time");

@@ -86,13 +86,15 @@ Scenario parse_scenario(const Field& root, const std::string& path) {
   s.workload = parse_workload(root.require("workload"));
   s.cluster = parse_cluster(root.require("cluster"), s.workload);
   if (auto v = root.get("outputs")) s.outputs = parse_outputs(*v);
-  // A synthetic or closed-loop class never runs dry, so without a stop the run would never end.
+  // A synthetic or closed-loop class never runs dry, so without a stop the run would never end;
+  // arrival stages end with the last stage.
   if (!s.stop.requests && !s.stop.time_ns) {
     for (std::size_t i = 0; i < s.workload.size(); ++i) {
-      if (s.workload[i].trace) continue;
+      if (s.workload[i].trace || (s.workload[i].arrival && !s.workload[i].arrival->stages.empty())) continue;
       const Field stop_or_root = root.get("stop") ? *root.get("stop") : root;
       stop_or_root.fail("class '" + s.workload[i].name +
-                        "' generates requests without end; set stop.requests or stop.time");
+                        "' generates requests without end; set stop.requests or stop.time "
+                        "(or arrival stages, which end)");
     }
   }
   return s;

@@ -22,6 +22,12 @@ std::string describe_arrival(const ArrivalSpec& a) {
     return out;
   }
   std::string out = process + " " + format_number(a.rate_per_s) + " req/s";
+  if (!a.stages.empty()) {
+    out = process + " in stages:";
+    for (std::size_t i = 0; i < a.stages.size(); ++i)
+      out += (i > 0 ? ", " : " ") + format_number(a.stages[i].rate_per_s) + " req/s for " +
+             format_duration(ticks_from_seconds(a.stages[i].duration_s));
+  }
   if (a.process == ArrivalSpec::Process::gamma) out += " (cv " + format_number(a.cv) + ")";
   return out;
 }

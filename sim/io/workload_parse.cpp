@@ -14,8 +14,9 @@ namespace {
 
 const std::vector<std::string> kClassKeys = {"class",    "arrival", "input",  "output", "slo",
                                              "priority", "trace",   "prompt", "session"};
-const std::vector<std::string> kArrivalKeys = {"process", "rate", "cv", "concurrency",
+const std::vector<std::string> kArrivalKeys = {"process", "rate", "stages", "cv", "concurrency",
                                                "think_time"};
+const std::vector<std::string> kStageKeys = {"duration", "rate"};
 const std::vector<std::string> kProcesses = {"poisson", "gamma", "constant", "closed"};
 const std::vector<std::string> kTraceKeys = {"format", "path", "speedup", "hash_block_tokens"};
 const std::vector<std::string> kTraceFormats = {"azure", "vidur", "lengths", "mooncake", "csv"};
@@ -30,15 +31,48 @@ bool contains(const std::vector<std::string>& list, const std::string& s) {
 std::vector<std::string> keys_of_process(ArrivalSpec::Process p) {
   switch (p) {
     case ArrivalSpec::Process::poisson:
-      return {"process", "rate"};
+      return {"process", "rate", "stages"};
     case ArrivalSpec::Process::gamma:
-      return {"process", "rate", "cv"};
+      return {"process", "rate", "stages", "cv"};
     case ArrivalSpec::Process::constant:
-      return {"process", "rate"};
+      return {"process", "rate", "stages"};
     case ArrivalSpec::Process::closed:
       return {"process", "concurrency", "think_time"};
   }
   return {};
+}
+
+// Limits that keep a staged schedule inside int64 nanoseconds and exact counts
+// (make_arrival_process checks the same).
+constexpr double kMaxStagedSeconds = 9e9;
+constexpr double kMaxStageArrivals = 1e15;
+
+// `stages: [{duration: 10m, rate: 5}, ...]`: rates in turn from t = 0; rate 0 is an idle
+// stage, but a schedule that never sends anything is refused.
+std::vector<ArrivalSpec::Stage> parse_stages(const Field& f) {
+  const std::vector<Field> items = f.items();
+  if (items.empty()) f.fail("give at least one stage ({duration: D, rate: R})");
+  std::vector<ArrivalSpec::Stage> stages;
+  double total_s = 0;
+  bool any_arrivals = false;
+  for (const Field& item : items) {
+    item.expect_map(kStageKeys);
+    ArrivalSpec::Stage stage;
+    const Field duration = item.require("duration");
+    stage.duration_s = duration.as_duration_s();
+    if (!(stage.duration_s > 0)) duration.fail("a stage must last > 0, got " + duration.node().Scalar());
+    const Field rate = item.require("rate");
+    stage.rate_per_s = rate.non_negative_double();
+    if (stage.rate_per_s * stage.duration_s > kMaxStageArrivals) {
+      rate.fail("the stage would send more than 1e15 requests");
+    }
+    total_s += stage.duration_s;
+    if (total_s > kMaxStagedSeconds) duration.fail("the stages last longer than 9e9 s (285 years)");
+    any_arrivals = any_arrivals || stage.rate_per_s > 0;
+    stages.push_back(stage);
+  }
+  if (!any_arrivals) f.fail("every stage has rate 0: the class would send nothing");
+  return stages;
 }
 
 ArrivalSpec parse_arrival(const Field& f) {
@@ -71,7 +105,14 @@ ArrivalSpec parse_arrival(const Field& f) {
       spec.think_time_s = parse_distribution(*think, DistUnit::seconds);
     }
   } else {
-    spec.rate_per_s = f.require("rate").positive_double();
+    const std::optional<Field> rate = f.get("rate");
+    const std::optional<Field> stages = f.get("stages");
+    if (rate && stages) {
+      stages->fail_at_key("give either 'rate' (one rate for the whole run) or 'stages', not both");
+    }
+    if (!rate && !stages) f.fail_at_key("missing required key 'rate' (or 'stages', rates in turn)");
+    if (rate) spec.rate_per_s = rate->positive_double();
+    if (stages) spec.stages = parse_stages(*stages);
     if (auto cv = f.get("cv")) spec.cv = cv->positive_double();
   }
   return spec;
@@ -167,7 +208,14 @@ ClassSpec parse_class(const Field& f) {
   }
   if (auto trace = f.get("trace")) c.trace = parse_trace(*trace);
   check_sources(f, c);
-  if (auto arrival = f.get("arrival")) c.arrival = parse_arrival(*arrival);
+  if (auto arrival = f.get("arrival")) {
+    c.arrival = parse_arrival(*arrival);
+    // A session source draws session starts without end (session_source.h).
+    if (!c.arrival->stages.empty() && f.has("session")) {
+      arrival->get("stages")->fail_at_key("'stages' cannot be combined with 'session' (sessions start at one rate "
+                                          "for the whole run: give 'rate' and a stop)");
+    }
+  }
   if (auto input = f.get("input")) {
     c.input = parse_distribution(*input, DistUnit::tokens);
     // Every request needs at least one prompt token; output 0 is legal (embeddings).

@@ -1,7 +1,10 @@
 #include "sim/workload/arrival_process.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
+#include "sim/core/assert.h"
 #include "sim/core/errors.h"
 
 namespace servesim {
@@ -43,6 +46,97 @@ class ConstantProcess : public ArrivalProcess {
   double gap_s_;
 };
 
+// Stages back to back from t = 0 (see arrival_process.h for the rule at the boundaries).
+class StagedProcess : public ArrivalProcess {
+ public:
+  StagedProcess(const ArrivalSpec& spec, Rng rng)
+      : process_(spec.process), shape_(1.0 / (spec.cv * spec.cv)), stages_(spec.stages), rng_(rng) {
+    double start_s = 0, expected = 0;
+    for (const ArrivalSpec::Stage& stage : stages_) {
+      starts_s_.push_back(start_s);
+      start_s += stage.duration_s;
+      expected += stage.rate_per_s * stage.duration_s;
+    }
+    mean_gap_s_ = start_s / expected;
+  }
+
+  double next_gap_s() override {
+    SS_ASSERT(false, "a staged arrival process ends: read it through next_arrival_s");
+    return 0;
+  }
+  double mean_gap_s() const override { return mean_gap_s_; }
+  bool ends() const override { return true; }
+
+  std::optional<double> next_arrival_s(double previous_s) override {
+    for (; stage_ < stages_.size(); ++stage_, taken_ = 0) {
+      const ArrivalSpec::Stage& stage = stages_[stage_];
+      if (stage.rate_per_s == 0) continue;  // idle
+      const double start_s = starts_s_[stage_];
+      if (process_ == ArrivalSpec::Process::constant) {
+        // Computed from the stage's start, not summed gap by gap, so the count and the
+        // last arrival's time do not depend on rounding.
+        if (taken_ < constant_stage_arrivals(stage)) {
+          ++taken_;
+          return start_s + static_cast<double>(taken_) / stage.rate_per_s;
+        }
+        continue;
+      }
+      // Within a stage the previous arrival is at or after its start; the first gap of a
+      // stage counts from the start.
+      const double at_s = std::max(previous_s, start_s) + gap_s(stage.rate_per_s);
+      if (at_s <= start_s + stage.duration_s) return at_s;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  double gap_s(double rate_per_s) {
+    if (process_ == ArrivalSpec::Process::gamma) return rng_.gamma(shape_, 1.0 / (rate_per_s * shape_));
+    return rng_.exponential(1.0 / rate_per_s);
+  }
+
+  ArrivalSpec::Process process_;
+  double shape_;  // gamma: 1/cv^2
+  std::vector<ArrivalSpec::Stage> stages_;
+  std::vector<double> starts_s_;
+  Rng rng_;
+  double mean_gap_s_ = 0;
+  std::size_t stage_ = 0;    // the stage the next arrival is looked for in
+  std::int64_t taken_ = 0;   // constant: arrivals of that stage so far
+};
+
+// Longest staged schedule: its end must fit in a Tick (2^63 ns is 292 years).
+constexpr double kMaxStagedSeconds = 9e9;
+// Most arrivals one stage may expect (a count exact in a double and an int64).
+constexpr double kMaxStageArrivals = 1e15;
+
+void check_stages(const ArrivalSpec& spec, const std::string& key) {
+  if (spec.rate_per_s != 0) {
+    throw ConfigError("", 0, key + ".stages", "give either 'rate' or 'stages', not both");
+  }
+  double total_s = 0;
+  bool any_arrivals = false;
+  for (std::size_t i = 0; i < spec.stages.size(); ++i) {
+    const ArrivalSpec::Stage& stage = spec.stages[i];
+    const std::string at = key + ".stages." + std::to_string(i);
+    if (!(stage.duration_s > 0) || !std::isfinite(stage.duration_s)) {
+      throw ConfigError("", 0, at + ".duration", "must be a positive duration");
+    }
+    if (!(stage.rate_per_s >= 0) || !std::isfinite(stage.rate_per_s)) {
+      throw ConfigError("", 0, at + ".rate", "must be >= 0 requests per second (0: an idle stage)");
+    }
+    if (stage.rate_per_s * stage.duration_s > kMaxStageArrivals) {
+      throw ConfigError("", 0, at + ".rate", "the stage would send more than 1e15 requests");
+    }
+    total_s += stage.duration_s;
+    any_arrivals = any_arrivals || stage.rate_per_s > 0;
+  }
+  if (total_s > kMaxStagedSeconds) {
+    throw ConfigError("", 0, key + ".stages", "the stages last longer than 9e9 s (285 years)");
+  }
+  if (!any_arrivals) throw ConfigError("", 0, key + ".stages", "every stage has rate 0: the class would send nothing");
+}
+
 }  // namespace
 
 std::unique_ptr<ArrivalProcess> make_arrival_process(const ArrivalSpec& spec, const std::string& class_name,
@@ -50,6 +144,13 @@ std::unique_ptr<ArrivalProcess> make_arrival_process(const ArrivalSpec& spec, co
   const std::string key = "workload." + class_name + ".arrival";
   if (spec.process == ArrivalSpec::Process::closed) {
     throw ConfigError("", 0, key + ".process", "a closed loop has no gap process (internal: use a closed-loop source)");
+  }
+  if (!spec.stages.empty()) {
+    check_stages(spec, key);
+    if (spec.process == ArrivalSpec::Process::gamma && (!(spec.cv > 0) || !std::isfinite(spec.cv))) {
+      throw ConfigError("", 0, key + ".cv", "must be positive (for perfectly regular arrivals use process: constant)");
+    }
+    return std::make_unique<StagedProcess>(spec, rng);
   }
   if (!(spec.rate_per_s > 0) || !std::isfinite(spec.rate_per_s)) {
     throw ConfigError("", 0, key + ".rate", "must be a positive number of requests per second");
@@ -68,6 +169,11 @@ std::unique_ptr<ArrivalProcess> make_arrival_process(const ArrivalSpec& spec, co
       break;
   }
   throw ConfigError("", 0, key + ".process", "unknown arrival process");
+}
+
+std::int64_t constant_stage_arrivals(const ArrivalSpec::Stage& stage) {
+  const double product = stage.rate_per_s * stage.duration_s;
+  return static_cast<std::int64_t>(std::floor(product + product * 1e-12));
 }
 
 }  // namespace servesim

@@ -11,9 +11,14 @@ SyntheticSource::SyntheticSource(std::unique_ptr<ArrivalProcess> arrivals, std::
 }
 
 std::optional<Tick> SyntheticSource::peek_arrival_ns() {
-  if (!lengths_->has_next()) return std::nullopt;
+  if (!lengths_->has_next() || arrivals_ended_) return std::nullopt;
   if (!next_ns_) {
-    clock_s_ += arrivals_->next_gap_s();
+    const std::optional<double> at_s = arrivals_->next_arrival_s(clock_s_);
+    if (!at_s) {
+      arrivals_ended_ = true;
+      return std::nullopt;
+    }
+    clock_s_ = *at_s;
     next_ns_ = ticks_from_seconds(clock_s_);
   }
   return next_ns_;

@@ -3,7 +3,8 @@
 // LengthSource (distributions, or a length-only file). The first request arrives one gap
 // after t = 0. Arrival times are kept as a running sum in seconds and rounded to the
 // nearest nanosecond per request, so rounding never accumulates.
-// It is exhausted only when its lengths run out; the run's `stop` ends synthetic traffic.
+// It is exhausted when its lengths run out or its arrivals end (the last of the arrival
+// stages is over); without stages the run's `stop` ends synthetic traffic.
 #include <memory>
 #include <optional>
 
@@ -20,7 +21,8 @@ class SyntheticSource : public RequestSource {
 
   std::optional<Tick> peek_arrival_ns() override;
   RequestSpec pop() override;
-  bool exhausted() override { return !lengths_->has_next(); }
+  // An open loop that has nothing to offer now never will again.
+  bool exhausted() override { return !peek_arrival_ns().has_value(); }
   // Prompt samples below 1 token that were raised to 1 (see sampled_lengths.h).
   std::uint64_t raised_input_samples() const override { return lengths_->raised_input_samples(); }
 
@@ -30,6 +32,7 @@ class SyntheticSource : public RequestSource {
   int class_index_;
   double clock_s_ = 0;            // arrival time of the last request drawn
   std::optional<Tick> next_ns_;   // drawn but not yet popped
+  bool arrivals_ended_ = false;   // the arrival process's last stage is over
 };
 
 }  // namespace servesim

@@ -12,8 +12,17 @@ namespace servesim {
 
 struct ArrivalSpec {
   enum class Process { poisson, gamma, constant, closed };
+  // One stage of a staged open loop: the process at `rate_per_s` for `duration_s`.
+  // Rate 0 is an idle stage (no arrivals).
+  struct Stage {
+    double duration_s = 0;
+    double rate_per_s = 0;
+  };
   Process process = Process::poisson;
-  double rate_per_s = 0;       // poisson, gamma, constant
+  double rate_per_s = 0;       // poisson, gamma, constant (without stages)
+  // poisson, gamma, constant: instead of one rate, stages back to back from t = 0; arrivals
+  // end with the last stage (docs/workload.md, "Stages"). Empty: `rate_per_s` forever.
+  std::vector<Stage> stages;
   double cv = 1.0;             // gamma: coefficient of variation of inter-arrival times
   int concurrency = 0;         // closed: users, each sends the next request after the last
   std::optional<DistSpec> think_time_s;  // closed: pause after a completion (seconds)
