@@ -10,6 +10,7 @@
 #include "sim/engine/engine_config.h"
 #include "sim/hardware/cost_model_spec.h"
 #include "sim/hardware/hardware_spec.h"
+#include "sim/metrics/warmup.h"
 #include "sim/model/deployment.h"
 #include "sim/model/model_spec.h"
 
@@ -44,10 +45,13 @@ struct ClassAdmission {
   std::optional<Tick> timeout_ns;
 };
 
-// When a run ends (the scenario's `stop:`), whichever comes first.
+// When a run ends (the scenario's `stop:`), whichever comes first; and the warm-up its
+// summaries leave out (the scenario's `warmup:`), which every command that runs the
+// scenario honours because it travels with the stop.
 struct StopSpec {
   std::optional<std::int64_t> requests;  // admit this many arrivals in all, then drain them
   std::optional<Tick> time_ns;           // hard end of simulated time; the rest is unfinished
+  WarmupSpec warmup;                     // none by default
 };
 
 struct ClusterConfig {

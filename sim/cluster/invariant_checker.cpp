@@ -186,6 +186,16 @@ void InvariantChecker::on_record(const RequestRecord& r) {
       break;
   }
   if (t) tracks_.erase(it);
+  if (r.warmup) {
+    ++f_.warmup_records;
+    f_.warmup_completed += r.outcome == Outcome::completed ? 1 : 0;
+    f_.warmup_rejected += r.outcome == Outcome::rejected ? 1 : 0;
+    f_.warmup_unfinished += r.outcome == Outcome::unfinished ? 1 : 0;
+    if (r.outcome == Outcome::completed) {
+      f_.warmup_output_tokens += r.output_tokens_done;
+      f_.warmup_input_tokens += r.prompt_tokens;
+    }
+  }
 }
 
 // INV-5 for a completed request, and INV-4 against the steps it was seen in: its first
@@ -253,14 +263,17 @@ void InvariantChecker::check_end(const RunResult& result) {
   if (result.stopped_by_time && clock_ns_ > result.end_ns) fail("a step started after the run's end");
   if (!cut && f_.last_step_end_ns > result.end_ns) fail("a step ended after the run's end");
 
-  // INV-6: the summary agrees with the records.
+  // INV-6: the summary agrees with the records, less those of the warm-up.
   const SummaryBlock& s = result.summary.overall;
-  if (s.get("completed") != double(f_.completed) || s.get("rejected") != double(f_.rejected) ||
-      s.get("unfinished") != double(f_.unfinished))
+  if (s.get("completed") != double(f_.completed - f_.warmup_completed) ||
+      s.get("rejected") != double(f_.rejected - f_.warmup_rejected) ||
+      s.get("unfinished") != double(f_.unfinished - f_.warmup_unfinished))
     fail("summary counts differ from the records");
-  if (s.get("total_output_tokens") != double(f_.completed_output_tokens) ||
-      s.get("total_input_tokens") != double(f_.completed_input_tokens))
+  if (s.get("total_output_tokens") != double(f_.completed_output_tokens - f_.warmup_output_tokens) ||
+      s.get("total_input_tokens") != double(f_.completed_input_tokens - f_.warmup_input_tokens))
     fail("summary token totals differ from the records");
+  if (s.has("warmup_excluded") ? s.get("warmup_excluded") != double(f_.warmup_records) : f_.warmup_records != 0)
+    fail("the summary's warmup_excluded differs from the warm-up records");
 }
 
 }  // namespace servesim

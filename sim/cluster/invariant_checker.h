@@ -56,6 +56,9 @@ class InvariantChecker {
     std::int64_t records = 0;
     std::int64_t completed = 0, rejected = 0, unfinished = 0;
     std::int64_t completed_output_tokens = 0, completed_input_tokens = 0;
+    // The same for the records of the warm-up, which the summary leaves out (INV-6).
+    std::int64_t warmup_records = 0, warmup_completed = 0, warmup_rejected = 0, warmup_unfinished = 0;
+    std::int64_t warmup_output_tokens = 0, warmup_input_tokens = 0;
     Tick last_step_end_ns = 0;
     std::uint64_t fingerprint = 1469598103934665603ull;  // FNV-1a over every record, in order
   };

@@ -29,6 +29,7 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   }
   metrics_->set_pool_prices(std::move(usd_per_replica_ns));
   metrics_->set_pool_replica_counts(replica_counts);
+  metrics_->set_warmup(stop_.warmup);
   // Warm-up hints (WarmUp) for large clusters only: at 1,024 replicas they saved ~2% of
   // the wall time, at 256 and fewer they cost 1.5% (256) to 7% (16), the replicas' state
   // being still in cache by their next step (docs/performance.md).
@@ -126,7 +127,18 @@ void Simulation::on_arrival(int c) {
   state->spec.priority = workload_[static_cast<std::size_t>(c)].priority;  // policies see the class's
   state->spec.id = next_request_id_++;
   state->spec.arrival_ns = sim_.now();
-  if (first_arrival_ns_ < 0) first_arrival_ns_ = sim_.now();
+  // The summaries measure from the first arrival after the warm-up (none: the first arrival),
+  // so their throughputs divide by the span from there to the end.
+  if (first_arrival_ns_ < 0 && !stop_.warmup.covers(state->spec.id, sim_.now())) {
+    first_arrival_ns_ = sim_.now();
+    if (stop_.warmup.any()) {
+      // Inter-token gaps count from this moment: the gaps that ended before it reach the
+      // metrics first (a decode run's steps and held-back gaps), then the metrics open.
+      for (auto& pool : pools_)
+        for (auto& replica : pool->replicas()) replica->catch_up();
+      metrics_->start_measuring_itl();
+    }
+  }
   ++arrived_;
   ++in_flight_;
   if (stop_.requests && arrived_ >= *stop_.requests) {

@@ -134,6 +134,11 @@ void print_console_report(const RunSummary& summary, std::ostream& out) {
   std::snprintf(line, sizeof line, "simulated duration %.3f s; latencies in ms\n",
                 summary.overall.get("duration"));
   out << line;
+  // Present only when the scenario has a warm-up (MetricsRecorder::summarize).
+  if (summary.overall.has("warmup_excluded")) {
+    out << "warm-up: " << std::llround(summary.overall.get("warmup_excluded"))
+        << " requests left out of every figure below; the duration above is the span after it\n";
+  }
 
   std::vector<Row> rows{header_row("class")};
   for (const auto& [name, block] : summary.classes) rows.push_back(make_row(name, block));

@@ -15,7 +15,7 @@ namespace servesim {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"name",     "seed",    "stop",
+const std::vector<std::string> kTopKeys = {"name",    "seed",     "stop",    "warmup",
                                            "workload", "cluster", "outputs"};
 
 YAML::Node read_yaml(const std::string& path) {
@@ -45,6 +45,29 @@ StopSpec parse_stop(const Field& f) {
     if (*stop.time_ns <= 0) time->fail("the stop time must be > 0, got " + time->node().Scalar());
   }
   return stop;
+}
+
+// `warmup: {requests: N, time: D}`: requests the summaries leave out. A warm-up that
+// would cover every request the stop admits leaves nothing to report, so it is refused.
+WarmupSpec parse_warmup(const Field& f, const StopSpec& stop) {
+  f.expect_map({"requests", "time"});
+  WarmupSpec warmup;
+  if (f.keys().empty()) f.fail("give 'requests' (the first N arrivals) and/or 'time' (arrivals before it)");
+  if (auto requests = f.get("requests")) {
+    warmup.requests = requests->int_at_least(1);
+    if (stop.requests && *warmup.requests >= *stop.requests) {
+      requests->fail("the warm-up covers every request stop.requests admits (" + std::to_string(*stop.requests) +
+                     "); it must be fewer");
+    }
+  }
+  if (auto time = f.get("time")) {
+    warmup.time_ns = time->as_duration_ns();
+    if (*warmup.time_ns <= 0) time->fail("the warm-up time must be > 0, got " + time->node().Scalar());
+    if (stop.time_ns && *warmup.time_ns >= *stop.time_ns) {
+      time->fail("the warm-up lasts as long as stop.time or longer; it must end before the run does");
+    }
+  }
+  return warmup;
 }
 
 OutputsSpec parse_outputs(const Field& f) {
@@ -83,6 +106,7 @@ Scenario parse_scenario(const Field& root, const std::string& path) {
   if (auto v = root.get("name")) s.name = parse_name(*v);
   if (auto v = root.get("seed")) s.seed = v->as_uint64();
   if (auto v = root.get("stop")) s.stop = parse_stop(*v);
+  if (auto v = root.get("warmup")) s.stop.warmup = parse_warmup(*v, s.stop);
   s.workload = parse_workload(root.require("workload"));
   s.cluster = parse_cluster(root.require("cluster"), s.workload);
   if (auto v = root.get("outputs")) s.outputs = parse_outputs(*v);

@@ -143,6 +143,13 @@ std::string describe_scenario(const Scenario& s) {
   if (s.stop.requests) out << "after " << *s.stop.requests << " requests";
   if (s.stop.requests && s.stop.time_ns) out << " or ";
   if (s.stop.time_ns) out << "at " << format_duration(*s.stop.time_ns) << " simulated";
+  const WarmupSpec& w = s.stop.warmup;
+  if (w.any()) {
+    out << "; warm-up (left out of the summaries): ";
+    if (w.requests) out << "the first " << *w.requests << " requests";
+    if (w.requests && w.time_ns) out << " and ";
+    if (w.time_ns) out << "arrivals before " << format_duration(*w.time_ns);
+  }
   out << "\n  workload: " << s.workload.size()
       << (s.workload.size() == 1 ? " class\n" : " classes\n");
   for (const ClassSpec& c : s.workload) out << "    " << describe_class(c) << "\n";

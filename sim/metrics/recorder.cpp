@@ -17,6 +17,11 @@ struct MetricsRecorder::Impl {
     std::int64_t completed = 0, input_tokens = 0, cached_input_tokens = 0;
   };
   std::vector<std::vector<ReplicaTokens>> replicas;
+  // Warm-up: requests left out, per class and per pool, and their outcomes (by Outcome).
+  WarmupSpec warmup;
+  bool itl_measured = true;  // false from set_warmup until start_measuring_itl
+  std::vector<std::int64_t> warmup_by_class, warmup_by_pool;
+  std::int64_t warmup_outcomes[3] = {0, 0, 0};
 };
 
 MetricsRecorder::MetricsRecorder(std::vector<std::string> class_names,
@@ -27,7 +32,16 @@ MetricsRecorder::MetricsRecorder(std::vector<std::string> class_names,
   impl_->classes.resize(class_names_.size());
   impl_->pools.resize(pool_names_.size());
   impl_->replicas.resize(pool_names_.size());
+  impl_->warmup_by_class.assign(class_names_.size(), 0);
+  impl_->warmup_by_pool.assign(pool_names_.size(), 0);
 }
+
+void MetricsRecorder::set_warmup(const WarmupSpec& warmup) {
+  impl_->warmup = warmup;
+  impl_->itl_measured = !warmup.any();
+}
+
+void MetricsRecorder::start_measuring_itl() { impl_->itl_measured = true; }
 
 void MetricsRecorder::set_class_slos(std::vector<SloTargets> slos) {
   SS_ASSERT(slos.size() == class_names_.size(), "one SLO set per class");
@@ -53,6 +67,7 @@ void MetricsRecorder::record_itl(int class_index, int pool_index, Tick gap_ns, s
   SS_ASSERT(pool_index >= 0 && pool_index < static_cast<int>(impl_->pools.size()),
             "ITL of an unknown pool");
   SS_ASSERT(gap_ns >= 0, "inter-token gaps cannot be negative");
+  if (!impl_->itl_measured) return;  // ended within the warm-up
   const double gap = static_cast<double>(gap_ns);
   QuantileSketch::add_to_both(impl_->classes[static_cast<std::size_t>(class_index)].itl_ns,
                               impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns, gap, count, hint);
@@ -63,6 +78,7 @@ void MetricsRecorder::record_itl_gaps(int class_index, int pool_index, const std
                                       QuantileSketch::IndexHint* hint) {
   SS_ASSERT(class_index >= 0 && class_index < static_cast<int>(impl_->classes.size()), "ITL of an unknown class");
   SS_ASSERT(pool_index >= 0 && pool_index < static_cast<int>(impl_->pools.size()), "ITL of an unknown pool");
+  if (!impl_->itl_measured) return;  // ended within the warm-up
   QuantileSketch::add_all_to_both(impl_->classes[static_cast<std::size_t>(class_index)].itl_ns,
                                   impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns, gaps.data(), gaps.size(),
                                   runs.data(), runs.size(), hint);
@@ -75,26 +91,36 @@ void MetricsRecorder::record_request(const RequestRecord& record) {
   SS_ASSERT(record.pool_index >= -1 && record.pool_index < static_cast<int>(impl_->pools.size()),
             "request of an unknown pool");
   const auto c = static_cast<std::size_t>(record.class_index);
-  const SloTargets slo = impl_->slos.empty() ? SloTargets{} : impl_->slos[c];
   double usd_per_ns = 0;
-  MetricGroup::LatencyBuckets buckets;  // found once for both groups
-  if (record.pool_index >= 0) {
-    const auto p = static_cast<std::size_t>(record.pool_index);
-    if (!impl_->usd_per_replica_ns.empty()) usd_per_ns = impl_->usd_per_replica_ns[p];
-    impl_->pools[p].add_request(record, usd_per_ns, slo, buckets);
-    if (record.replica_index >= 0 && record.outcome == Outcome::completed) {
-      auto& replicas = impl_->replicas[p];
-      const auto r = static_cast<std::size_t>(record.replica_index);
-      if (replicas.size() <= r) replicas.resize(r + 1);
-      replicas[r].completed += 1;
-      replicas[r].input_tokens += record.prompt_tokens;
-      replicas[r].cached_input_tokens += record.cached_prompt_tokens;
+  if (record.pool_index >= 0 && !impl_->usd_per_replica_ns.empty())
+    usd_per_ns = impl_->usd_per_replica_ns[static_cast<std::size_t>(record.pool_index)];
+  const bool warmup = impl_->warmup.covers(record.id, record.arrival_ns);
+  if (warmup) {
+    ++impl_->warmup_by_class[c];
+    if (record.pool_index >= 0) ++impl_->warmup_by_pool[static_cast<std::size_t>(record.pool_index)];
+    ++impl_->warmup_outcomes[static_cast<int>(record.outcome)];
+  } else {
+    const SloTargets slo = impl_->slos.empty() ? SloTargets{} : impl_->slos[c];
+    MetricGroup::LatencyBuckets buckets;  // found once for both groups
+    if (record.pool_index >= 0) {
+      const auto p = static_cast<std::size_t>(record.pool_index);
+      impl_->pools[p].add_request(record, usd_per_ns, slo, buckets);
+      if (record.replica_index >= 0 && record.outcome == Outcome::completed) {
+        auto& replicas = impl_->replicas[p];
+        const auto r = static_cast<std::size_t>(record.replica_index);
+        if (replicas.size() <= r) replicas.resize(r + 1);
+        replicas[r].completed += 1;
+        replicas[r].input_tokens += record.prompt_tokens;
+        replicas[r].cached_input_tokens += record.cached_prompt_tokens;
+      }
     }
+    impl_->classes[c].add_request(record, usd_per_ns, slo, buckets);
   }
-  impl_->classes[c].add_request(record, usd_per_ns, slo, buckets);
+  // requests.csv lists every request, warm-up ones too.
   if (sink_) {
     RequestRecord priced = record;
     priced.cost_usd = record.acct.gpu.total_ns() * usd_per_ns;
+    priced.warmup = warmup;
     sink_(priced);
   }
 }
@@ -104,13 +130,18 @@ RunSummary MetricsRecorder::summarize(Tick duration_ns) const {
   MetricGroup overall;
   for (const MetricGroup& group : impl_->classes) overall.merge(group);
 
+  // Written only with a warm-up, so summaries of runs without one keep their fields.
+  const bool warmup = impl_->warmup.any();
   RunSummary summary;
   summary.overall = overall.to_block(duration_ns);
+  if (warmup) summary.overall.set_count("warmup_excluded", warmup_excluded());
   for (std::size_t i = 0; i < class_names_.size(); ++i) {
     summary.classes.emplace_back(class_names_[i], impl_->classes[i].to_block(duration_ns));
+    if (warmup) summary.classes.back().second.set_count("warmup_excluded", impl_->warmup_by_class[i]);
   }
   for (std::size_t i = 0; i < pool_names_.size(); ++i) {
     SummaryBlock block = impl_->pools[i].to_block(duration_ns);
+    if (warmup) block.set_count("warmup_excluded", impl_->warmup_by_pool[i]);
     const auto& replicas = impl_->replicas[i];
     for (std::size_t r = 0; r < replicas.size(); ++r) {
       FieldGroup item{"", {}, {}};
@@ -130,20 +161,26 @@ RunSummary MetricsRecorder::summarize(Tick duration_ns) const {
 }
 
 std::int64_t MetricsRecorder::completed() const {
-  std::int64_t total = 0;
+  std::int64_t total = impl_->warmup_outcomes[static_cast<int>(Outcome::completed)];
   for (const MetricGroup& group : impl_->classes) total += group.completed;
   return total;
 }
 
 std::int64_t MetricsRecorder::rejected() const {
-  std::int64_t total = 0;
+  std::int64_t total = impl_->warmup_outcomes[static_cast<int>(Outcome::rejected)];
   for (const MetricGroup& group : impl_->classes) total += group.rejected;
   return total;
 }
 
 std::int64_t MetricsRecorder::unfinished() const {
-  std::int64_t total = 0;
+  std::int64_t total = impl_->warmup_outcomes[static_cast<int>(Outcome::unfinished)];
   for (const MetricGroup& group : impl_->classes) total += group.unfinished;
+  return total;
+}
+
+std::int64_t MetricsRecorder::warmup_excluded() const {
+  std::int64_t total = 0;
+  for (std::int64_t n : impl_->warmup_by_class) total += n;
   return total;
 }
 

@@ -11,6 +11,7 @@
 #include "sim/metrics/request_record.h"
 #include "sim/metrics/slo.h"
 #include "sim/metrics/summary.h"
+#include "sim/metrics/warmup.h"
 
 namespace servesim {
 
@@ -40,6 +41,16 @@ class MetricsRecorder {
   void set_pool_prices(std::vector<double> usd_per_replica_ns);
   // Optional: replicas per pool, so the per-replica figures list every replica.
   void set_pool_replica_counts(const std::vector<int>& replicas);
+  // Optional, before the first request: the warm-up (warmup.h). Records of requests it
+  // covers (by RequestRecord::id, the arrival index, and arrival_ns) go to the request sink
+  // and to the counts below but into no figure of the summary; each block then carries
+  // `warmup_excluded`, how many it left out. Inter-token gaps are dropped until
+  // start_measuring_itl().
+  void set_warmup(const WarmupSpec& warmup);
+  // The first request after the warm-up has arrived: inter-token gaps count from now on.
+  // The caller first hands over every gap that ended before (Replica::catch_up), so the
+  // gaps kept are exactly those that end from this moment on.
+  void start_measuring_itl();
   // Optional: every record is also passed here (requests.csv is written as the run goes).
   void set_request_sink(std::function<void(const RequestRecord&)> sink) { sink_ = std::move(sink); }
 
@@ -47,9 +58,12 @@ class MetricsRecorder {
   // simulated span the throughputs divide by; throughputs are 0 when it is 0.
   RunSummary summarize(Tick duration_ns) const;
 
+  // Outcomes of every request recorded, warm-up ones included (so arrivals add up).
   std::int64_t completed() const;
   std::int64_t rejected() const;
   std::int64_t unfinished() const;
+  // Requests the warm-up left out of the summary.
+  std::int64_t warmup_excluded() const;
 
  private:
   struct Impl;

@@ -37,6 +37,7 @@ struct RequestRecord {
   // completed requests.
   RequestAccounting acct;
   double cost_usd = 0;  // its GPU time at its pool's price; set by MetricsRecorder
+  bool warmup = false;  // within the run's warm-up, so in no summary figure; set by MetricsRecorder
 
   Tick queue_ns() const { return first_scheduled_ns >= 0 ? first_scheduled_ns - arrival_ns : -1; }
   Tick ttft_ns() const { return first_token_ns >= 0 ? first_token_ns - arrival_ns : -1; }
