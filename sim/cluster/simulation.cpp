@@ -119,9 +119,32 @@ void Simulation::arm_source(int c) {
 
 void Simulation::on_arrival(int c) {
   source_event_ns_[static_cast<std::size_t>(c)] = kTickMax;
-  if (!admitting_) return;
   auto& src = *sources_[static_cast<std::size_t>(c)];
-  if (!src.peek_arrival_ns()) return;
+  // Requests that arrive at one instant start together (a benchmark's burst, equal
+  // timestamps in a trace, a closed loop's users at t = 0): this source's are admitted in
+  // this one event, and while the instant has more than one arrival every replica holds its
+  // step until an event after them (other sources' arrivals of the instant were armed
+  // earlier, so they run before it). A lone arrival is submitted at once, with no event added.
+  for (;;) {
+    if (!admitting_) return;
+    const std::optional<Tick> due = src.peek_arrival_ns();
+    if (!due || *due > sim_.now()) break;
+    admit_one(c, src);
+    if (aborted_) return;
+  }
+  arm_source(c);
+}
+
+bool Simulation::more_arrivals_now(int c) {
+  if (!admitting_) return false;
+  const std::optional<Tick> next = sources_[static_cast<std::size_t>(c)]->peek_arrival_ns();
+  if (next && *next <= sim_.now()) return true;
+  for (std::size_t k = 0; k < sources_.size(); ++k)
+    if (static_cast<int>(k) != c && source_event_ns_[k] == sim_.now() && sim_.pending(source_events_[k])) return true;
+  return false;
+}
+
+void Simulation::admit_one(int c, RequestSource& src) {
   RequestState* state = new_request_state();
   state->spec = src.pop();
   state->spec.priority = workload_[static_cast<std::size_t>(c)].priority;  // policies see the class's
@@ -145,6 +168,16 @@ void Simulation::on_arrival(int c) {
     admitting_ = false;
     for (auto& h : source_events_) sim_.cancel(h);
   }
+  if (!holding_steps_ && more_arrivals_now(c)) {
+    holding_steps_ = true;
+    for (auto& p : pools_)
+      for (auto& replica : p->replicas()) replica->hold();
+    sim_.schedule_in(0, [this] {
+      holding_steps_ = false;
+      for (auto& p : pools_)
+        for (auto& replica : p->replicas()) replica->release();
+    });
+  }
   const auto ci = static_cast<std::size_t>(c);
   const int pool = pool_of_class_[ci];
   if (queue_limit_[ci] >= 0 && unscheduled_[ci] >= queue_limit_[ci]) {
@@ -167,9 +200,7 @@ void Simulation::on_arrival(int c) {
     admitting_ = false;
     for (auto& h : source_events_) sim_.cancel(h);
     sim_.stop();
-    return;
   }
-  arm_source(c);
 }
 
 void Simulation::on_request_done(RequestState& request, Tick now_ns) {

@@ -84,6 +84,10 @@ class Simulation final : public ReplicaListener {
 
   void arm_source(int class_index);
   void on_arrival(int class_index);
+  // One arrival of `src` (class `class_index`), due now: admitted, routed and submitted.
+  void admit_one(int class_index, RequestSource& src);
+  // Whether another arrival is due at this instant (this source's next, or another's armed).
+  bool more_arrivals_now(int class_index);
   RequestState* new_request_state();
   void note_saturation(RunResult& result) const;
   void note_utilisation(RunResult& result) const;
@@ -106,6 +110,7 @@ class Simulation final : public ReplicaListener {
   std::int64_t arrived_ = 0;
   std::int64_t in_flight_ = 0;
   bool admitting_ = true;
+  bool holding_steps_ = false;  // the replicas hold their steps until this instant's arrivals are in
   Tick first_arrival_ns_ = -1;
   Tick last_done_ns_ = 0;
   std::int64_t peak_in_flight_ = 0;

@@ -107,7 +107,7 @@ void Replica::submit(RequestState& r) {
 }
 
 void Replica::maybe_start_step() {
-  if (busy_) return;
+  if (busy_ || held_) return;
   plan_.clear();
   if (lazy_enabled_) lazy_.make_due_explicit();  // last tokens, blocks to register
   if (runs_enabled_ && start_decode_run()) return;  // a quiet stretch as one event (decode_run.cpp)

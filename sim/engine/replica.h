@@ -66,6 +66,14 @@ class Replica {
 
   // Takes a request (the caller keeps ownership of the state until on_request_done).
   void submit(RequestState& request);
+  // While held, an idle replica starts no step: submits only queue. release() starts one
+  // if it can. The simulation holds its replicas while it admits requests that arrive at
+  // the same instant, so that they start together, up to the batch limits.
+  void hold() { held_ = true; }
+  void release() {
+    held_ = false;
+    maybe_start_step();
+  }
 
   // Load figures for routers.
   std::int64_t outstanding() const { return static_cast<std::int64_t>(waiting_.size() + running_.size()); }
@@ -206,6 +214,7 @@ class Replica {
   StepPlan plan_;          // the step in flight (one at a time per replica)
   StepSplit split_;        // how its time divides (latency attribution, cost)
   bool busy_ = false;
+  bool held_ = false;  // hold()
   Tick step_start_ns_ = 0;
   ReplicaStats stats_;
   std::vector<StepObserver> step_observers_;
