@@ -7,6 +7,7 @@
 #include "sim/io/did_you_mean.h"
 #include "sim/io/distribution_parse.h"
 #include "sim/io/prompt_parse.h"
+#include "sim/workload/benchmark/benchmark_source.h"
 
 namespace servesim {
 
@@ -18,8 +19,9 @@ const std::vector<std::string> kArrivalKeys = {"process", "rate", "stages", "cv"
                                                "think_time"};
 const std::vector<std::string> kStageKeys = {"duration", "rate"};
 const std::vector<std::string> kProcesses = {"poisson", "gamma", "constant", "closed"};
-const std::vector<std::string> kTraceKeys = {"format", "path", "speedup", "hash_block_tokens"};
-const std::vector<std::string> kTraceFormats = {"azure", "vidur", "lengths", "mooncake", "csv"};
+const std::vector<std::string> kTraceKeys = {"format", "path", "speedup", "hash_block_tokens", "stage"};
+const std::vector<std::string> kTraceFormats = {"azure",      "vidur",          "lengths",  "mooncake", "csv",
+                                                "vllm-bench", "inference-perf", "guidellm", "benchmark"};
 const std::vector<std::string> kSloKeys = {"ttft", "itl", "tpot", "e2el"};
 
 bool contains(const std::vector<std::string>& list, const std::string& s) {
@@ -142,6 +144,16 @@ TraceSpec parse_trace(const Field& f) {
     }
     spec.hash_block_tokens = block->int_at_least(1);
     if (spec.hash_block_tokens > (1 << 24)) block->fail("must be at most 16777216");
+  }
+  if (auto stage = f.get("stage")) {
+    // A benchmark file's stages are its load levels (benchmark_source.h); no other trace has any.
+    if (!is_benchmark_trace_format(spec.format)) {
+      stage->fail_at_key("'stage' applies to the benchmark formats only (" +
+                         join_choices(benchmark_trace_formats()) + ")");
+    }
+    const std::int64_t index = stage->int_at_least(0);
+    if (index > 1'000'000) stage->fail("must be at most 1000000");
+    spec.stage = static_cast<int>(index);
   }
   return spec;
 }

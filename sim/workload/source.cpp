@@ -1,6 +1,9 @@
 // make_source: picks the source of one workload class from its spec.
 //   trace azure | vidur       -> CsvTraceSource (the file's own timestamps; no `arrival`)
 //   trace mooncake | csv      -> PrefixTraceSource (timestamps, lengths and prefix hashes)
+//   trace vllm-bench | inference-perf | guidellm | benchmark
+//                             -> BenchmarkSource (a benchmark run's succeeded requests, at
+//                                its send times or its tool's pacing; no `arrival`)
 //   trace lengths             -> the file's lengths with the class's `arrival` (required):
 //                                open loop (SyntheticSource) or closed loop
 //   no trace, arrival closed  -> ClosedLoopSource with sampled lengths
@@ -14,6 +17,7 @@
 #include "sim/core/errors.h"
 #include "sim/workload/arrival_process.h"
 #include "sim/workload/azure_trace_source.h"
+#include "sim/workload/benchmark/benchmark_source.h"
 #include "sim/workload/closed_loop_source.h"
 #include "sim/workload/lengths_file.h"
 #include "sim/workload/prefix_trace_source.h"
@@ -87,8 +91,18 @@ std::unique_ptr<RequestSource> trace_source(const ClassSpec& spec, int class_ind
                                                trace_hash_block_tokens(trace.format, trace.hash_block_tokens),
                                                spec.block_tokens, class_index);
   }
+  if (is_benchmark_trace_format(trace.format)) {
+    if (spec.arrival) {
+      throw ConfigError(trace.path, 0, key(spec, "arrival"),
+                        "a benchmark run's arrivals come from the file (its send times, or its rate, burstiness "
+                        "and max_concurrency); remove `arrival`");
+    }
+    return make_benchmark_source(trace, spec.name, class_index, seed);
+  }
   throw ConfigError(trace.path, 0, key(spec, "trace.format"),
-                    "unknown trace format '" + trace.format + "' (valid: azure, vidur, lengths, mooncake, csv)");
+                    "unknown trace format '" + trace.format +
+                        "' (valid: azure, vidur, lengths, mooncake, csv, vllm-bench, inference-perf, guidellm, "
+                        "benchmark)");
 }
 
 std::unique_ptr<RequestSource> session_source(const ClassSpec& spec, int class_index, std::uint64_t seed) {

@@ -29,11 +29,15 @@ struct ArrivalSpec {
 };
 
 struct TraceSpec {
-  std::string format;          // azure | mooncake | vidur | csv | lengths
+  // azure | mooncake | vidur | csv | lengths, or a benchmark tool's results: vllm-bench |
+  // inference-perf | guidellm | benchmark (which of the three, detected from the file)
+  std::string format;
   std::string path;            // resolved by the loader
   double speedup = 1.0;        // arrival times divided by this
   // mooncake, csv: tokens covered by each id of the trace's prefix hashes (Mooncake's 512).
   std::int64_t hash_block_tokens = 512;
+  // Benchmark formats: replay only this stage of the file (absent: every stage in turn).
+  std::optional<int> stage;
 };
 
 // One segment of a structured prompt (the class's `prompt:` list), in prompt order.

@@ -1,0 +1,190 @@
+// BenchmarkSource: a benchmark run's succeeded requests, at the file's send times or at
+// times generated the way the tool generated them (benchmark_source.h).
+#include "sim/workload/benchmark/benchmark_source.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "sim/core/assert.h"
+#include "sim/core/errors.h"
+#include "sim/workload/benchmark/benchmark_reader.h"
+
+namespace servesim {
+namespace {
+
+// Arrival offsets beyond this many seconds would not fit in int64 nanoseconds.
+constexpr double kMaxOffsetS = 9.0e9;
+
+// Offsets from the stage's start, in seconds, of `count` requests sent at `rate_per_s`
+// with gamma gaps of shape `burstiness` (vllm's get_request): each request, the first
+// included, waits one gap after the previous; the sum is then scaled to count / rate.
+std::vector<double> generated_offsets_s(std::size_t count, const BenchmarkStage& stage, Rng& rng) {
+  std::vector<double> offsets(count, 0.0);
+  if (!stage.rate_per_s || count == 0) return offsets;  // "inf": all at once
+  const double rate = *stage.rate_per_s;
+  const double shape = stage.burstiness;
+  double t = 0;
+  for (double& offset : offsets) {
+    t += rng.gamma(shape, 1.0 / (rate * shape));
+    offset = t;
+  }
+  // The tool rescales so that its throughput does not depend on the seed: the last request
+  // goes at exactly count / rate.
+  if (offsets.back() > 0) {
+    const double factor = (static_cast<double>(count) / rate) / offsets.back();
+    for (double& offset : offsets) offset *= factor;
+  }
+  return offsets;
+}
+
+}  // namespace
+
+BenchmarkSource::BenchmarkSource(const BenchmarkRun& run, std::optional<int> stage, double speedup, Rng rng,
+                                 int class_index, const std::string& key_prefix)
+    : class_index_(class_index) {
+  if (!(speedup > 0) || !std::isfinite(speedup)) {
+    throw ConfigError(run.path, 0, key_prefix + "speedup", "must be a positive number");
+  }
+  const int stage_count = static_cast<int>(run.stages.size());
+  if (stage && (*stage < 0 || *stage >= stage_count)) {
+    throw ConfigError(run.path, 0, key_prefix + "stage",
+                      "is " + std::to_string(*stage) + ", but the file has " + std::to_string(stage_count) +
+                          (stage_count == 1 ? " stage (index 0)" : " stages (0 to " + std::to_string(stage_count - 1) + ")"));
+  }
+  const auto replayed = [&](const BenchmarkRequest& r) { return !stage || r.stage == *stage; };
+  std::int64_t total = 0, with_times = 0;
+  for (const BenchmarkRequest& r : run.requests) {
+    if (!replayed(r)) continue;
+    ++total;
+    with_times += r.start_ns.has_value();
+  }
+  const std::string which = stage ? "stage " + std::to_string(*stage) + " of the file" : "the file";
+  if (total == 0) throw ConfigError(run.path, 0, key_prefix + "stage", which + " has no requests");
+  if (with_times != 0 && with_times != total) {
+    throw ConfigError(run.path, 0, key_prefix + "path",
+                      which + " has send times for " + std::to_string(with_times) + " of its " +
+                          std::to_string(total) + " requests; a replay needs them for all or none");
+  }
+  timed_ = with_times == total;
+
+  if (timed_) {
+    Tick origin_ns = kTickMax;
+    for (const BenchmarkRequest& r : run.requests)
+      if (replayed(r)) origin_ns = std::min(origin_ns, *r.start_ns);
+    Stage all;
+    for (const BenchmarkRequest& r : run.requests) {
+      if (!replayed(r)) continue;
+      if (!r.succeeded) {
+        ++failed_requests_;
+        continue;
+      }
+      const Tick since_ns = *r.start_ns - origin_ns;
+      if (static_cast<double>(since_ns) / speedup > kMaxOffsetS * 1e9) {
+        throw ConfigError(run.path, 0, key_prefix + "speedup", "send times overflow 64-bit nanoseconds at this speedup");
+      }
+      // Exact at speedup 1; otherwise rounded once, as the CSV traces are.
+      const Tick offset_ns =
+          speedup == 1.0 ? since_ns : static_cast<Tick>(std::llround(static_cast<double>(since_ns) / speedup));
+      all.requests.push_back({offset_ns, r.prompt_tokens, r.output_tokens});
+    }
+    // Kept in the file's (send) order, so that the n-th request sent is the n-th the file
+    // lists that succeeded.
+    stages_.push_back(std::move(all));
+  } else {
+    for (int s = 0; s < stage_count; ++s) {
+      if (stage && s != *stage) continue;
+      const BenchmarkStage& spec = run.stages[static_cast<std::size_t>(s)];
+      std::vector<const BenchmarkRequest*> members;
+      for (const BenchmarkRequest& r : run.requests)
+        if (r.stage == s) members.push_back(&r);
+      if (spec.rate_per_s && static_cast<double>(members.size()) / *spec.rate_per_s / speedup > kMaxOffsetS) {
+        throw ConfigError(run.path, 0, key_prefix + "speedup",
+                          "stage " + std::to_string(s) + "'s arrivals would span more than 9e9 s");
+      }
+      const std::vector<double> offsets_s = generated_offsets_s(members.size(), spec, rng);
+      Stage generated;
+      generated.max_concurrency = spec.max_concurrency;
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        if (!members[i]->succeeded) {
+          ++failed_requests_;
+          continue;
+        }
+        generated.requests.push_back(
+            {ticks_from_seconds(offsets_s[i] / speedup), members[i]->prompt_tokens, members[i]->output_tokens});
+      }
+      stages_.push_back(std::move(generated));
+    }
+  }
+  for (const Stage& s : stages_) replayed_requests_ += static_cast<std::int64_t>(s.requests.size());
+  if (replayed_requests_ == 0) {
+    throw ConfigError(run.path, 0, key_prefix + "path",
+                      "no request of " + which + " succeeded (" + std::to_string(failed_requests_) +
+                          " failed): there is nothing to replay");
+  }
+}
+
+bool BenchmarkSource::ready_stage() {
+  while (stage_ < stages_.size() && next_ == stages_[stage_].requests.size()) {
+    if (stage_ + 1 == stages_.size()) return false;
+    // The tool runs a stage to its end before the next one starts.
+    if (in_flight_ > 0) return false;
+    ++stage_;
+    next_ = 0;
+    stage_start_ns_ = last_finish_ns_;
+  }
+  return stage_ < stages_.size();
+}
+
+std::optional<Tick> BenchmarkSource::peek_arrival_ns() {
+  if (!ready_stage()) return std::nullopt;
+  const Stage& s = stages_[stage_];
+  // Capped: the next request waits for a slot, and on_finished frees one. Its time may then
+  // lie in the past; the simulation sends it at once.
+  if (s.max_concurrency && in_flight_ >= *s.max_concurrency) return std::nullopt;
+  return stage_start_ns_ + s.requests[next_].offset_ns;
+}
+
+RequestSpec BenchmarkSource::pop() {
+  const std::optional<Tick> arrival = peek_arrival_ns();
+  SS_ASSERT(arrival.has_value(), "pop() without an arrival to offer");
+  const Pending& p = stages_[stage_].requests[next_++];
+  ++in_flight_;
+  ++popped_;
+  RequestSpec request;
+  request.class_index = class_index_;
+  request.arrival_ns = *arrival;
+  request.prompt_tokens = p.prompt_tokens;
+  request.output_tokens = p.output_tokens;
+  return request;
+}
+
+void BenchmarkSource::on_finished(const RequestSpec& request, Tick now_ns) {
+  (void)request;
+  SS_ASSERT(in_flight_ > 0, "on_finished without a request in flight");
+  --in_flight_;
+  last_finish_ns_ = std::max(last_finish_ns_, now_ns);
+}
+
+bool BenchmarkSource::exhausted() { return popped_ == replayed_requests_; }
+
+const std::vector<std::string>& benchmark_trace_formats() {
+  static const std::vector<std::string> formats = {"vllm-bench", "inference-perf", "guidellm", "benchmark"};
+  return formats;
+}
+
+bool is_benchmark_trace_format(const std::string& format) {
+  const auto& formats = benchmark_trace_formats();
+  return std::find(formats.begin(), formats.end(), format) != formats.end();
+}
+
+std::unique_ptr<BenchmarkSource> make_benchmark_source(const TraceSpec& trace, const std::string& class_name,
+                                                       int class_index, std::uint64_t seed) {
+  SS_ASSERT(is_benchmark_trace_format(trace.format), "not a benchmark trace format");
+  const BenchmarkRun run = read_benchmark(trace.path, trace.format == "benchmark" ? "auto" : trace.format);
+  return std::make_unique<BenchmarkSource>(run, trace.stage, trace.speedup,
+                                           Rng(seed, "workload/" + class_name + "/arrival"), class_index,
+                                           "workload." + class_name + ".trace.");
+}
+
+}  // namespace servesim
