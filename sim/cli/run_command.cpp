@@ -15,6 +15,7 @@
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/io/console_report.h"
+#include "sim/io/did_you_mean.h"
 #include "sim/io/requests_csv_writer.h"
 #include "sim/io/scenario_loader.h"
 #include "sim/io/scenario_summary.h"
@@ -47,18 +48,22 @@ class AtomicFile {
 int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("servesim run SCENARIO.yaml [options]");
   std::string scenario_path, out_dir;
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, bench_formats;
   std::optional<std::uint64_t> seed;
   opts.add_options()("help,h", "show this help")
       ("out,o", po::value(&out_dir), "output folder (default results/NAME)")
       ("seed", po::value<std::uint64_t>(), "override the scenario's seed")
       ("set", po::value(&sets)->composing(), "override a scenario key: --set cluster.pools.0.replicas=4")
+      ("bench-format", po::value(&bench_formats)->composing(),
+       "also write the requests as this benchmark tool writes its results: vllm, inference-perf or guidellm "
+       "(repeatable; adds to the scenario's outputs.bench_format)")
       ("quiet,q", "print nothing but errors")
       ("check-invariants", "check docs/INVARIANTS.md at every step and request (slower); on a violation "
                            "print it, write no results and exit 1");
   const char* about =
       "Simulates a scenario; writes summary.json and requests.csv (and, when the scenario's outputs ask,\n"
-      "timeseries.csv and trace.json) to --out. On a terminal, stderr shows a progress line.\n";
+      "timeseries.csv, trace.json and benchmark-tool files) to --out. On a terminal, stderr shows a\n"
+      "progress line.\n";
   po::variables_map vm;
   if (const auto done = parse_scenario_command("run", args, opts, about, scenario_path, vm, out, err)) return *done;
   if (vm.count("seed")) seed = vm["seed"].as<std::uint64_t>();
@@ -66,6 +71,15 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   Scenario scenario = load_scenario(scenario_path, sets);
   if (seed) scenario.seed = *seed;
   if (out_dir.empty()) out_dir = "results/" + scenario.name;
+  for (const std::string& name : bench_formats) {
+    if (find_benchmark_writer(name) == nullptr) {
+      std::vector<std::string> valid;
+      for (const BenchmarkWriterFormat& w : benchmark_writer_formats()) valid.emplace_back(w.name);
+      throw ConfigError("", 0, "--bench-format", unknown_choice_message("benchmark format", "formats", name, valid));
+    }
+    auto& listed = scenario.outputs.bench_formats;
+    if (std::find(listed.begin(), listed.end(), name) == listed.end()) listed.push_back(name);
+  }
 
   std::optional<Simulation> simulation;
   try {
@@ -121,7 +135,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     csv->close();
     csv_file->commit();
   }
-  reports.commit();
+  reports.commit(result);
   AtomicFile summary_file(fs::path(out_dir) / "summary.json");
   {
     std::ofstream f(summary_file.tmp());
@@ -134,7 +148,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   std::vector<std::string> written = {"summary.json"};
   if (csv) written.push_back("requests.csv");
   for (const auto& path : reports.written()) written.push_back(fs::path(path).filename().string());
-  for (const char* name : {"requests.csv", "timeseries.csv", "trace.json"}) {
+  std::vector<std::string> outputs = {"requests.csv", "timeseries.csv", "trace.json"};
+  for (const BenchmarkWriterFormat& w : benchmark_writer_formats()) outputs.emplace_back(w.file_name);
+  for (const std::string& name : outputs) {
     if (std::find(written.begin(), written.end(), name) != written.end()) continue;
     const fs::path stale = fs::path(out_dir) / name;
     std::error_code remove_ec;

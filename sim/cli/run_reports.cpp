@@ -27,7 +27,7 @@ bool stderr_is_terminal(const std::ostream& err) { return &err == &std::cerr && 
 
 RunReports::RunReports(Simulation& sim, const Scenario& scenario, const fs::path& out_dir, bool progress,
                        std::ostream& err)
-    : sim_(sim), err_(err), progress_(progress) {
+    : sim_(sim), err_(err), scenario_(scenario), progress_(progress) {
   std::vector<std::string> class_names, pool_names;
   for (const auto& c : scenario.workload) class_names.push_back(c.name);
   for (const auto& p : scenario.cluster.pools) pool_names.push_back(p.name);
@@ -41,6 +41,12 @@ RunReports::RunReports(Simulation& sim, const Scenario& scenario, const fs::path
   if (scenario.outputs.chrome_trace) {
     trace_file_.emplace(open(out_dir / "trace.json"));
     trace_ = std::make_unique<ChromeTraceWriter>(trace_file_->stream, class_names, pool_names, replicas);
+  }
+  for (const std::string& name : scenario.outputs.bench_formats) {
+    const BenchmarkWriterFormat* format = find_benchmark_writer(name);
+    if (format == nullptr) throw ConfigError("", 0, "outputs.bench_format", "unknown benchmark format '" + name + "'");
+    const std::string path = (out_dir / format->file_name).string();
+    bench_files_.push_back({path, format->make(path)});
   }
   wall_start_ = last_print_ = std::chrono::steady_clock::now();
   if (timeseries_ || trace_) add_step_sampler(sim, [this](const StepSample& s) { on_step(s); });
@@ -80,6 +86,7 @@ void RunReports::on_step(const StepSample& s) {
 void RunReports::on_request(const RequestRecord& r) {
   ++requests_done_;
   if (trace_) trace_->on_request(r);
+  for (BenchFile& f : bench_files_) f.writer->add(r);
   if (progress_ && requests_done_ % kRequestsPerClockRead == 0)
     maybe_print_progress(r.finish_ns >= 0 ? r.finish_ns : r.arrival_ns);
 }
@@ -102,8 +109,14 @@ void RunReports::end_progress() {
   progress_shown_ = false;
 }
 
-void RunReports::commit() {
+void RunReports::commit(const RunResult& result) {
   end_progress();
+  const BenchmarkRunInfo info = bench_run_info(scenario_, result);
+  for (BenchFile& f : bench_files_) {
+    f.writer->finish(info);
+    written_.push_back(f.path);
+  }
+  bench_files_.clear();
   if (timeseries_) {
     timeseries_->finish();
     close(*timeseries_file_);
@@ -114,6 +127,27 @@ void RunReports::commit() {
     close(*trace_file_);
     trace_file_.reset();
   }
+}
+
+BenchmarkRunInfo bench_run_info(const Scenario& scenario, const RunResult& result) {
+  BenchmarkRunInfo info;
+  info.scenario_name = scenario.name;
+  if (!scenario.cluster.pools.empty()) info.model = scenario.cluster.pools.front().model.name;
+  info.seed = scenario.seed;
+  info.duration_ns = result.end_ns;
+  if (scenario.workload.size() == 1 && scenario.workload.front().arrival) {
+    const ArrivalSpec& arrival = *scenario.workload.front().arrival;
+    // A staged open loop has no single rate (rate_per_s stays 0).
+    const bool open_rate = arrival.rate_per_s > 0 && (arrival.process == ArrivalSpec::Process::poisson ||
+                                                      arrival.process == ArrivalSpec::Process::gamma);
+    if (open_rate) {
+      info.request_rate_per_s = arrival.rate_per_s;
+      if (arrival.process == ArrivalSpec::Process::gamma) info.burstiness = 1.0 / (arrival.cv * arrival.cv);
+    } else if (arrival.process == ArrivalSpec::Process::closed) {
+      info.max_concurrency = arrival.concurrency;
+    }
+  }
+  return info;
 }
 
 }  // namespace servesim::cli

@@ -17,6 +17,10 @@ struct OutputsSpec {
   bool chrome_trace = false;                     // trace.json
   bool timeseries = false;                       // timeseries.csv
   Tick timeseries_interval_ns = 1'000'000'000;   // one row per replica per this much simulated time
+  // The run's requests written as these benchmark tools write theirs (vllm, inference-perf,
+  // guidellm; sim/report/benchmark/benchmark_writer.h), one file each. `bench_format: vllm`
+  // or a list; `servesim run --bench-format` adds to it.
+  std::vector<std::string> bench_formats;
 };
 
 struct Scenario {

@@ -2,14 +2,17 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
 #include "sim/core/errors.h"
 #include "sim/io/cluster_parse.h"
+#include "sim/io/did_you_mean.h"
 #include "sim/io/set_overrides.h"
 #include "sim/io/workload_parse.h"
 #include "sim/io/yaml_helpers.h"
+#include "sim/report/benchmark/benchmark_writer.h"
 
 namespace servesim {
 
@@ -70,8 +73,24 @@ WarmupSpec parse_warmup(const Field& f, const StopSpec& stop) {
   return warmup;
 }
 
+// `bench_format: vllm` or `bench_format: [vllm, guidellm]`: the benchmark writers' names.
+std::vector<std::string> parse_bench_formats(const Field& f) {
+  std::vector<std::string> names;
+  for (const Field& item : f.is_list() ? f.items() : std::vector<Field>{f}) {
+    const std::string name = item.as_string();
+    if (find_benchmark_writer(name) == nullptr) {
+      std::vector<std::string> valid;
+      for (const BenchmarkWriterFormat& w : benchmark_writer_formats()) valid.emplace_back(w.name);
+      item.fail(unknown_choice_message("benchmark format", "formats", name, valid));
+    }
+    if (std::find(names.begin(), names.end(), name) != names.end()) item.fail("'" + name + "' is listed twice");
+    names.push_back(name);
+  }
+  return names;
+}
+
 OutputsSpec parse_outputs(const Field& f) {
-  f.expect_map({"requests_csv", "chrome_trace", "timeseries", "timeseries_interval"});
+  f.expect_map({"requests_csv", "chrome_trace", "timeseries", "timeseries_interval", "bench_format"});
   OutputsSpec out;
   if (auto v = f.get("requests_csv")) out.requests_csv = v->as_bool();
   if (auto v = f.get("chrome_trace")) out.chrome_trace = v->as_bool();
@@ -80,6 +99,7 @@ OutputsSpec parse_outputs(const Field& f) {
     out.timeseries_interval_ns = v->as_duration_ns();
     if (out.timeseries_interval_ns <= 0) v->fail("the interval must be > 0, got " + v->node().Scalar());
   }
+  if (auto v = f.get("bench_format")) out.bench_formats = parse_bench_formats(*v);
   return out;
 }
 
