@@ -50,7 +50,7 @@ void print_fit(const OverheadCalibration& fit, std::ostream& out) {
 
 int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("servesim calibrate --from-benchmark BENCH --scenario S [options]");
-  std::string bench_path, scenario_path, format = "auto", output, fit_list = "per_step,per_request,per_token";
+  std::string bench_path, scenario_path, format = "auto", output, fit_list = "per_step,per_request";
   std::vector<std::string> sets;
   int max_replays = OverheadCalibrationOptions{}.max_evaluations;
   opts.add_options()("help,h", "show this help")
@@ -58,7 +58,7 @@ int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::
       ("scenario", po::value(&scenario_path), "the deployment the benchmark ran on (scenario YAML)")
       ("format", po::value(&format), "benchmark format: auto (default), vllm-bench, inference-perf, guidellm")
       ("set", po::value(&sets)->composing(), "override a scenario key: --set cluster.pools.0.replicas=4")
-      ("fit", po::value(&fit_list), "the overheads to fit, comma-separated (default per_step,per_request,per_token)")
+      ("fit", po::value(&fit_list), "the overheads to fit, comma-separated: per_step, per_request, per_token (default per_step,per_request)")
       ("max-replays", po::value(&max_replays), "most simulations the search may run (default 240)")
       ("output,o", po::value(&output), "write the engine profile here (default: standard output)");
   po::variables_map vm;

@@ -138,7 +138,10 @@ ReplaySet BenchmarkReplay::compare(const std::string& name, const std::vector<st
                   std::all_of(members.begin(), members.end(),
                               [&](std::size_t m) { return benchmark_.requests[replayed_[m]].stage == stage; });
   }
-  set.measured = benchmark_figures(measured, measured_span_s(members, whole_stage, whole_run ? -1 : stage),
+  // Throughput needs a set that covers a span whole: the run or one stage. Interleaved
+  // windows (calibration's split) share their span with the windows between them.
+  const double span_s = whole_stage ? measured_span_s(members, whole_stage, whole_run ? -1 : stage) : 0;
+  set.measured = benchmark_figures(measured, span_s,
                                    has_gaps ? std::optional(gaps_ms) : std::nullopt);
   const double sim_span_s = sim.empty() ? 0 : static_cast<double>(last - first) / 1e9;
   set.simulated = benchmark_figures(sim, set.measured.span_s > 0 ? sim_span_s : 0, std::nullopt);

@@ -10,8 +10,9 @@
 namespace servesim {
 namespace {
 
-// Each knob is searched as x with value = x^2 x unit (never negative, smooth at 0); the
-// unit is a typical size, so one simplex step moves every knob by a comparable amount.
+// Each knob is searched as x with value = |x| x unit (never negative; linear, so a knob
+// near 0 still moves the objective as much as one far from it); the unit is a typical
+// size, so one simplex step moves every knob by a comparable amount.
 struct Knob {
   std::string name;
   double unit_ns;
@@ -99,24 +100,34 @@ OverheadCalibration calibrate_overheads(const BenchmarkReplay& replay, const Ove
   out.start = replay.scenario().cluster.pools.front().engine.overheads;
   const auto overheads_at = [&](const std::vector<double>& x) {
     EngineOverheads o = out.start;
-    for (std::size_t i = 0; i < knobs.size(); ++i) o.*(knobs[i]->field) = std::llround(x[i] * x[i] * knobs[i]->unit_ns);
+    for (std::size_t i = 0; i < knobs.size(); ++i) o.*(knobs[i]->field) = std::llround(std::fabs(x[i]) * knobs[i]->unit_ns);
     return o;
   };
   std::vector<double> x0;
-  for (const Knob* k : knobs) x0.push_back(std::sqrt(static_cast<double>(out.start.*(k->field)) / k->unit_ns));
+  for (const Knob* k : knobs) x0.push_back(static_cast<double>(out.start.*(k->field)) / k->unit_ns);
 
   const SimulatedReplay before = replay.simulate(out.start);
   out.fit_before = replay.compare("fit", fit, before, false);
   out.held_out_before = replay.compare("held out", held_out, before, false);
   out.objective_before = calibration_objective(out.fit_before);
 
-  const NelderMeadResult best = nelder_mead(
-      [&](const std::vector<double>& x) {
-        return calibration_objective(replay.compare("fit", fit, replay.simulate(overheads_at(x)), false));
-      },
-      x0, 0.5, options.max_evaluations, 1e-6);
+  const auto objective = [&](const std::vector<double>& x) {
+    return calibration_objective(replay.compare("fit", fit, replay.simulate(overheads_at(x)), false));
+  };
+  // A replay is piecewise smooth in the overheads (a step more or less in a batch jumps),
+  // so a simplex can collapse on a ledge; restarting it from the best point with a fresh
+  // simplex, until a restart gains nothing, escapes that (a standard Nelder-Mead remedy).
+  NelderMeadResult best = nelder_mead(objective, x0, 0.5, options.max_evaluations, 1e-6);
+  int evaluations = best.evaluations;
+  while (evaluations < options.max_evaluations) {
+    const NelderMeadResult again = nelder_mead(objective, best.x, 0.25, options.max_evaluations - evaluations, 1e-6);
+    evaluations += again.evaluations;
+    const bool better = again.value < best.value * (1 - 1e-3);
+    if (again.value < best.value) best = again;
+    if (!better) break;
+  }
   out.fitted = overheads_at(best.x);
-  out.evaluations = best.evaluations;
+  out.evaluations = evaluations;
   const SimulatedReplay after = replay.simulate(out.fitted);
   out.fit_after = replay.compare("fit", fit, after, false);
   out.held_out_after = replay.compare("held out", held_out, after, false);

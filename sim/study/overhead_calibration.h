@@ -16,7 +16,7 @@ namespace servesim {
 const std::vector<std::string>& overhead_knob_names();
 
 struct OverheadCalibrationOptions {
-  std::vector<std::string> knobs = overhead_knob_names();
+  std::vector<std::string> knobs = {"per_step", "per_request"};  // per_token on request (--fit)
   int max_evaluations = 240;  // replays; each is one simulation of the benchmark's requests
   int windows = 8;            // alternate windows when the run has a single stage
 };
