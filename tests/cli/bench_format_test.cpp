@@ -67,7 +67,7 @@ void check_metric(const nlohmann::json& doc, const std::string& name, std::vecto
 
 }  // namespace
 
-TEST_CASE("bench format vllm: the written file reads back as the run's requests, with vllm's summary figures",
+TEST_CASE("bench format vllm: the written file reads back as the run's requests with vllm's summary figures",
           "[cli][benchmark]") {
   TempDir dir("bench-vllm");
   const auto yaml = dir.write("written.yaml", kWritten);
@@ -163,7 +163,7 @@ TEST_CASE("bench format vllm: the written file reads back as the run's requests,
   for (std::size_t i = 0; i < expected.size(); ++i) CHECK(std::llabs(actual[i] + shift - expected[i]) <= 1);
 }
 
-TEST_CASE("bench format: the scenario key takes one name or a list; bad names exit 2", "[cli][benchmark][io]") {
+TEST_CASE("bench format: the scenario key takes one name or a list and bad names exit 2", "[cli][benchmark][io]") {
   TempDir dir("bench-key");
   const auto run_with = [&](const std::string& outputs, const std::string& flags = "") {
     const auto yaml = dir.write("key.yaml", std::string(kWritten) + outputs);

@@ -117,7 +117,7 @@ TEST_CASE("replay: a file's send times are the arrivals in requests.csv", "[cli]
   CHECK(arrivals == std::vector<std::int64_t>{0, 0, 125'000'000, 156'250'000, 203'125'000});
 }
 
-TEST_CASE("replay: bad benchmark traces exit 2 naming file, line and key", "[cli][workload][benchmark]") {
+TEST_CASE("replay: bad benchmark traces exit 2 naming file and line and key", "[cli][workload][benchmark]") {
   TempDir dir("bench-errors");
   const auto run_text = [&](const std::string& yaml) {
     const auto path = dir.write("bad.yaml", yaml);

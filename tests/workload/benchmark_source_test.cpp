@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,7 +63,7 @@ std::string config_error_key(const BenchmarkRun& run, std::optional<int> stage, 
 
 }  // namespace
 
-TEST_CASE("benchmark source: send times are replayed exactly, divided by the speedup", "[workload][benchmark]") {
+TEST_CASE("benchmark source: send times are replayed exactly and divided by the speedup", "[workload][benchmark]") {
   // Five requests sent at 0, 0, 250, 312.5 and 406.25 ms; the file's max_concurrency 2
   // shaped those times already, so nothing holds them back.
   const BenchmarkRun run = read_benchmark(repo_file("tests/data/benchmarks/vllm_bench_inf_concurrency.json"));
@@ -85,7 +86,7 @@ TEST_CASE("benchmark source: send times are replayed exactly, divided by the spe
   for (std::size_t i = 0; i < 5; ++i) CHECK(halved[i].arrival_ns == arrivals[i] / 2);
 }
 
-TEST_CASE("benchmark source: failed requests are not sent, and are counted", "[workload][benchmark]") {
+TEST_CASE("benchmark source: failed requests are not sent and are counted", "[workload][benchmark]") {
   BenchmarkRun run;
   run.path = "run.json";
   run.stages = {stage_of(std::nullopt)};
@@ -170,7 +171,7 @@ TEST_CASE("benchmark source: gamma gaps with the file's rate and burstiness", "[
   }
 }
 
-TEST_CASE("benchmark source: the arrivals follow the seed, not numpy", "[workload][benchmark]") {
+TEST_CASE("benchmark source: the arrivals follow the seed and not numpy", "[workload][benchmark]") {
   BenchmarkRun run;
   run.path = "run.json";
   run.stages = {stage_of(2.0)};
@@ -245,4 +246,17 @@ TEST_CASE("benchmark source: what cannot be replayed is refused with the key", "
   // A stage without any request at all.
   run.requests = {request(1, 1, 0)};
   CHECK(config_error_key(run, 1) == "workload.c.trace.stage: stage 1 of the file has no requests");
+}
+
+TEST_CASE("benchmark source: infinite burstiness sends evenly spaced at the stage's rate", "[workload][benchmark]") {
+  // inference-perf's and GuideLLM's constant load types read as burstiness +infinity.
+  BenchmarkRun run;
+  run.stages = {stage_of(4.0, std::numeric_limits<double>::infinity())};
+  for (int i = 0; i < 8; ++i) run.requests.push_back(request(100, 10));
+  BenchmarkSource source = source_of(run);
+  const std::vector<RequestSpec> sent = drain(source);
+  REQUIRE(sent.size() == 8);
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    CHECK(sent[i].arrival_ns == static_cast<Tick>((i + 1) * 250'000'000));  // one 1/rate gap each, the first included
+  }
 }

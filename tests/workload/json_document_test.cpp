@@ -22,7 +22,7 @@ std::string write_temp(const std::string& name, const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("JsonDocument gives the line of nested values, array elements and numbers at a line end",
+TEST_CASE("JsonDocument gives the line of nested values and array elements and of numbers at a line end",
           "[workload][benchmark]") {
   const std::string text =
       "{\n"                          // 1
@@ -49,7 +49,7 @@ TEST_CASE("JsonDocument gives the line of nested values, array elements and numb
   CHECK(doc.root()["meta"]["rate"] == 4);
 }
 
-TEST_CASE("JsonDocument fail names the file, the line and the field", "[workload][benchmark]") {
+TEST_CASE("JsonDocument fail names the file and the line and the field", "[workload][benchmark]") {
   const std::string path = write_temp("fail.json", "{\n\"a\": [\n1,\n\"two\"\n]\n}\n");
   const JsonDocument doc(path);
   try {
@@ -62,7 +62,7 @@ TEST_CASE("JsonDocument fail names the file, the line and the field", "[workload
   }
 }
 
-TEST_CASE("JsonDocument refuses a missing, empty or malformed file with its line", "[workload][benchmark]") {
+TEST_CASE("JsonDocument refuses a missing or empty or malformed file with its line", "[workload][benchmark]") {
   CHECK_THROWS_AS(JsonDocument("/tmp/servesim_json_document_absent.json"), ConfigError);
   CHECK_THROWS_AS(JsonDocument(write_temp("empty.json", "  \n")), ConfigError);
   try {

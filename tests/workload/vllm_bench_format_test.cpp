@@ -55,7 +55,7 @@ TEST_CASE("vllm-bench: the detailed file's settings and every request read as wr
   CHECK(run.requests[4].itl_ns.empty());
 }
 
-TEST_CASE("vllm-bench: request_rate inf, max_concurrency, send times, latencies and a metadata seed",
+TEST_CASE("vllm-bench: request_rate inf with max_concurrency and send times and latencies and a metadata seed",
           "[workload][benchmark]") {
   // A newer-version file: start_times (perf_counter seconds from 5000.25) and latencies.
   const BenchmarkRun run = read_benchmark(repo_file("tests/data/benchmarks/vllm_bench_inf_concurrency.json"));

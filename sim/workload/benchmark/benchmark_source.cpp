@@ -26,7 +26,9 @@ std::vector<double> generated_offsets_s(std::size_t count, const BenchmarkStage&
   const double shape = stage.burstiness;
   double t = 0;
   for (double& offset : offsets) {
-    t += rng.gamma(shape, 1.0 / (rate * shape));
+    // Infinite burstiness is the gamma's limit, evenly spaced sends (inference-perf's and
+    // GuideLLM's constant load types read so).
+    t += std::isfinite(shape) ? rng.gamma(shape, 1.0 / (rate * shape)) : 1.0 / rate;
     offset = t;
   }
   // The tool rescales so that its throughput does not depend on the seed: the last request

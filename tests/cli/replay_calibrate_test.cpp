@@ -1,0 +1,130 @@
+// servesim replay and calibrate --from-benchmark, judged on runs whose truth is known: a
+// simulated run written in a benchmark tool's schema must replay to its own figures, and
+// overheads put into a run must come back out of calibration.
+#include <cmath>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_test_util.h"
+#include "sim/io/scenario_loader.h"
+#include "sim/study/benchmark_replay.h"
+#include "sim/study/overhead_calibration.h"
+#include "sim/workload/benchmark/benchmark_reader.h"
+
+using namespace servesim;
+using servesim::testing::run_cli;
+using servesim::testing::TempDir;
+
+namespace {
+
+// A moderately loaded 8B deployment whose engine pays known CPU overheads on every step
+// and for every new request, with async scheduling off so that they show.
+std::string write_known_scenario(const TempDir& dir, int requests) {
+  const std::string path = (dir.path / "known.yaml").string();
+  std::ofstream(path) << "name: known-overheads\nseed: 3\nstop: {requests: " << requests << "}\n"
+                      << "workload:\n  - class: chat\n    arrival: {process: poisson, rate: 8}\n"
+                         "    input: {uniform: [100, 2000]}\n    output: {uniform: [20, 400]}\n"
+                         "cluster:\n  pools:\n    - name: main\n      replicas: 1\n      model: llama-3-8b\n"
+                         "      hardware: h100-sxm\n      engine:\n        preset: vllm\n"
+                         "        async_scheduling: false\n        overheads: {per_step: 2ms, per_request: 5ms}\n";
+  return path;
+}
+
+// ITL percentiles are left out: servesim keeps no per-token times, so the files it writes
+// spread each request's decode time evenly over its gaps (benchmark_writer.h).
+bool reproducible(const std::string& figure) {
+  return figure.rfind("itl_", 0) != 0 || figure == "itl_mean_ms";
+}
+
+}  // namespace
+
+TEST_CASE("A run written as each benchmark tool writes it replays to its own figures within 1 percent",
+          "[cli][replay]") {
+  const TempDir dir("replay_self");
+  const std::string scenario = write_known_scenario(dir, 400);
+  for (const std::string format : {"vllm", "inference-perf", "guidellm"}) {
+    DYNAMIC_SECTION(format) {
+      const std::string out = (dir.path / format).string();
+      const auto run = run_cli("run " + scenario + " --bench-format " + format + " --out " + out);
+      REQUIRE(run.exit_code == 0);
+      std::string written;
+      for (const auto& entry : std::filesystem::directory_iterator(out)) {
+        const std::string name = entry.path().filename().string();
+        if (name != "summary.json" && name != "requests.csv") written = entry.path().string();
+      }
+      REQUIRE_FALSE(written.empty());
+      const auto replay = run_cli("replay " + written + " --scenario " + scenario + " --json --tolerance 1%");
+      INFO(replay.output);
+      const auto j = nlohmann::json::parse(replay.output.substr(0, replay.output.rfind('}') + 1));
+      CHECK(j["benchmark"]["replayed"] == 400);
+      CHECK(j["benchmark"]["failed"] == 0);
+      int compared = 0;
+      for (const auto& row : j["sets"][0]["figures"]) {
+        if (!reproducible(row["figure"])) continue;
+        ++compared;
+        INFO(row["figure"]);
+        CHECK(std::fabs(row["error"].get<double>()) <= 0.01);
+      }
+      CHECK(compared >= 12);  // ttft, tpot, e2el x 4 at least
+    }
+  }
+}
+
+TEST_CASE("calibrate --from-benchmark recovers known per-step and per-request overheads and then replays within 3 percent",
+          "[cli][replay][calibrate]") {
+  const TempDir dir("calibrate_known");
+  const std::string scenario = write_known_scenario(dir, 800);
+  const std::string out = (dir.path / "run").string();
+  REQUIRE(run_cli("run " + scenario + " --bench-format vllm --out " + out).exit_code == 0);
+  const std::string bench = out + "/vllm_bench.json";
+  const std::vector<std::string> unmodified = {"cluster.pools.0.engine.overheads.per_step=0ms",
+                                               "cluster.pools.0.engine.overheads.per_request=0ms"};
+
+  const BenchmarkReplay replay(load_scenario(scenario, unmodified), read_benchmark(bench));
+  OverheadCalibrationOptions options;
+  const OverheadCalibration fit = calibrate_overheads(replay, options);
+  CHECK(fit.fitted.per_step_ns == Approx(2e6).epsilon(0.15));
+  CHECK(fit.fitted.per_request_ns == Approx(5e6).epsilon(0.15));
+  CHECK(fit.objective_after < fit.objective_before / 100);
+  for (const ReplaySet* set : {&fit.fit_after, &fit.held_out_after}) {
+    for (const FigureComparison& row : set->rows) {
+      if (row.figure.find("_mean_") == std::string::npos) continue;
+      INFO(set->name << " " << row.figure);
+      CHECK(std::fabs(row.error) <= 0.03);
+    }
+  }
+
+  // The CLI writes a profile that a scenario loads as its engine preset.
+  const std::string profile = (dir.path / "engine.yaml").string();
+  const auto cli = run_cli("calibrate --from-benchmark " + bench + " --scenario " + scenario +
+                           " --set cluster.pools.0.engine.overheads.per_step=0ms"
+                           " --set cluster.pools.0.engine.overheads.per_request=0ms --max-replays 60 -o " + profile);
+  INFO(cli.output);
+  REQUIRE(cli.exit_code == 0);
+  CHECK(cli.output.find("held out") != std::string::npos);
+  const Scenario with_profile = load_scenario(scenario, {"cluster.pools.0.engine.preset=" + profile,
+                                                         "cluster.pools.0.engine.overheads.per_step=0ms"});
+  const EngineConfig& engine = with_profile.cluster.pools.front().engine;
+  CHECK(engine.preset == "vllm");
+  CHECK(engine.overheads.per_request_ns > 1'000'000);  // the profile's fitted value, not the scenario's 0
+}
+
+TEST_CASE("replay refuses bad input with exit 2 and judges the tolerance with exit 1", "[cli][replay]") {
+  const TempDir dir("replay_errors");
+  const std::string scenario = write_known_scenario(dir, 60);
+  CHECK(run_cli("replay tests/data/benchmarks/absent.json --scenario " + scenario).exit_code == 2);
+  CHECK(run_cli("replay tests/data/benchmarks/vllm_bench_detailed.json").exit_code == 2);  // no scenario
+  const auto wrong = run_cli("replay scenarios/quickstart.yaml --scenario " + scenario);
+  CHECK(wrong.exit_code == 2);
+  CHECK(wrong.output.find("quickstart.yaml") != std::string::npos);
+  const std::string out = (dir.path / "run").string();
+  REQUIRE(run_cli("run " + scenario + " --bench-format vllm --out " + out).exit_code == 0);
+  // The same deployment with 5 ms more per step cannot be within 1%.
+  const auto slower = run_cli("replay " + out + "/vllm_bench.json --scenario " + scenario +
+                              " --set cluster.pools.0.engine.overheads.per_step=7ms --tolerance 1%");
+  INFO(slower.output);
+  CHECK(slower.exit_code == 1);
+  CHECK(slower.output.find("beyond the tolerance") != std::string::npos);
+}
