@@ -122,6 +122,7 @@ void print_table(std::ostream& out, const std::string& header, const BatchShape&
     out << std::left << std::setw(20) << op.name << std::right << std::setprecision(3)
         << std::setw(13) << op.flops / 1e9 << std::setw(12) << op.bytes / 1e6 << std::setw(12)
         << op.comm_bytes / 1e6 << std::setw(11) << op.time_s * 1e3 << "  " << op.bound
+        << (op.link.empty() ? "" : " over " + op.link)
         << (op.source == "roofline" || op.bound == "overhead" ? "" : "  [" + op.source + "]") << "\n";
   }
   out << "\ntotal " << std::setprecision(3) << ms_from_ticks(cost.total_ns)
@@ -167,6 +168,8 @@ void print_json(std::ostream& out, const ModelSpec& model, const HardwareSpec& h
                     {"ms", op.time_s * 1e3},
                     {"bound", op.bound},
                     {"source", op.source}});
+    // Communication operators only: which link priced them (OpTiming::link).
+    if (!op.link.empty()) list.back()["link"] = op.link;
   }
   j["ops"] = std::move(list);
   j["table_fallback_ops"] = cost.table_fallback_ops;

@@ -42,6 +42,11 @@ struct OpTiming {
   // Where time_s comes from: "roofline", "table", or "roofline (outside table)" when a
   // table operator was asked for a size it was not measured at.
   std::string source = "roofline";
+  // Communication operators: the link that decides their time, "nvlink" (the profile's
+  // interconnect: NVLink, or PCIe on PCIe cards) when the group fits in one interconnect
+  // domain, "network" when it spans machines (HardwareSpec::interconnect_domain_gpus).
+  // Empty for other operators.
+  std::string link;
 };
 
 class CostModel {

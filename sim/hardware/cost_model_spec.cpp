@@ -32,6 +32,11 @@ std::unique_ptr<CostModel> make_roofline(const CostModelSpec&, const ModelSpec& 
   if ((dep.tp > 1 || dep.pp > 1) && !(hw.interconnect_bandwidth_bytes_per_s > 0)) {
     fail("tp", hw.name + " has no interconnect bandwidth, so it cannot run tp/pp > 1");
   }
+  if ((hw.crosses_domain(dep.tp) || (dep.pp > 1 && hw.crosses_domain(dep.gpus()))) &&
+      !(hw.network_bandwidth_bytes_per_s > 0)) {
+    fail("tp", hw.name + " has no network bandwidth, so it cannot run a group of more than " +
+                   std::to_string(hw.interconnect_domain_gpus) + " GPUs");
+  }
   if (!(hw.peak_flops_bf16 > 0) || !(hw.memory_bandwidth_bytes_per_s > 0)) {
     fail("hardware", hw.name + " needs a bf16 peak and a memory bandwidth for the roofline");
   }

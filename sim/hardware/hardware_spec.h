@@ -19,6 +19,12 @@ struct HardwareSpec {
   double peak_flops_int8 = 0;               // dense OP/s
   double interconnect_bandwidth_bytes_per_s = 0;  // per GPU, one direction (NVLink / PCIe)
   double interconnect_latency_s = 0;
+  // GPUs that reach one another over the interconnect above: the NVLink domain (8 on
+  // HGX/DGX boards; for PCIe cards, the GPUs of one server). A TP, EP or PP group larger
+  // than this crosses the network below. 0 = no limit (a profile without the key).
+  int interconnect_domain_gpus = 0;
+  double network_bandwidth_bytes_per_s = 0;  // per GPU, one direction (InfiniBand / RoCE NIC)
+  double network_latency_s = 0;              // per message between GPUs of two machines
   double host_link_bandwidth_bytes_per_s = 0;     // GPU <-> host (PCIe), for swapping
   double price_per_gpu_hour = 0;                  // USD
   // The folder of data/kernels/ holding this GPU's measured kernel tables ("h100_sxm"), or
@@ -59,6 +65,10 @@ struct HardwareSpec {
   // sequences in the step: many + (few - many) / (1 + (seqs / half)^4).
   double decode_kv_efficiency(double seqs) const;
   double elementwise_bandwidth_efficiency() const;
+  // Whether a group of `gpus` GPUs spans more than one interconnect domain.
+  bool crosses_domain(int gpus) const {
+    return interconnect_domain_gpus > 0 && gpus > interconnect_domain_gpus;
+  }
 };
 
 }  // namespace servesim

@@ -279,6 +279,10 @@ KernelCostModel::Priced KernelCostModel::price(const OpCost& op, const BatchShap
     case OpKind::communication:
       if (named(op, "pp_transfer")) {
         asked = false;
+      } else if (roofline_.link_of(op) == std::string_view("network")) {
+        // The custom all-reduce rows are one machine's NVLink; a group across machines is
+        // the roofline's hierarchical all-reduce over NVLink and the network.
+        return roofline_price(op, "roofline (across machines)", true);
       } else {
         per_call = all_reduce_seconds(step_rows * model_.hidden_size);
       }
@@ -442,6 +446,7 @@ std::vector<OpTiming> KernelCostModel::breakdown(const BatchShape& batch) const 
     t.time_s = p.time_s;
     t.bound = p.bucket == 2 ? "communication" : (p.bucket == 0 ? "compute" : "memory");
     t.source = p.source;
+    t.link = roofline_.link_of(op);
     out.push_back(std::move(t));
   }
   return out;

@@ -38,12 +38,47 @@ RooflineCostModel::RooflineCostModel(ModelSpec model, HardwareSpec hw, Deploymen
   elementwise_bytes_per_s_ =
       hw_.memory_bandwidth_bytes_per_s * hw_.elementwise_bandwidth_efficiency();
   link_bytes_per_s_ = hw_.interconnect_bandwidth_bytes_per_s * hw_.comm_efficiency;
+  network_bytes_per_s_ = hw_.network_bandwidth_bytes_per_s * hw_.comm_efficiency;
+  all_reduce_crosses_ = hw_.crosses_domain(dep_.tp);
+  pp_transfer_crosses_ = dep_.pp > 1 && hw_.crosses_domain(dep_.gpus());
+  if (all_reduce_crosses_) {
+    // The op graph's ring all-reduce sends R = 2 (g - 1) / g x S per GPU for a buffer of S
+    // bytes in a group of g GPUs. Across n = ceil(g / k) machines of k GPUs each, NCCL-style
+    // hierarchical all-reduce sends 2 (k - 1) / k x S over NVLink (reduce-scatter, then
+    // all-gather inside each machine) and 2 (n - 1) / n x S / k over the network (a ring
+    // all-reduce of each GPU's 1/k shard with its counterparts on the other machines, one
+    // NIC per GPU). The three phases run one after another, so their times add.
+    const double g = dep_.tp;
+    const double k = hw_.interconnect_domain_gpus;
+    const double n = std::ceil(g / k);
+    const double ring = 2.0 * (g - 1) / g;  // R / S
+    all_reduce_nvlink_share_ = 2.0 * (k - 1) / k / ring;
+    all_reduce_network_share_ = 2.0 * (n - 1) / n / k / ring;
+    // One launch (the fitted per-collective latency) plus the 2 (n - 1) steps of the ring
+    // across machines, each a message over the network.
+    all_reduce_launch_latency_s_ = hw_.interconnect_latency_s + 2.0 * (n - 1) * hw_.network_latency_s;
+  }
   stage_layers_ = shard_shape(model_, dep_).layers;
 }
 
 RooflineCostModel::OpSeconds RooflineCostModel::op_seconds(const OpCost& op) const {
   OpSeconds t;
   if (op.kind == OpKind::communication) {
+    const bool pp = op.name == std::string_view("pp_transfer");
+    if (pp ? pp_transfer_crosses_ : all_reduce_crosses_) {
+      // make_cost_model refuses a group across machines without a network bandwidth.
+      if (pp) {
+        // One stage's activations to the next stage's GPUs on another machine.
+        t.comm_s = network_bytes_per_s_ > 0 ? op.comm_bytes / network_bytes_per_s_ : 0.0;
+        t.comm_s += (hw_.interconnect_latency_s + hw_.network_latency_s) * op.count;
+      } else {
+        t.comm_s = op.comm_bytes * all_reduce_nvlink_share_ / link_bytes_per_s_;
+        t.comm_s += network_bytes_per_s_ > 0 ? op.comm_bytes * all_reduce_network_share_ / network_bytes_per_s_ : 0.0;
+        t.comm_s += all_reduce_launch_latency_s_ * op.count;
+      }
+      t.body_s = t.comm_s;
+      return t;
+    }
     // make_cost_model refuses tp/pp > 1 over a zero-bandwidth link; this only guards
     // the arithmetic.
     t.comm_s = link_bytes_per_s_ > 0 ? op.comm_bytes / link_bytes_per_s_ : 0.0;
@@ -105,10 +140,17 @@ OpTiming RooflineCostModel::time_op(const OpCost& op) const {
   t.time_s = s.body_s + s.launch_s;
   if (op.kind == OpKind::communication) {
     t.bound = "communication";
+    t.link = link_of(op);
   } else {
     t.bound = s.compute_s > s.memory_s ? "compute" : "memory";
   }
   return t;
+}
+
+const char* RooflineCostModel::link_of(const OpCost& op) const {
+  if (op.kind != OpKind::communication) return "";
+  const bool crosses = op.name == std::string_view("pp_transfer") ? pp_transfer_crosses_ : all_reduce_crosses_;
+  return crosses ? "network" : "nvlink";
 }
 
 double RooflineCostModel::overhead_s() const {

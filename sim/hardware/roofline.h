@@ -49,6 +49,10 @@ class RooflineCostModel : public CostModel {
   StepCost cost_of(std::span<const OpCost> ops) const;
   // Fixed seconds per step: step_overhead_s + layer_overhead_s x layers of the stage.
   double overhead_s() const;
+  // The link a communication operator of this deployment crosses: "network" when its
+  // group spans more than one interconnect domain (the tensor-parallel group for an
+  // all-reduce, the pipeline's GPUs for pp_transfer), else "nvlink"; "" for other kinds.
+  const char* link_of(const OpCost& op) const;
 
   const HardwareSpec& hardware() const { return hw_; }
   const ModelSpec& model() const { return model_; }
@@ -154,6 +158,16 @@ class RooflineCostModel : public CostModel {
   double memory_bytes_per_s_;     // derated HBM bandwidth
   double elementwise_bytes_per_s_;
   double link_bytes_per_s_;       // derated interconnect bandwidth
+  // Collectives whose group spans machines (docs/cost-model.md, "Across machines"): an
+  // all-reduce is hierarchical, its ring bytes split into the NVLink part (reduce-scatter
+  // and all-gather inside each machine) and the network part (all-reduce across machines
+  // of 1/domain of the buffer); both are fractions of the op's comm_bytes.
+  double network_bytes_per_s_ = 0;          // derated network bandwidth
+  bool all_reduce_crosses_ = false;         // tp > interconnect_domain_gpus
+  bool pp_transfer_crosses_ = false;        // tp x pp > interconnect_domain_gpus
+  double all_reduce_nvlink_share_ = 1;      // of comm_bytes, over the interconnect
+  double all_reduce_network_share_ = 0;     // of comm_bytes, over the network
+  double all_reduce_launch_latency_s_ = 0;  // per launch, across machines
   int stage_layers_;
   AttentionKernels attention_;  // refers to model_, declared above it
   mutable std::vector<std::unique_ptr<DecodeTemplate>> decode_templates_;  // by sequences

@@ -13,7 +13,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 const std::vector<std::string> kHardwareKeys = {
     "name", "source", "memory_gib", "memory_gb", "memory_bandwidth_tb_s", "peak_tflops_bf16",
     "peak_tflops_fp8", "peak_tops_int8", "interconnect_bandwidth_gb_s",
-    "interconnect_latency_us", "host_link_bandwidth_gb_s", "price_per_gpu_hour",
+    "interconnect_latency_us", "interconnect_domain_gpus", "network_bandwidth_gb_s",
+    "network_latency_us", "host_link_bandwidth_gb_s", "price_per_gpu_hour",
     "gemm_efficiency", "gemm_efficiency_fp8", "attention_efficiency", "memory_efficiency", "comm_efficiency",
     "step_overhead_us", "layer_overhead_us", "kernel_overhead_us", "attention_row_overhead_keys",
     "decode_attention_efficiency", "decode_attention_efficiency_many",
@@ -61,6 +62,23 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
   hw.interconnect_bandwidth_bytes_per_s =
       root.require("interconnect_bandwidth_gb_s").non_negative_double() * 1e9;
   hw.interconnect_latency_s = non_negative_or(root, "interconnect_latency_us", 0) * 1e-6;
+  // The NVLink domain and the network past it: the domain without a network bandwidth
+  // could not price a group across machines, and network figures without a domain would
+  // never be used, so the three keys come together or not at all.
+  const auto domain = root.get("interconnect_domain_gpus");
+  const auto network = root.get("network_bandwidth_gb_s");
+  const auto network_latency = root.get("network_latency_us");
+  if (domain) {
+    const std::int64_t gpus = domain->int_at_least(1);
+    if (gpus > (1 << 20)) domain->fail("must be at most 1048576 GPUs, got " + domain->node().Scalar());
+    hw.interconnect_domain_gpus = static_cast<int>(gpus);
+    if (!network) domain->fail_at_key("needs 'network_bandwidth_gb_s' beside it (the link between machines)");
+    hw.network_bandwidth_bytes_per_s = network->positive_double() * 1e9;
+    if (!network_latency) domain->fail_at_key("needs 'network_latency_us' beside it");
+    hw.network_latency_s = network_latency->non_negative_double() * 1e-6;
+  } else if (network || network_latency) {
+    (network ? network : network_latency)->fail_at_key("needs 'interconnect_domain_gpus' (the GPUs one interconnect domain holds)");
+  }
   hw.host_link_bandwidth_bytes_per_s = non_negative_or(root, "host_link_bandwidth_gb_s", 0) * 1e9;
   hw.price_per_gpu_hour = non_negative_or(root, "price_per_gpu_hour", 0);
   if (auto f = root.get("kernel_tables")) {
