@@ -1,8 +1,10 @@
 #include "sim/io/resource_paths.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 namespace servesim {
 
@@ -31,6 +33,20 @@ fs::path build_tree_root() {
 #endif
 }
 
+// Short names people type for the bundled hardware profiles ("h100" for the H100 SXM, the
+// form DGX and HGX systems carry; "a100" for the 80 GB SXM). Tried only when no file of
+// that name exists, so a profile called h100.yaml would win.
+constexpr std::pair<const char*, const char*> kHardwareAliases[] = {
+    {"h100", "h100-sxm"},
+    {"a100", "a100-80g-sxm"},
+    {"h200", "h200"},
+};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
 }  // namespace
 
 std::string resource_root() {
@@ -50,6 +66,13 @@ std::optional<std::string> resolve_resource(const std::string& folder,
   const fs::path with_extension = dir / (name_or_path + ".yaml");
   if (is_file(with_extension)) return with_extension.string();
   if (is_file(dir / name_or_path)) return (dir / name_or_path).string();
+  if (folder == "configs/hardware") {
+    const std::string key = lower(name_or_path);
+    for (const auto& [alias, profile] : kHardwareAliases) {
+      const fs::path aliased = dir / (std::string(profile) + ".yaml");
+      if (key == alias && is_file(aliased)) return aliased.string();
+    }
+  }
   return std::nullopt;
 }
 
