@@ -20,15 +20,15 @@ const SummaryBlock* summary_block_of(const RunSummary& summary, const std::strin
 RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scopes, double reject_share,
                            bool early_stop, bool label_classes) {
   Simulation sim(s.seed, s.stop, s.workload, s.cluster);
-  SaturationWatch watch(sequence_slots(s));
-  sim.set_arrival_observer(
-      [&](std::int64_t arrived, std::int64_t in_flight) { return watch.observe(arrived, in_flight) && early_stop; });
+  // The run's own watch (Simulation::note_saturation): one rule for summary.json and here.
+  const SaturationWatch& watch = sim.saturation_watch();
+  sim.set_arrival_observer([&](std::int64_t, std::int64_t) { return early_stop && watch.tripped_early(); });
   RunJudgement j;
   j.result = sim.run();
   const RunResult& r = j.result;
   std::vector<std::string> why;
-  if (watch.saturated())
-    why.push_back("saturated: " + std::to_string(watch.excess()) + " requests queued beyond full batches " +
+  if (r.saturated)
+    why.push_back("saturated by " + r.saturated_by + ": " + std::to_string(watch.excess()) + " requests backlogged " +
                   (r.aborted ? "after " + std::to_string(r.arrived) + " arrivals, run stopped early"
                              : "at the last arrival, and growing"));
   if (r.completed == 0) why.push_back("no request completed");

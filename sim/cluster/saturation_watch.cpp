@@ -11,12 +11,14 @@ SaturationWatch::SaturationWatch(std::int64_t slots) : slots_(slots) {
   SS_ASSERT(slots >= 0, "a cluster runs a non-negative number of requests at once");
 }
 
-bool SaturationWatch::observe(std::int64_t arrived, std::int64_t in_flight) {
+bool SaturationWatch::observe(std::int64_t arrived, std::int64_t in_flight, std::int64_t unscheduled) {
   SS_ASSERT(arrived == arrived_ + 1, "observe() once per arrival, in order");
   arrived_ = arrived;
-  last_excess_ = std::max<std::int64_t>(in_flight - slots_, 0);
+  last_excess_ = std::max<std::int64_t>({in_flight - slots_, unscheduled, 0});
+  causes_at_last_arrival_ = causes_;
   if ((arrived & (arrived - 1)) != 0) return false;  // not a power of two
   excess_at_pow2_.push_back(last_excess_);
+  causes_at_pow2_.push_back(causes_);
   if (arrived < kEarliestCheck || early_) return early_;
   const std::size_t k = excess_at_pow2_.size() - 1;  // arrived == 2^k, k >= 10
   const std::int64_t half = excess_at_pow2_[k - 1], quarter = excess_at_pow2_[k - 2];
@@ -25,15 +27,37 @@ bool SaturationWatch::observe(std::int64_t arrived, std::int64_t in_flight) {
   return early_;
 }
 
+std::size_t SaturationWatch::window_start() const {
+  std::size_t k = 0;  // 2^k is the largest power of two <= A / 2, so it lies in (A/4, A/2]
+  while ((std::int64_t{2} << k) <= arrived_ / 2) ++k;
+  return k;
+}
+
 bool SaturationWatch::saturated() const {
   if (early_) return true;
   if (arrived_ < 64) return false;
-  std::size_t k = 0;  // 2^k is the largest power of two <= A / 2, so it lies in (A/4, A/2]
-  while ((std::int64_t{2} << k) <= arrived_ / 2) ++k;
-  const std::int64_t earlier = excess_at_pow2_[k];
+  const std::int64_t earlier = excess_at_pow2_[window_start()];
   const double a = static_cast<double>(arrived_);
   const double floor = std::max({a / 100.0, 3.0 * std::sqrt(a), 8.0});
   return static_cast<double>(last_excess_) >= floor && 2 * last_excess_ >= 3 * earlier;
+}
+
+SaturationWatch::Causes SaturationWatch::causes_in_window() const {
+  Causes out{};
+  if (arrived_ == 0) return out;
+  const Causes& from = causes_at_pow2_[window_start()];
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = causes_at_last_arrival_[i] - from[i];
+  return out;
+}
+
+std::string SaturationWatch::saturated_by() const {
+  if (!saturated()) return "none";
+  const Causes c = causes_in_window();
+  std::size_t best = 3;  // compute, unless a step left someone waiting for a named limit
+  std::int64_t most = 0;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (c[i] > most) most = c[i], best = i;
+  return kCauseNames[best];
 }
 
 }  // namespace servesim

@@ -1,22 +1,38 @@
 #pragma once
 // Tells a queue that grows without bound from one that is merely long, from the backlog at
-// each arrival (docs/sweeps.md, "Saturation"). Fed by Simulation::set_arrival_observer.
+// each arrival (docs/reliability.md, "Saturation"), and names the limit that binds while it
+// grows. Fed by Simulation::admit_one (the backlog) and Simulation::on_head_blocked (why).
 //
-// The excess E(n) is the number of requests inside after the n-th arrival minus the slots
-// the cluster runs at once (replicas x max_num_seqs): what waits beyond full batches. In a
-// stable system E fluctuates around a level; past saturation it grows by (1 - capacity /
-// arrival rate) per arrival, so it is proportional to n and doubles between n/2 and n.
+// The excess E(n) after the n-th arrival is the larger of two backlogs: the requests that
+// arrived and were never scheduled (waiting at a replica for a first step, whatever holds
+// them there: slots, KV blocks, token budget, compute), and the requests inside beyond the
+// slots the cluster runs at once (replicas x max_num_seqs; this one also sees work queued
+// past the first step, e.g. at a disaggregated decode pool). In a stable system E
+// fluctuates around a level; past saturation it grows by (1 - capacity / arrival rate) per
+// arrival, so it is proportional to n and doubles between n/2 and n.
+#include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace servesim {
 
 class SaturationWatch {
  public:
+  // Causes counted per step that left requests waiting, in HeadBlock's order
+  // (sim/engine/replica.h): max_num_seqs, token_budget, kv_cache, compute.
+  using Causes = std::array<std::int64_t, 4>;
+  static constexpr const char* kCauseNames[4] = {"max_num_seqs", "token_budget", "kv_cache", "compute"};
+
   // REQUIRES: slots >= 0.
   explicit SaturationWatch(std::int64_t slots);
 
-  // After each arrival: `arrived` counts from 1 and grows by one per call. Returns true when
+  // One step left its waiting queue's head waiting because of cause `kind` (0..3).
+  void note_blocked(int kind) { ++causes_[static_cast<std::size_t>(kind)]; }
+
+  // After each arrival: `arrived` counts from 1 and grows by one per call; `in_flight` the
+  // requests inside, `unscheduled` those of them never scheduled (Simulation leaves out the
+  // arrivals of the current instant, which wait by design). Returns true when
   // the growth is already unmistakable, so the run can stop: at a power-of-two arrival
   // n >= kEarliestCheck, E(n) >= max(n/16, 8 sqrt(n)), and E grew by half or more over each
   // of the last two doublings: E(n) >= 1.5 E(n/2) and E(n/2) >= 1.5 E(n/4). A queue at
@@ -25,7 +41,7 @@ class SaturationWatch {
   // by a share d of the arrivals passes it once n >= 64 / d^2 (n = 1600 at 25% overload).
   // The two growth steps keep a burst in a stable queue (a trace's rush hour) from
   // passing for a trend.
-  bool observe(std::int64_t arrived, std::int64_t in_flight);
+  bool observe(std::int64_t arrived, std::int64_t in_flight, std::int64_t unscheduled);
 
   // After the run: E at the last arrival is at least max(A/100, 3 sqrt(A), 8) for A arrivals
   // and at least 1.5 times E at the power-of-two arrival in (A/4, A/2]. Also true when
@@ -34,13 +50,27 @@ class SaturationWatch {
   bool tripped_early() const { return early_; }
   std::int64_t excess() const { return last_excess_; }
 
+  // The limit that bound while the backlog grew: the cause counted most often between the
+  // power-of-two arrival in (A/4, A/2] and the last arrival (the window saturated() judges
+  // growth over; the drain after the last arrival is left out), ties to the earlier name;
+  // "compute" when no step left anyone waiting there (the backlog grew between steps'
+  // queues, e.g. in KV hand-overs). "none" when not saturated().
+  std::string saturated_by() const;
+  // The counts behind saturated_by(), over that window.
+  Causes causes_in_window() const;
+
   static constexpr std::int64_t kEarliestCheck = 1024;
 
  private:
+  std::size_t window_start() const;  // index into *_at_pow2_ of the arrival in (A/4, A/2]
+
   std::int64_t slots_;
   std::int64_t arrived_ = 0;
   std::int64_t last_excess_ = 0;
   std::vector<std::int64_t> excess_at_pow2_;  // E at arrival 1, 2, 4, 8, ...
+  Causes causes_{};                            // running totals
+  Causes causes_at_last_arrival_{};
+  std::vector<Causes> causes_at_pow2_;  // totals at arrival 1, 2, 4, 8, ...
   bool early_ = false;
 };
 

@@ -164,6 +164,11 @@ void Simulation::admit_one(int c, RequestSource& src) {
   }
   ++arrived_;
   ++in_flight_;
+  if (sim_.now() != instant_ns_) {
+    instant_ns_ = sim_.now();
+    arrivals_at_instant_ = 0;
+  }
+  ++arrivals_at_instant_;
   if (stop_.requests && arrived_ >= *stop_.requests) {
     admitting_ = false;
     for (auto& h : source_events_) sim_.cancel(h);
@@ -184,6 +189,7 @@ void Simulation::admit_one(int c, RequestSource& src) {
     reject_at_door(*state, pool, "queue_full");
   } else {
     ++unscheduled_[ci];  // until its first step (on_first_scheduled) or it leaves
+    ++unscheduled_total_;
     if (timeout_ns_[ci] >= 0) {
       const std::uint64_t id = state->spec.id;
       const EventHandle h = sim_.schedule_in(timeout_ns_[ci], [this, id] { on_timeout(id); });
@@ -194,7 +200,10 @@ void Simulation::admit_one(int c, RequestSource& src) {
   // After submit, so a request rejected on arrival does not count as inside.
   peak_in_flight_ = std::max(peak_in_flight_, in_flight_);
   in_flight_at_last_arrival_ = in_flight_;
-  saturation_.observe(arrived_, in_flight_);
+  // The waiting backlog leaves out this instant's arrivals: the replicas hold their steps
+  // until all are in (a burst, a closed loop's users at t = 0), so they wait by design, not
+  // because a limit holds them; a burst is judged, as before, by what exceeds the slots.
+  saturation_.observe(arrived_, in_flight_, std::max<std::int64_t>(unscheduled_total_ - arrivals_at_instant_, 0));
   if (arrival_observer_ && arrival_observer_(arrived_, in_flight_)) {
     aborted_ = true;
     admitting_ = false;
@@ -204,7 +213,10 @@ void Simulation::admit_one(int c, RequestSource& src) {
 }
 
 void Simulation::on_request_done(RequestState& request, Tick now_ns) {
-  if (request.first_scheduled_ns < 0) --unscheduled_[static_cast<std::size_t>(request.spec.class_index)];
+  if (request.first_scheduled_ns < 0) {
+    --unscheduled_[static_cast<std::size_t>(request.spec.class_index)];
+    --unscheduled_total_;
+  }
   if (auto it = timeouts_.find(request.spec.id); it != timeouts_.end()) {
     sim_.cancel(it->second.first);
     timeouts_.erase(it);
@@ -240,16 +252,21 @@ void Simulation::record_unfinished(const RequestState& r) {
   metrics_->record_request(rec);
 }
 
+void Simulation::on_head_blocked(HeadBlock why) { saturation_.note_blocked(static_cast<int>(why)); }
+
 // Saturation uses the same rule as `servesim capacity` (SaturationWatch, docs/reliability.md):
-// the queue beyond full batches was still growing in proportion to arrivals at the last one.
+// the backlog (never-scheduled requests, or requests beyond full batches) was still growing
+// in proportion to arrivals at the last one; saturated_by names what held the queue's head.
 void Simulation::note_saturation(RunResult& result) const {
   result.peak_in_flight = peak_in_flight_;
   result.backlog = in_flight_at_last_arrival_;
   result.saturated = saturation_.saturated();
+  result.saturated_by = saturation_.saturated_by();
   SummaryBlock& s = result.summary.overall;
   s.set_count("peak_in_flight", result.peak_in_flight);
   s.set_count("backlog", result.backlog);
   s.set_count("saturated", result.saturated ? 1 : 0);
+  s.set_label("saturated_by", result.saturated_by, "saturated");
 }
 
 // MFU and memory-bandwidth use per phase: the work per GPU the cost model counted over

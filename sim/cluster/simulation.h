@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <string>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -36,6 +37,9 @@ struct RunResult {
   // The backlog was still growing at the last arrival (SaturationWatch): arrivals outpaced
   // the cluster, so the latencies describe a queue that had not reached a steady state.
   bool saturated = false;
+  // The limit that held the waiting queue's head while the backlog grew (kv_cache,
+  // max_num_seqs, token_budget, compute), or "none" when not saturated.
+  std::string saturated_by = "none";
   // An arrival observer ended the run early (Simulation::set_arrival_observer).
   bool aborted = false;
 };
@@ -62,6 +66,10 @@ class Simulation final : public ReplicaListener {
   void on_request_done(RequestState& request, Tick now_ns) override;
   void on_first_scheduled(RequestState& request, Tick now_ns) override;
   void on_prefill_handed_over(RequestState& request, Tick now_ns) override;
+  void on_head_blocked(HeadBlock why) override;
+  // The run's saturation watch, fed before the arrival observer is called: an observer may
+  // stop the run once saturation_watch().tripped_early().
+  const SaturationWatch& saturation_watch() const { return saturation_; }
 
   // Disaggregation: the network, and the first GPU node of each replica (docs/cluster.md).
   // Null / empty without a prefill pool.
@@ -124,6 +132,9 @@ class Simulation final : public ReplicaListener {
   std::vector<std::int64_t> queue_limit_;  // -1: none
   std::vector<Tick> timeout_ns_;           // -1: none
   std::vector<std::int64_t> unscheduled_;
+  std::int64_t unscheduled_total_ = 0;  // the sum of unscheduled_: the cluster's waiting backlog
+  Tick instant_ns_ = -1;                // the time of the latest arrival
+  std::int64_t arrivals_at_instant_ = 0;  // arrivals at instant_ns_ so far
   std::unordered_map<std::uint64_t, std::pair<EventHandle, RequestState*>> timeouts_;
 
   std::vector<int> decode_pool_of_;  // per pool: its decode pool, -1 unless role prefill

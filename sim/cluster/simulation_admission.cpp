@@ -27,6 +27,7 @@ void Simulation::resolve_admission() {
 void Simulation::on_first_scheduled(RequestState& request, Tick) {
   if (request.spec.class_index < 0) return;
   --unscheduled_[static_cast<std::size_t>(request.spec.class_index)];
+  --unscheduled_total_;
   if (auto it = timeouts_.find(request.spec.id); it != timeouts_.end()) {
     sim_.cancel(it->second.first);
     timeouts_.erase(it);

@@ -3,9 +3,40 @@
 #include <algorithm>
 
 #include "sim/core/assert.h"
+#include "sim/engine/batch_filler.h"
 
 namespace servesim {
+
+const char* head_block_name(HeadBlock why) {
+  switch (why) {
+    case HeadBlock::max_num_seqs: return "max_num_seqs";
+    case HeadBlock::token_budget: return "token_budget";
+    case HeadBlock::kv_cache: return "kv_cache";
+    case HeadBlock::compute: return "compute";
+  }
+  return "compute";
+}
+
 namespace {
+
+// After the policy planned a step with `state.waiting` non-empty: the first limit, in the
+// order admit_waiting checks them, that keeps the head out. O(1) but for the reservation
+// rule (admission_allows), which costs what one admission attempt costs.
+HeadBlock why_head_waits(const SchedulerState& state, const StepPlan& plan) {
+  const EngineConfig& c = state.config;
+  if (static_cast<int>(state.running.size()) >= c.max_num_seqs) return HeadBlock::max_num_seqs;
+  const std::int64_t budget_left = c.max_batched_tokens - sched::planned_tokens(plan);
+  if (budget_left <= 0) return HeadBlock::token_budget;
+  const RequestState& head = *state.waiting.front();
+  // The head's next chunk with a whole budget; the part of it the budget left could take.
+  std::int64_t full = std::min(head.remaining(), c.max_batched_tokens);
+  if (c.prefill_chunk_tokens > 0) full = std::min(full, c.prefill_chunk_tokens);
+  const std::int64_t n = std::min(full, budget_left);
+  const std::int64_t need = state.kv.blocks_for(head.num_computed_tokens + n) - head.num_blocks;
+  if (need > state.kv.free_blocks() || !sched::admission_allows(state, head, n)) return HeadBlock::kv_cache;
+  if (budget_left < full) return HeadBlock::token_budget;
+  return HeadBlock::compute;
+}
 
 RequestRecord make_record(const RequestState& r, Outcome outcome, Tick now_ns, Tick frontend_ns = 0) {
   RequestRecord rec;
@@ -121,6 +152,7 @@ void Replica::maybe_start_step() {
     SS_ASSERT(plan_.lazy_decodes == lazy_.count(), "a step left its lazy decodes out");
   }
   kv_.drop_unadmitted_matches();  // prefix hits of requests the policy did not admit
+  if (!waiting_.empty()) listener_.on_head_blocked(why_head_waits(state, plan_));
   stats_.preemptions += static_cast<std::int64_t>(plan_.preempted.size());
   // Load marks: here, before every listener call (a callback may route: a closed loop, a
   // disaggregated hand-over) and at the end, so a router never reads a stale snapshot.

@@ -23,6 +23,16 @@
 
 namespace servesim {
 
+// Why a step left the head of its waiting queue waiting, by the first limit it hit in the
+// order the schedulers check them (docs/reliability.md, "Saturation"): the sequence slots
+// were full; the token budget was spent (or too little was left for a whole prompt); the KV
+// cache could not take the head's next chunk (blocks short, or the admission rule's
+// watermark or reservation refused it); none of these (the policy chose not to: a static
+// batch, a decode target), so only more compute would have served it sooner.
+enum class HeadBlock : int { max_num_seqs = 0, token_budget = 1, kv_cache = 2, compute = 3 };
+inline constexpr int kHeadBlockKinds = 4;
+const char* head_block_name(HeadBlock why);
+
 // What the cluster learns from a replica. Called once per request that leaves it.
 class ReplicaListener {
  public:
@@ -36,6 +46,9 @@ class ReplicaListener {
   // With set_hand_over_after_prefill: the request's prompt is computed and its first token
   // sampled; the replica has freed its KV and no longer refers to it.
   virtual void on_prefill_handed_over(RequestState& /*request*/, Tick /*now_ns*/) {}
+  // A step was planned with requests still waiting: why the first of them did not join.
+  // Once per such step; the simulation counts them to name what binds a growing backlog.
+  virtual void on_head_blocked(HeadBlock /*why*/) {}
 };
 
 struct ReplicaStats {

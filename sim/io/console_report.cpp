@@ -160,7 +160,9 @@ void print_console_report(const RunSummary& summary, std::ostream& out) {
   }
   // Simulation::note_saturation sets these (docs/reliability.md).
   if (summary.overall.get("saturated") == 1.0) {
-    out << "saturated: arrivals outpaced the cluster; " << std::llround(summary.overall.get("backlog"))
+    const std::string by = summary.overall.label("saturated_by");
+    out << "saturated: arrivals outpaced the cluster" << (by.empty() ? "" : " (bound by " + by + ")") << "; "
+        << std::llround(summary.overall.get("backlog"))
         << " requests were waiting or running at the last arrival (peak "
         << std::llround(summary.overall.get("peak_in_flight"))
         << "), so the latencies describe a queue that was still growing\n";

@@ -45,7 +45,11 @@ nlohmann::ordered_json summary_block_to_json(const SummaryBlock& block) {
       out["rejected_reasons"] = reasons_to_json(block);
       reasons_written = true;
     }
+    for (const auto& l : block.labels)
+      if (l.after == name) out[l.name] = l.value;
   }
+  for (const auto& l : block.labels)
+    if (!block.has(l.after)) out[l.name] = l.value;
   if (!reasons_written && !block.rejected_reasons.empty()) {
     out["rejected_reasons"] = reasons_to_json(block);
   }

@@ -19,6 +19,22 @@ bool SummaryBlock::has(const std::string& name) const {
                      [&](const auto& field) { return field.first == name; });
 }
 
+void SummaryBlock::set_label(const std::string& name, const std::string& value, const std::string& after) {
+  for (auto& l : labels)
+    if (l.name == name) {
+      l.value = value;
+      l.after = after;
+      return;
+    }
+  labels.push_back(Label{name, value, after});
+}
+
+std::string SummaryBlock::label(const std::string& name) const {
+  for (const auto& l : labels)
+    if (l.name == name) return l.value;
+  return "";
+}
+
 void SummaryBlock::set(const std::string& name, double value) {
   for (auto& [field, old_value] : fields) {
     if (field == name) {

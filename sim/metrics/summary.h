@@ -32,6 +32,12 @@ struct SummaryBlock {
   std::map<std::string, std::int64_t> rejected_reasons;
   // Written after every field: each as "NAME": {fields}.
   std::vector<FieldGroup> objects;
+  // Text fields (e.g. "saturated_by"), each written right after the field named `after`
+  // (at the end of the plain fields when there is none), in the order they were set.
+  struct Label {
+    std::string name, value, after;
+  };
+  std::vector<Label> labels;
   // Pools only: one item per replica, written as "replicas": [{fields}, ...]; none: omitted.
   std::vector<FieldGroup> replicas;
 
@@ -42,6 +48,10 @@ struct SummaryBlock {
   void set_count(const std::string& name, std::int64_t value);
   bool is_count(const std::string& name) const;
   bool has(const std::string& name) const;
+  // Sets (replaces or appends) a text field, written after the field `after`.
+  void set_label(const std::string& name, const std::string& value, const std::string& after);
+  // The value of a text field, or "" when absent.
+  std::string label(const std::string& name) const;
 };
 
 struct RunSummary {

@@ -29,7 +29,7 @@ template <typename F>
 std::int64_t feed(SaturationWatch& w, std::int64_t slots, std::int64_t arrivals, F excess) {
   std::int64_t stopped_at = 0;
   for (std::int64_t n = 1; n <= arrivals; ++n)
-    if (w.observe(n, slots + excess(n)) && !stopped_at) stopped_at = n;
+    if (w.observe(n, slots + excess(n), 0) && !stopped_at) stopped_at = n;
   return stopped_at;
 }
 
@@ -94,7 +94,7 @@ TEST_CASE("saturation: an overloaded M/D/1 simulation stops early and still cons
 
   Simulation sim(3, stop, {c}, cluster);
   SaturationWatch watch(1);
-  sim.set_arrival_observer([&](std::int64_t a, std::int64_t f) { return watch.observe(a, f); });
+  sim.set_arrival_observer([&](std::int64_t a, std::int64_t f) { return watch.observe(a, f, 0); });
   const RunResult r = sim.run();
   CHECK(r.aborted);
   CHECK_FALSE(r.stopped_by_time);
@@ -109,4 +109,53 @@ TEST_CASE("saturation: an overloaded M/D/1 simulation stops early and still cons
   const RunResult rf = full.run();
   CHECK_FALSE(rf.aborted);
   CHECK(rf.completed == 100000);
+}
+
+TEST_CASE("saturation: a backlog of never-scheduled requests counts while the slots are far from full", "[sweep]") {
+  // 1,024 slots, 10 running (what the KV cache holds), and 5% of arrivals left waiting:
+  // at 20,000 arrivals 1,000 wait (above the floor 3 sqrt(20,000) = 424, and 2.4 times the
+  // 409 at arrival 8,192), 1,010 inside, never beyond the slots.
+  SaturationWatch w(1024);
+  for (std::int64_t n = 1; n <= 20000; ++n) w.observe(n, 10 + n / 20, n / 20);
+  CHECK(w.saturated());
+  CHECK(w.excess() == 1000);
+  // The same in-flight figures with no waiting count: the slots hide the queue.
+  SaturationWatch blind(1024);
+  for (std::int64_t n = 1; n <= 20000; ++n) blind.observe(n, 10 + n / 20, 0);
+  CHECK_FALSE(blind.saturated());
+}
+
+TEST_CASE("saturation: saturated_by names the cause counted most from the window start to the last arrival", "[sweep]") {
+  constexpr int kSeqs = 0, kKv = 2;
+  SaturationWatch w(8);
+  for (std::int64_t n = 1; n <= 10000; ++n) {
+    // Slot-bound steps early on (before arrival 4,096, the window's start for A = 10,000),
+    // more of them in all than the KV-bound steps after it.
+    if (n < 4096) {
+      for (int k = 0; k < 3; ++k) w.note_blocked(kSeqs);
+    } else {
+      w.note_blocked(kKv);
+    }
+    w.observe(n, 8 + n / 4, n / 4);
+  }
+  // Steps after the last arrival (the drain) do not count.
+  for (int k = 0; k < 100000; ++k) w.note_blocked(kSeqs);
+  REQUIRE(w.saturated());
+  const auto c = w.causes_in_window();
+  CHECK(c[kSeqs] == 0);
+  CHECK(c[kKv] == 10000 - 4096);  // arrivals 4,097 to 10,000 (4,096's step is in its snapshot)
+  CHECK(w.saturated_by() == "kv_cache");
+
+  // Saturated with no step that left anyone waiting: the backlog grew past the steps.
+  SaturationWatch quiet(8);
+  for (std::int64_t n = 1; n <= 10000; ++n) quiet.observe(n, 8 + n / 4, 0);
+  CHECK(quiet.saturated_by() == "compute");
+
+  // Not saturated: none, whatever was counted.
+  SaturationWatch stable(8);
+  for (std::int64_t n = 1; n <= 10000; ++n) {
+    stable.note_blocked(kKv);
+    stable.observe(n, 8, 3);
+  }
+  CHECK(stable.saturated_by() == "none");
 }
