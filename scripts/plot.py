@@ -17,7 +17,8 @@ From a run folder:
                     decode, prefill interference, ...), from summary.json
 From a sweep:
   sweep_tradeoff.png  p99 TTFT and p99 ITL against output throughput, one point per sweep
-                      point, the Pareto front ringed (sweep.csv)
+                      point, the Pareto front ringed, saturated points hollow (their
+                      latencies grow with the run's length; sweep.csv)
 
 Needs matplotlib (Debian: python3-matplotlib). Prints each file it writes; exits 2 on bad
 input (a missing folder or file, a CSV without the expected columns).
@@ -195,13 +196,21 @@ def plot_sweep(plt, sweep, out_dir):
         x, ttft, itl = number(r["output_throughput"]), number(r["p99_ttft_ms"]), number(r["p99_itl_ms"])
         if x is None or ttft is None or itl is None:
             continue  # a point that failed to run
-        pts.append((x, ttft, itl, r["pareto"] == "1", r["point"]))
+        # Tables written before the column existed have no `saturated`: drawn as stable.
+        pts.append((x, ttft, itl, r["pareto"] == "1", r["point"], r.get("saturated") == "1"))
     if not pts:
         fail(f"{path}: no point has throughput and latency figures")
     pts.sort()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
     for ax, col, label in [(axes[0], 1, "p99 TTFT (ms)"), (axes[1], 2, "p99 ITL (ms)")]:
-        ax.plot([p[0] for p in pts], [p[col] for p in pts], "o-", alpha=0.6, label="sweep points")
+        ax.plot([p[0] for p in pts], [p[col] for p in pts], "-", alpha=0.6, color="C0")
+        stable = [p for p in pts if not p[5]]
+        saturated = [p for p in pts if p[5]]
+        if stable:
+            ax.scatter([p[0] for p in stable], [p[col] for p in stable], color="C0", label="sweep points")
+        if saturated:
+            ax.scatter([p[0] for p in saturated], [p[col] for p in saturated], facecolors="none",
+                       edgecolors="C0", label="saturated (queue still growing)")
         front = [p for p in pts if p[3]]
         if front:
             ax.scatter([p[0] for p in front], [p[col] for p in front], s=120, facecolors="none",

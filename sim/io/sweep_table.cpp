@@ -22,11 +22,18 @@ constexpr int kFormatVersion = 1;
 // The point index of a row (checked by sweep_table_from_json or set by make_sweep_row).
 std::int64_t point_of(const ojson& row) { return row.at("point").get<std::int64_t>(); }
 
-ojson pick_fields(const SummaryBlock& block) {
+ojson pick_fields(const SummaryBlock& block, const std::vector<std::string>& fields) {
   const ojson all = summary_block_to_json(block);
   ojson out = ojson::object();
-  for (const auto& f : sweep_fields()) out[f] = all.contains(f) ? all[f] : ojson(nullptr);
+  for (const auto& f : fields) out[f] = all.contains(f) ? all[f] : ojson(nullptr);
   return out;
+}
+
+// A row whose run was saturated: its latencies describe a queue that was still growing
+// (they grow with the run's length), so it neither joins the front nor pushes others off.
+bool row_saturated(const ojson& summary) {
+  return summary.is_object() && summary.contains("saturated") && summary["saturated"].is_number() &&
+         summary["saturated"].get<double>() != 0;
 }
 
 [[noreturn]] void bad(const std::string& path, const std::string& key, const std::string& msg) {
@@ -49,6 +56,17 @@ const std::vector<std::string>& sweep_fields() {
       "mean_itl_ms",    "p50_itl_ms",     "p90_itl_ms",         "p99_itl_ms",
       "mean_e2el_ms",   "p50_e2el_ms",    "p90_e2el_ms",        "p99_e2el_ms",
       "mean_queue_ms",  "p99_queue_ms",   "prefix_cache_hit_rate"};
+  return kFields;
+}
+
+const std::vector<std::string>& sweep_overall_fields() {
+  static const std::vector<std::string> kFields = [] {
+    std::vector<std::string> f = sweep_fields();
+    // Saturation is a property of the whole run (summary.json's top level), so classes lack it.
+    const auto at = std::find(f.begin(), f.end(), "unfinished") + 1;
+    f.insert(at, {"saturated", "saturated_by"});
+    return f;
+  }();
   return kFields;
 }
 
@@ -77,10 +95,10 @@ ojson make_sweep_row(std::size_t point, const std::vector<std::string>& axis_key
     row["summary"] = nullptr;
     return row;
   }
-  ojson s = pick_fields(summary->overall);
+  ojson s = pick_fields(summary->overall, sweep_overall_fields());
   if (summary->classes.size() >= 2) {
     ojson classes = ojson::object();
-    for (const auto& [name, block] : summary->classes) classes[name] = pick_fields(block);
+    for (const auto& [name, block] : summary->classes) classes[name] = pick_fields(block, sweep_fields());
     s["classes"] = std::move(classes);
   }
   row["summary"] = std::move(s);
@@ -92,8 +110,10 @@ void mark_pareto(SweepTable& table) {
   for (const auto& row : table.rows) {
     std::vector<std::optional<double>> v;
     const ojson& s = row["summary"];
+    const bool saturated = row_saturated(s);
     for (const auto& o : table.objectives) {
-      if (s.is_object() && s.contains(o.field) && s[o.field].is_number()) v.push_back(s[o.field].get<double>());
+      if (saturated) v.push_back(std::nullopt);  // off the front, dominating nothing
+      else if (s.is_object() && s.contains(o.field) && s[o.field].is_number()) v.push_back(s[o.field].get<double>());
       else v.push_back(std::nullopt);
     }
     values.push_back(std::move(v));
@@ -133,7 +153,7 @@ void write_sweep_csv(const SweepTable& table, std::ostream& out) {
   header.insert(header.end(), table.axes.begin(), table.axes.end());
   header.push_back("pareto");
   header.push_back("error");
-  for (const auto& f : sweep_fields()) header.push_back(f);
+  for (const auto& f : sweep_overall_fields()) header.push_back(f);
   for (const auto& c : classes)
     for (const auto& f : sweep_fields()) header.push_back("classes." + c + "." + f);
   for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(header[i]);
@@ -146,7 +166,7 @@ void write_sweep_csv(const SweepTable& table, std::ostream& out) {
     cells.push_back(row["error"]);
     const ojson& s = row["summary"];
     const bool has = s.is_object();
-    for (const auto& f : sweep_fields()) cells.push_back(has ? s.value(f, ojson(nullptr)) : ojson(nullptr));
+    for (const auto& f : sweep_overall_fields()) cells.push_back(has ? s.value(f, ojson(nullptr)) : ojson(nullptr));
     for (const auto& c : classes) {
       const bool hc = has && s.contains("classes") && s["classes"].contains(c);
       for (const auto& f : sweep_fields()) cells.push_back(hc ? s["classes"][c].value(f, ojson(nullptr)) : ojson(nullptr));

@@ -29,8 +29,11 @@ struct SweepTable {
   std::vector<nlohmann::ordered_json> rows;
 };
 
-// The summary.json fields a row keeps, overall and per class, in column order.
+// The summary.json fields a row keeps per class, in column order.
 const std::vector<std::string>& sweep_fields();
+// The fields a row keeps overall: sweep_fields() with "saturated" (0/1) and "saturated_by"
+// (the binding limit, docs/reliability.md) after "unfinished".
+const std::vector<std::string>& sweep_overall_fields();
 
 // One CSV cell of a table value (RFC 4180: quoted when it holds a comma, quote or newline;
 // null is empty, booleans 1/0), shared by the sweep and search tables.
@@ -46,12 +49,13 @@ nlohmann::ordered_json make_sweep_row(std::size_t point, const std::vector<std::
                                       const std::vector<std::string>& values, const RunSummary* summary,
                                       const std::string& error);
 
-// Recomputes every row's "pareto" over the rows in the table (pareto.h).
+// Recomputes every row's "pareto" over the rows in the table (pareto.h). A saturated row
+// (summary "saturated" nonzero) is off the front and dominates nothing, like a failed one.
 void mark_pareto(SweepTable& table);
 
 nlohmann::ordered_json sweep_table_to_json(const SweepTable& table);
 void write_sweep_json(const SweepTable& table, std::ostream& out);
-// Columns: point, each axis, pareto (1/0), error, each sweep field, then
+// Columns: point, each axis, pareto (1/0), error, each overall sweep field, then
 // classes.NAME.FIELD for every class seen. Cells are RFC 4180 quoted when needed; an
 // absent figure is an empty cell.
 void write_sweep_csv(const SweepTable& table, std::ostream& out);
