@@ -5,17 +5,10 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/metrics/numpy_stats.h"
+
 namespace servesim {
 namespace {
-
-// numpy.percentile's default ("linear"): position q/100 x (n - 1) between order statistics.
-double percentile(const std::vector<double>& sorted, double q) {
-  const double position = q / 100.0 * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<std::size_t>(std::floor(position));
-  const std::size_t above = std::min(below + 1, sorted.size() - 1);
-  const double fraction = position - static_cast<double>(below);
-  return sorted[below] + (sorted[above] - sorted[below]) * fraction;
-}
 
 void add_rows(std::vector<FigureComparison>& rows, const char* name, const std::optional<LatencyFigures>& measured,
               const std::optional<LatencyFigures>& simulated) {
@@ -36,13 +29,11 @@ std::optional<LatencyFigures> latency_figures(std::vector<double> values_ms) {
   if (values_ms.empty()) return std::nullopt;
   std::sort(values_ms.begin(), values_ms.end());
   LatencyFigures f;
-  double sum = 0;
-  for (double v : values_ms) sum += v;
   f.samples = static_cast<std::int64_t>(values_ms.size());
-  f.mean_ms = sum / static_cast<double>(values_ms.size());
-  f.p50_ms = percentile(values_ms, 50);
-  f.p90_ms = percentile(values_ms, 90);
-  f.p99_ms = percentile(values_ms, 99);
+  f.mean_ms = numpy_mean(values_ms);
+  f.p50_ms = numpy_percentile(values_ms, 50);
+  f.p90_ms = numpy_percentile(values_ms, 90);
+  f.p99_ms = numpy_percentile(values_ms, 99);
   return f;
 }
 

@@ -8,6 +8,8 @@
 #include <regex>
 #include <utility>
 
+#include "sim/metrics/numpy_stats.h"
+
 namespace servesim {
 namespace {
 
@@ -22,19 +24,6 @@ std::string percentile_key(double p) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "p%g", p);
   return buffer;
-}
-
-// np.percentile(sorted, p) with the default "linear" method, written as numpy computes
-// it: the virtual index n q - q, and the interpolation taken from the nearer neighbour.
-double numpy_linear_percentile(const std::vector<double>& sorted, double p) {
-  const double q = p / 100;
-  const auto n = static_cast<double>(sorted.size());
-  const double virtual_index = std::clamp(n * q - q, 0.0, n - 1);
-  const auto below = static_cast<std::size_t>(std::floor(virtual_index));
-  const std::size_t above = std::min(below + 1, sorted.size() - 1);
-  const double t = virtual_index - static_cast<double>(below);
-  const double a = sorted[below], b = sorted[above];
-  return t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
 }
 
 double sum_of(const std::vector<double>& values) {
@@ -128,7 +117,7 @@ ordered_json inference_perf_summarize(std::vector<double> values) {
   out["mean"] = sum_of(values) / static_cast<double>(values.size());
   out["min"] = values.front();
   out["max"] = values.back();
-  for (double p : kPercentiles) out[percentile_key(p)] = numpy_linear_percentile(values, p);
+  for (double p : kPercentiles) out[percentile_key(p)] = numpy_percentile(values, p);
   return out;
 }
 

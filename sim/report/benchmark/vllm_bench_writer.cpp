@@ -22,7 +22,7 @@
 
 #include "sim/io/atomic_write.h"
 #include "sim/report/benchmark/benchmark_writer.h"
-#include "sim/report/benchmark/numpy_stats.h"
+#include "sim/metrics/numpy_stats.h"
 
 namespace servesim {
 namespace {

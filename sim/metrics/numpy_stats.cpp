@@ -1,5 +1,5 @@
 // numpy's mean, population standard deviation and linear percentile (numpy_stats.h).
-#include "sim/report/benchmark/numpy_stats.h"
+#include "sim/metrics/numpy_stats.h"
 
 #include <cmath>
 #include <cstddef>
