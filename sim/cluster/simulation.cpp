@@ -246,6 +246,8 @@ void Simulation::record_unfinished(const RequestState& r) {
   rec.preemptions = r.preemptions;
   rec.preempted_ns = r.preempted_ns + (r.preempted_at_ns >= 0 ? sim_.now() - r.preempted_at_ns : 0);
   rec.truncated_tokens = r.truncated_tokens;
+  rec.input_clamped = r.spec.input_clamped;
+  rec.output_clamped = r.spec.output_clamped;
   rec.kv_transfer_ns = r.kv_transfer_ns;
   rec.session_id = r.spec.session_id;
   rec.turn = r.spec.turn;

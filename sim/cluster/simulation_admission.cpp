@@ -60,6 +60,8 @@ void Simulation::reject_at_door(RequestState& request, int pool, const char* rea
   rec.output_tokens = request.spec.output_tokens;
   rec.session_id = request.spec.session_id;
   rec.turn = request.spec.turn;
+  rec.input_clamped = request.spec.input_clamped;
+  rec.output_clamped = request.spec.output_clamped;
   metrics_->record_request(rec);
   request.first_scheduled_ns = 0;  // not counted among the class's unscheduled
   on_request_done(request, sim_.now());

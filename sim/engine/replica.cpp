@@ -56,6 +56,8 @@ RequestRecord make_record(const RequestState& r, Outcome outcome, Tick now_ns, T
   rec.preemptions = r.preemptions;
   rec.preempted_ns = r.preempted_ns + (r.preempted_at_ns >= 0 ? now_ns - r.preempted_at_ns : 0);
   rec.truncated_tokens = r.truncated_tokens;
+  rec.input_clamped = r.spec.input_clamped;
+  rec.output_clamped = r.spec.output_clamped;
   rec.kv_transfer_ns = r.kv_transfer_ns;
   rec.session_id = r.spec.session_id;
   rec.turn = r.spec.turn;

@@ -127,6 +127,26 @@ void print_accounting(const SummaryBlock& all, std::ostream& out) {
   }
 }
 
+// Lengths the workload changed on the way from the distributions written (summary.json's
+// clamped_input and clamped_output, docs/workload.md), per class, only where there are any:
+// a distribution that often falls below a token runs a different workload than it reads.
+void print_clamped_lengths(const RunSummary& summary, std::ostream& out) {
+  bool header = false;
+  for (const auto& [name, block] : summary.classes) {
+    if (!block.has("clamped_input") || !block.has("clamped_output")) continue;
+    const long long input = std::llround(block.get("clamped_input"));
+    const long long output = std::llround(block.get("clamped_output"));
+    if (input <= 0 && output <= 0) continue;
+    if (!header) {
+      out << "\nlengths clamped (prompts raised to 1 token, outputs to 0, or held to the distribution's min/max):\n";
+      header = true;
+    }
+    const long long requests = std::llround(block.get("completed") + block.get("rejected") + block.get("unfinished"));
+    out << "  " << name << ": " << input << " of " << requests << " prompt lengths, " << output << " of " << requests
+        << " output lengths\n";
+  }
+}
+
 }  // namespace
 
 void print_console_report(const RunSummary& summary, std::ostream& out) {
@@ -153,6 +173,7 @@ void print_console_report(const RunSummary& summary, std::ostream& out) {
   }
 
   print_accounting(summary.overall, out);
+  print_clamped_lengths(summary, out);
 
   const double unfinished = summary.overall.get("unfinished");
   if (std::isfinite(unfinished) && unfinished > 0) {

@@ -59,6 +59,8 @@ void MetricGroup::add_request(const RequestRecord& record, double usd_per_replic
   preemptions += record.preemptions;
   preempted_ns += record.preempted_ns;
   if (record.truncated_tokens > 0) ++truncated;
+  if (record.input_clamped) ++clamped_input;
+  if (record.output_clamped) ++clamped_output;
   switch (record.outcome) {
     case Outcome::completed: {
       ++completed;
@@ -126,6 +128,8 @@ void MetricGroup::merge(const MetricGroup& other) {
   preemptions += other.preemptions;
   preempted_ns += other.preempted_ns;
   truncated += other.truncated;
+  clamped_input += other.clamped_input;
+  clamped_output += other.clamped_output;
   add_parts(ttft_parts, other.ttft_parts);
   ttft_requests += other.ttft_requests;
   add_parts(decode_parts, other.decode_parts);
@@ -237,6 +241,8 @@ SummaryBlock MetricGroup::to_block(Tick duration_ns) const {
   block.set_count("preemptions", preemptions);
   block.set("preempted_s", seconds_from_ticks(preempted_ns));
   block.set_count("truncated", truncated);
+  block.set_count("clamped_input", clamped_input);
+  block.set_count("clamped_output", clamped_output);
   block.rejected_reasons = rejected_reasons;
   add_new_fields(block, duration_ns);
   return block;

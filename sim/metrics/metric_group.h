@@ -32,6 +32,10 @@ struct MetricGroup {
   std::int64_t preemptions = 0;          // times requests were preempted
   Tick preempted_ns = 0;                 // time they lost to it
   std::int64_t truncated = 0;            // requests cut to the model's context
+  // Requests whose drawn prompt / output length was clamped, raised or capped by the
+  // workload (sampled_lengths.h), whatever their outcome.
+  std::int64_t clamped_input = 0;
+  std::int64_t clamped_output = 0;
 
   // Latency attribution, summed over completed requests (docs/metrics.md).
   TtftParts ttft_parts;                  // of those with a first token

@@ -38,6 +38,8 @@ struct RequestRecord {
   RequestAccounting acct;
   double cost_usd = 0;  // its GPU time at its pool's price; set by MetricsRecorder
   bool warmup = false;  // within the run's warm-up, so in no summary figure; set by MetricsRecorder
+  bool input_clamped = false;   // its drawn prompt length was clamped (RequestSpec::input_clamped)
+  bool output_clamped = false;  // its drawn output length was clamped
 
   Tick queue_ns() const { return first_scheduled_ns >= 0 ? first_scheduled_ns - arrival_ns : -1; }
   Tick ttft_ns() const { return first_token_ns >= 0 ? first_token_ns - arrival_ns : -1; }

@@ -12,11 +12,14 @@ class ClampedDistribution : public Distribution {
  public:
   ClampedDistribution(std::optional<double> min, std::optional<double> max) : min_(min), max_(max) {}
 
-  double sample(Rng& rng) const final {
-    double value = draw(rng);
+  double sample(Rng& rng) const final { return sample_noting_clamp(rng).value; }
+
+  ClampedSample sample_noting_clamp(Rng& rng) const final {
+    const double raw = draw(rng);
+    double value = raw;
     if (min_) value = std::max(value, *min_);
     if (max_) value = std::min(value, *max_);
-    return value;
+    return {value, value != raw};
   }
 
  protected:

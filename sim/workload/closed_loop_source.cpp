@@ -35,6 +35,8 @@ RequestSpec ClosedLoopSource::pop() {
   request.arrival_ns = *arrival;
   request.prompt_tokens = lengths.prompt_tokens;
   request.output_tokens = lengths.output_tokens;
+  request.input_clamped = lengths.prompt_clamped;
+  request.output_clamped = lengths.output_clamped;
   request.block_hashes = std::move(lengths.block_hashes);
   return request;
 }

@@ -22,11 +22,20 @@ struct DistSpec {
   std::optional<double> max;
 };
 
+// One sample and whether the spec's `min`/`max` clamp changed it (so token lengths can be
+// counted as clamped, docs/workload.md).
+struct ClampedSample {
+  double value = 0;
+  bool clamped = false;
+};
+
 class Distribution {
  public:
   virtual ~Distribution() = default;
   // One sample, clamps applied. Token counts are rounded by the caller.
   virtual double sample(Rng& rng) const = 0;
+  // The same draw (same stream use, same value), saying whether a clamp changed it.
+  virtual ClampedSample sample_noting_clamp(Rng& rng) const = 0;
   // The exact mean before clamping (used in reports and tests).
   virtual double mean() const = 0;
 };

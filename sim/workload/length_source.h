@@ -14,6 +14,11 @@ struct TokenLengths {
   // Chained prefix hashes of the prompt's full blocks (structured prompts); empty when the
   // prompt shares nothing (RequestSpec::block_hashes).
   std::vector<std::uint64_t> block_hashes;
+  // Whether a drawn length was changed on its way here: clamped by the spec's min/max,
+  // raised to the floor above, or capped (sampled_lengths.h, draw_tokens). Files never
+  // change a length (they reject bad rows), so theirs are false.
+  bool prompt_clamped = false;
+  bool output_clamped = false;
 };
 
 class LengthSource {
@@ -24,7 +29,7 @@ class LengthSource {
   // The lengths of the next request. REQUIRES: has_next().
   virtual TokenLengths next() = 0;
   // How many sampled prompt lengths were below 1 and raised to 1 (0 for files, which reject
-  // such rows instead).
+  // such rows instead). The per-class count a run reports is summary.json's clamped_input.
   virtual std::uint64_t raised_input_samples() const { return 0; }
 };
 

@@ -23,6 +23,7 @@ struct PromptGenerator::Segment {
   std::uint64_t key = 0;                 // shared: its key; unique: per-segment base
   std::string pool;
   std::vector<std::int64_t> doc_tokens;  // pool: length of each document
+  std::vector<bool> doc_clamped;         // pool: whether that length was clamped (draw_tokens)
   std::vector<double> cdf;               // pool: cumulative popularity, cdf.back() == 1
   std::int64_t last_document = -1;
 };
@@ -45,10 +46,13 @@ PromptGenerator::PromptGenerator(const std::vector<PromptSegmentSpec>& specs, co
         const auto length = make_distribution(spec.tokens);
         Rng docs(seed, "workload/pool/" + spec.name);
         seg->doc_tokens.resize(static_cast<std::size_t>(spec.count));
+        seg->doc_clamped.resize(static_cast<std::size_t>(spec.count));
         seg->cdf.resize(static_cast<std::size_t>(spec.count));
         double total = 0;
         for (std::int64_t d = 0; d < spec.count; ++d) {
-          seg->doc_tokens[static_cast<std::size_t>(d)] = round_token_count(length->sample(docs), 0);
+          const DrawnTokens doc = draw_tokens(*length, docs, 0);
+          seg->doc_tokens[static_cast<std::size_t>(d)] = doc.tokens;
+          seg->doc_clamped[static_cast<std::size_t>(d)] = doc.clamped;
           total += std::pow(static_cast<double>(d + 1), -spec.zipf);
           seg->cdf[static_cast<std::size_t>(d)] = total;
         }
@@ -71,6 +75,7 @@ PromptGenerator::PromptGenerator(PromptGenerator&&) noexcept = default;
 std::int64_t PromptGenerator::next(std::vector<ContentRun>& runs) {
   const std::uint64_t serial = serial_++;
   std::int64_t total = 0;
+  last_clamped_ = false;
   for (auto& seg : segments_) {
     ContentRun run;
     switch (seg->kind) {
@@ -84,17 +89,22 @@ std::int64_t PromptGenerator::next(std::vector<ContentRun>& runs) {
         const auto d = std::min<std::int64_t>(at - seg->cdf.begin(), static_cast<std::int64_t>(seg->cdf.size()) - 1);
         seg->last_document = d;
         run = {pool_document_key(seg->pool, d), 0, seg->doc_tokens[static_cast<std::size_t>(d)]};
+        if (seg->doc_clamped[static_cast<std::size_t>(d)]) last_clamped_ = true;
         break;
       }
-      case PromptSegmentSpec::Kind::unique:
-        run = {hash_combine(seg->key, serial), 0, round_token_count(seg->length->sample(seg->rng), 0)};
+      case PromptSegmentSpec::Kind::unique: {
+        const DrawnTokens drawn = draw_tokens(*seg->length, seg->rng, 0);
+        run = {hash_combine(seg->key, serial), 0, drawn.tokens};
+        if (drawn.clamped) last_clamped_ = true;
         break;
+      }
     }
     if (run.tokens > 0) runs.push_back(run);
     total += run.tokens;
   }
   if (total < 1) {
     ++raised_;
+    last_clamped_ = true;
     runs.push_back({hash_combine(unique_base_ ^ 0x1, serial), 0, 1});
     total = 1;
   }
@@ -115,7 +125,10 @@ TokenLengths StructuredLengths::next() {
   runs_.clear();
   TokenLengths lengths;
   lengths.prompt_tokens = prompts_.next(runs_);
-  lengths.output_tokens = round_token_count(output_->sample(output_rng_), 0);
+  lengths.prompt_clamped = prompts_.last_clamped();
+  const DrawnTokens output = draw_tokens(*output_, output_rng_, 0);
+  lengths.output_tokens = output.tokens;
+  lengths.output_clamped = output.clamped;
   lengths.block_hashes = chained_block_hashes(runs_, block_tokens_);
   return lengths;
 }

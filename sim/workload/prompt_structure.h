@@ -44,6 +44,9 @@ class PromptGenerator {
   // draw gets one unique token and is counted in raised_prompts()).
   std::int64_t next(std::vector<ContentRun>& runs);
   std::uint64_t raised_prompts() const { return raised_; }
+  // Whether the last prompt has a drawn length that was clamped (a unique segment's draw,
+  // a chosen document's length, or the raise to 1 token).
+  bool last_clamped() const { return last_clamped_; }
   // The document the last next() chose for segment `segment` (-1 unless it is a pool).
   std::int64_t last_document(std::size_t segment) const;
 
@@ -53,6 +56,7 @@ class PromptGenerator {
   std::uint64_t unique_base_;   // per class, so unique content never collides
   std::uint64_t serial_ = 0;    // requests generated
   std::uint64_t raised_ = 0;
+  bool last_clamped_ = false;
 };
 
 // Lengths and block hashes of structured prompts, with outputs from a distribution: the

@@ -16,6 +16,10 @@ struct RequestSpec {
   std::int64_t output_tokens = 0; // 0: prefill-only (embedding) request
   std::uint64_t session_id = 0;   // 0: not part of a session
   int turn = 0;
+  // A length drawn for this request was clamped, raised or capped (TokenLengths); counted
+  // per class as clamped_input / clamped_output. Traces leave both false.
+  bool input_clamped = false;
+  bool output_clamped = false;
   // Content identity of the prompt, one hash per full KV block (chained: each covers the
   // whole prefix up to its block), for prefix caching. Empty: nothing is shareable. A
   // session's turn continues past the prompt over its output, which the next turn repeats.

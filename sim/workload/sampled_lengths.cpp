@@ -13,6 +13,16 @@ std::int64_t round_token_count(double sample, std::int64_t min_tokens) {
   return rounded < min_tokens ? min_tokens : rounded;
 }
 
+DrawnTokens draw_tokens(const Distribution& distribution, Rng& rng, std::int64_t min_tokens) {
+  const ClampedSample sample = distribution.sample_noting_clamp(rng);
+  if (std::isnan(sample.value)) return {min_tokens, true, true};
+  const double top = static_cast<double>(kMaxSampledTokens);
+  const bool capped = sample.value >= top + 0.5;
+  const auto rounded = static_cast<std::int64_t>(std::llround(std::fmax(std::fmin(sample.value, top), -1.0)));
+  const bool raised = rounded < min_tokens;
+  return {raised ? min_tokens : rounded, sample.clamped || capped || raised, raised};
+}
+
 SampledLengths::SampledLengths(std::unique_ptr<Distribution> input, std::unique_ptr<Distribution> output,
                                Rng input_rng, Rng output_rng)
     : input_(std::move(input)), output_(std::move(output)), input_rng_(input_rng), output_rng_(output_rng) {
@@ -21,10 +31,13 @@ SampledLengths::SampledLengths(std::unique_ptr<Distribution> input, std::unique_
 
 TokenLengths SampledLengths::next() {
   TokenLengths lengths;
-  const std::int64_t prompt = round_token_count(input_->sample(input_rng_), 0);
-  if (prompt < 1) ++raised_input_samples_;
-  lengths.prompt_tokens = prompt < 1 ? 1 : prompt;
-  lengths.output_tokens = round_token_count(output_->sample(output_rng_), 0);
+  const DrawnTokens prompt = draw_tokens(*input_, input_rng_, 1);
+  if (prompt.raised) ++raised_input_samples_;
+  const DrawnTokens output = draw_tokens(*output_, output_rng_, 0);
+  lengths.prompt_tokens = prompt.tokens;
+  lengths.output_tokens = output.tokens;
+  lengths.prompt_clamped = prompt.clamped;
+  lengths.output_clamped = output.clamped;
   return lengths;
 }
 

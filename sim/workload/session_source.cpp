@@ -84,17 +84,17 @@ RequestSpec SessionSource::start_session(Tick arrival_ns) {
   const std::uint64_t id = ++sessions_started_;
   Session& s = active_[id];
   s.turns = static_cast<int>(std::min<std::int64_t>(round_token_count(p_.turns->sample(turns_rng_), 1), 1'000'000));
+  bool clamped = false;
   if (p_.prompt) {
     p_.prompt->next(s.first);
+    clamped = p_.prompt->last_clamped();
   } else {
-    std::int64_t tokens = round_token_count(p_.input->sample(input_rng_), 0);
-    if (tokens < 1) {
-      ++raised_inputs_;
-      tokens = 1;
-    }
-    s.first.push_back({hash_combine(hash_combine(key_base_, kFirstInput), id), 0, tokens});
+    const DrawnTokens first = draw_tokens(*p_.input, input_rng_, 1);
+    if (first.raised) ++raised_inputs_;
+    clamped = first.clamped;
+    s.first.push_back({hash_combine(hash_combine(key_base_, kFirstInput), id), 0, first.tokens});
   }
-  return make_request(id, s, arrival_ns);
+  return make_request(id, s, arrival_ns, clamped);
 }
 
 RequestSpec SessionSource::next_turn(std::uint64_t id, Tick arrival_ns) {
@@ -103,21 +103,22 @@ RequestSpec SessionSource::next_turn(std::uint64_t id, Tick arrival_ns) {
   Session& s = it->second;
   const std::uint64_t turn_key = hash_combine(id, static_cast<std::uint64_t>(s.turn));
   s.history.push_back({hash_combine(hash_combine(key_base_, kOutput), turn_key), 0, s.last_output});
-  const std::int64_t fresh = round_token_count(p_.new_input->sample(new_input_rng_), 0);
+  const DrawnTokens fresh = draw_tokens(*p_.new_input, new_input_rng_, 0);
   const std::uint64_t next_key = hash_combine(id, static_cast<std::uint64_t>(s.turn + 1));
-  s.history.push_back({hash_combine(hash_combine(key_base_, kNewInput), next_key), 0, fresh});
+  s.history.push_back({hash_combine(hash_combine(key_base_, kNewInput), next_key), 0, fresh.tokens});
   if (p_.max_history_tokens) {
     // Whole exchanges (an output and the input after it) leave from the oldest end.
     const std::int64_t first = total_tokens(s.first);
     while (s.history.size() > 2 && first + total_tokens(s.history) > *p_.max_history_tokens)
       s.history.erase(s.history.begin(), s.history.begin() + 2);
   }
-  return make_request(id, s, arrival_ns);
+  return make_request(id, s, arrival_ns, fresh.clamped);
 }
 
-RequestSpec SessionSource::make_request(std::uint64_t id, Session& s, Tick arrival_ns) {
+RequestSpec SessionSource::make_request(std::uint64_t id, Session& s, Tick arrival_ns, bool input_clamped) {
   s.turn += 1;
-  s.last_output = round_token_count(p_.output->sample(output_rng_), 0);
+  const DrawnTokens output = draw_tokens(*p_.output, output_rng_, 0);
+  s.last_output = output.tokens;
   runs_.assign(s.first.begin(), s.first.end());
   runs_.insert(runs_.end(), s.history.begin(), s.history.end());
   RequestSpec request;
@@ -125,6 +126,8 @@ RequestSpec SessionSource::make_request(std::uint64_t id, Session& s, Tick arriv
   request.arrival_ns = arrival_ns;
   request.prompt_tokens = std::max<std::int64_t>(total_tokens(runs_), 1);
   request.output_tokens = s.last_output;
+  request.input_clamped = input_clamped;
+  request.output_clamped = output.clamped;
   request.session_id = id;
   request.turn = s.turn;
   // The output is content the next turn repeats: hash it too, so the blocks the engine

@@ -79,7 +79,9 @@ class SessionSource : public RequestSource {
   std::optional<Tick> next_start_ns();
   RequestSpec start_session(Tick arrival_ns);
   RequestSpec next_turn(std::uint64_t session_id, Tick arrival_ns);
-  RequestSpec make_request(std::uint64_t session_id, Session& s, Tick arrival_ns);
+  // `input_clamped`: the length drawn for this turn's prompt (turn 1's prompt, a later
+  // turn's new input) was clamped (draw_tokens).
+  RequestSpec make_request(std::uint64_t session_id, Session& s, Tick arrival_ns, bool input_clamped);
   Tick sample_pause_ns(const std::unique_ptr<Distribution>& d, Rng& rng);
 
   SessionSourceParts p_;

@@ -122,7 +122,7 @@ TEST_CASE("recorder: summary fields come in the documented order", "[metrics]") 
       "p50_e2el_ms", "p90_e2el_ms", "p95_e2el_ms", "p999_e2el_ms",
       "p50_queue_ms", "p90_queue_ms", "p95_queue_ms", "p99_queue_ms", "p999_queue_ms",
       "mean_queue_ms", "mean_kv_transfer_ms", "prefix_cache_hit_rate", "rejected", "unfinished",
-      "preemptions", "preempted_s", "truncated",
+      "preemptions", "preempted_s", "truncated", "clamped_input", "clamped_output",
       // after the contract's fields (docs/metrics.md)
       "slo_met", "slo_attainment", "goodput", "slo_attainment_mean_itl", "goodput_mean_itl", "cached_input_tokens", "uncached_input_tokens",
       "prefill_time_saved_s", "cost_usd", "cost_per_1m_input_tokens", "cost_per_1m_cached_input_tokens",
