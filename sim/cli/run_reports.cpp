@@ -34,9 +34,12 @@ RunReports::RunReports(Simulation& sim, const Scenario& scenario, const fs::path
   const std::vector<int> replicas = replicas_per_pool(sim);
   if (scenario.outputs.timeseries) {
     timeseries_file_.emplace(open(out_dir / "timeseries.csv"));
-    timeseries_ = std::make_unique<TimeseriesWriter>(
-        timeseries_file_->stream, scenario.outputs.timeseries_interval_ns, pool_names, replicas,
-        [this](int pool, int replica) { return replica_gauges(sim_, pool, replica); });
+    timeseries_ = std::make_unique<TimeseriesWriter>(timeseries_file_->stream,
+                                                     scenario.outputs.timeseries_interval_ns, pool_names, replicas);
+    // Between steps too: what idle replicas hold, and requests that queue while a step runs.
+    add_gauge_sampler(sim, [this](int pool, int replica, Tick now_ns, const ReplicaGauges& g) {
+      timeseries_->on_gauges(pool, replica, now_ns, g);
+    });
   }
   if (scenario.outputs.chrome_trace) {
     trace_file_.emplace(open(out_dir / "trace.json"));

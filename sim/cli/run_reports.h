@@ -24,7 +24,8 @@ namespace servesim::cli {
 class RunReports {
  public:
   // Opens the files the scenario asks for and adds one step observer to every replica
-  // when timeseries.csv or trace.json is asked for. `progress`: print a progress line on
+  // when timeseries.csv or trace.json is asked for (and, for timeseries.csv, one state
+  // observer). `progress`: print a progress line on
   // `err` (a terminal), as requests finish (on_request).
   // REQUIRES: `sim` outlives this object and run() has not been called yet.
   RunReports(Simulation& sim, const Scenario& scenario, const std::filesystem::path& out_dir, bool progress,

@@ -45,9 +45,27 @@ void add_step_sampler(Simulation& sim, std::function<void(const StepSample&)> fn
   }
 }
 
-ReplicaGauges replica_gauges(const Simulation& sim, int pool, int replica) {
-  const Replica& r = *sim.pools()[static_cast<std::size_t>(pool)]->replicas()[static_cast<std::size_t>(replica)];
+namespace {
+
+ReplicaGauges gauges_of(const Replica& r) {
   return ReplicaGauges{r.kv().used_blocks(), r.kv().total_blocks(), r.num_waiting(), r.num_running()};
+}
+
+}  // namespace
+
+void add_gauge_sampler(Simulation& sim, GaugeSampleFn fn) {
+  auto shared = std::make_shared<GaugeSampleFn>(std::move(fn));
+  for (int p = 0; p < static_cast<int>(sim.pools().size()); ++p) {
+    for (auto& replica : sim.pools()[static_cast<std::size_t>(p)]->replicas()) {
+      const Replica* r = replica.get();
+      replica->add_state_observer([shared, r, p](int i, Tick now_ns) { (*shared)(p, i, now_ns, gauges_of(*r)); });
+    }
+  }
+  for (int p = 0; p < static_cast<int>(sim.pools().size()); ++p) {
+    const auto& replicas = sim.pools()[static_cast<std::size_t>(p)]->replicas();
+    for (int i = 0; i < static_cast<int>(replicas.size()); ++i)
+      (*shared)(p, i, 0, gauges_of(*replicas[static_cast<std::size_t>(i)]));
+  }
 }
 
 std::vector<int> replicas_per_pool(const Simulation& sim) {

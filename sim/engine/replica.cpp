@@ -136,6 +136,7 @@ void Replica::submit(RequestState& r) {
   r.status = RequestStatus::waiting;
   waiting_.push_back(&r);
   note_load_change();  // maybe_start_step returns at once while a step runs
+  note_state();
   maybe_start_step();
 }
 
@@ -297,6 +298,7 @@ void Replica::on_step_end() {
       }
     }
   }
+  note_state();  // the state the replica sits in until its next step, if it has one
   maybe_start_step();
 }
 
@@ -355,6 +357,7 @@ bool Replica::withdraw_unscheduled(RequestState& r, const char* reason) {
   SS_ASSERT(r.num_blocks == 0, "a never-scheduled request holds KV blocks");
   waiting_.erase(it);
   reject(r, reason);
+  note_state();
   return true;
 }
 

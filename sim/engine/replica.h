@@ -110,6 +110,16 @@ class Replica {
     step_observers_.clear();
     add_step_observer(std::move(fn));
   }
+  // Called when the waiting queue, the running set or the KV cache may have changed other
+  // than at a step's start (which step observers see): a request queued or withdrawn, a
+  // step's end once its finished requests have left. With the step observers, a watcher
+  // knows the replica's state at every moment (timeseries.csv's idle intervals and its
+  // waiting_max). Like a step observer, it switches lazy decodes off.
+  using StateObserver = std::function<void(int replica_index, Tick now_ns)>;
+  void add_state_observer(StateObserver fn) {
+    keep_no_decodes_lazy();
+    state_observers_.push_back(std::move(fn));
+  }
   // Calls fn on every request still inside (for end-of-run accounting).
   void for_each_request(const std::function<void(RequestState&)>& fn);
   // A quiet stretch of decode steps runs as one event (decode_run.cpp): its steps up to
@@ -210,6 +220,9 @@ class Replica {
   void note_load_change() {
     if (load_log_) load_log_->mark(replica_index_);
   }
+  void note_state() {
+    for (const auto& observe : state_observers_) observe(replica_index_, sim_.now());
+  }
 
   Simulator& sim_;
   int pool_index_;
@@ -231,6 +244,7 @@ class Replica {
   Tick step_start_ns_ = 0;
   ReplicaStats stats_;
   std::vector<StepObserver> step_observers_;
+  std::vector<StateObserver> state_observers_;
   // Steady decodes advanced as a count (lazy_decodes.h), where the policy allows it.
   LazyDecodes lazy_;
   bool lazy_enabled_ = false;

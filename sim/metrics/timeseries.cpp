@@ -27,8 +27,8 @@ std::string csv_quoted(const std::string& text) {
 }  // namespace
 
 TimeseriesWriter::TimeseriesWriter(std::ostream& out, Tick interval_ns, std::vector<std::string> pool_names,
-                                   std::vector<int> replicas_per_pool, GaugeFn gauges)
-    : out_(out), interval_ns_(interval_ns), pool_names_(std::move(pool_names)), gauges_(std::move(gauges)) {
+                                   std::vector<int> replicas_per_pool)
+    : out_(out), interval_ns_(interval_ns), pool_names_(std::move(pool_names)) {
   SS_ASSERT(interval_ns_ > 0, "timeseries interval must be positive");
   SS_ASSERT(pool_names_.size() == replicas_per_pool.size(), "one replica count per pool");
   for (int p = 0; p < static_cast<int>(replicas_per_pool.size()); ++p) {
@@ -37,18 +37,43 @@ TimeseriesWriter::TimeseriesWriter(std::ostream& out, Tick interval_ns, std::vec
   }
   for (auto& name : pool_names_) name = csv_quoted(name);
   buckets_.assign(replicas_.size(), Bucket{});
+  held_.assign(replicas_.size(), Held{});
   out_ << kHeader << "\n";
+}
+
+void TimeseriesWriter::advance_to(std::int64_t interval) {
+  SS_ASSERT(interval >= current_, "timeseries samples must come in time order");
+  // Close the open interval and every one the whole cluster sat through without a step,
+  // so each replica has one row per interval from the first step to the last.
+  while (current_ < interval) write_interval(current_++);
+}
+
+void TimeseriesWriter::change_state(std::size_t flat, Tick now_ns, const ReplicaGauges& g) {
+  Held& h = held_[flat];
+  SS_ASSERT(now_ns >= h.since_ns, "timeseries samples must come in time order");
+  if (current_ >= 0 && now_ns > std::max(h.since_ns, current_ * interval_ns_)) {
+    Bucket& b = buckets_[flat];
+    b.held_waiting_max = std::max(b.held_waiting_max, h.g.waiting);
+    b.held_running_max = std::max(b.held_running_max, h.g.running);
+    b.held_kv_max = std::max(b.held_kv_max, h.g.kv_used_blocks);
+  }
+  h.g = g;
+  h.since_ns = now_ns;
+}
+
+void TimeseriesWriter::on_gauges(int pool, int replica, Tick now_ns, const ReplicaGauges& g) {
+  if (current_ >= 0) advance_to(now_ns / interval_ns_);
+  change_state(static_cast<std::size_t>(first_flat_[static_cast<std::size_t>(pool)] + replica), now_ns, g);
 }
 
 void TimeseriesWriter::on_step(const StepSample& s) {
   const std::int64_t interval = s.start_ns / interval_ns_;
-  SS_ASSERT(interval >= current_, "timeseries samples must come in time order");
   if (current_ < 0) current_ = interval;  // the file starts at the first step, not at t = 0
-  // Close the open interval and every one the whole cluster sat through without a step,
-  // so each replica has one row per interval from the first step to the last.
-  while (current_ < interval) write_interval(current_++);
+  advance_to(interval);
 
-  Bucket& b = buckets_[static_cast<std::size_t>(first_flat_[static_cast<std::size_t>(s.pool)] + s.replica)];
+  const auto flat = static_cast<std::size_t>(first_flat_[static_cast<std::size_t>(s.pool)] + s.replica);
+  change_state(flat, s.start_ns, ReplicaGauges{s.kv_used_blocks, s.kv_total_blocks, s.waiting, s.running});
+  Bucket& b = buckets_[flat];
   b.steps += 1;
   b.busy_ns += s.duration_ns;
   b.batch_sum += s.batch;
@@ -77,11 +102,15 @@ void TimeseriesWriter::write_interval(std::int64_t interval) {
   const double interval_s = static_cast<double>(interval_ns_) * 1e-9;
   for (std::size_t i = 0; i < replicas_.size(); ++i) {
     Bucket& b = buckets_[i];
+    const ReplicaGauges& now = held_[i].g;  // held since before the interval's end, until it
     const auto [pool, replica] = replicas_[i];
     // Means are over the steps that started in the interval. A replica that started none
-    // reports its state when the row is written (docs/metrics.md).
+    // reports its state at the interval's end, and the most it held during the interval
+    // (docs/metrics.md). Waiting counts every moment, steps or not: requests queue between
+    // steps, and a step's post-scheduling count misses them.
+    const std::int64_t waiting_max = std::max({b.waiting_max, b.held_waiting_max, now.waiting});
     double batch_mean = 0, occ_mean = 0, occ_max = 0, waiting_mean = 0, running_mean = 0;
-    std::int64_t kv_used_max = 0, kv_total = 0, waiting_max = 0, running_max = 0;
+    std::int64_t kv_used_max = 0, kv_total = 0, running_max = 0;
     if (b.steps > 0) {
       const double n = static_cast<double>(b.steps);
       batch_mean = static_cast<double>(b.batch_sum) / n;
@@ -91,17 +120,18 @@ void TimeseriesWriter::write_interval(std::int64_t interval) {
       running_mean = static_cast<double>(b.running_sum) / n;
       kv_used_max = b.kv_used_max;
       kv_total = b.kv_total;
-      waiting_max = b.waiting_max;
       running_max = b.running_max;
-    } else if (gauges_) {
-      const ReplicaGauges g = gauges_(pool, replica);
-      kv_used_max = g.kv_used_blocks;
-      kv_total = g.kv_total_blocks;
-      occ_mean = occ_max = kv_total > 0 ? static_cast<double>(kv_used_max) / static_cast<double>(kv_total) : 0.0;
-      waiting_mean = static_cast<double>(g.waiting);
-      waiting_max = g.waiting;
-      running_mean = static_cast<double>(g.running);
-      running_max = g.running;
+    } else {
+      kv_used_max = std::max(b.held_kv_max, now.kv_used_blocks);
+      kv_total = now.kv_total_blocks;
+      const auto fraction = [&](std::int64_t blocks) {
+        return kv_total > 0 ? static_cast<double>(blocks) / static_cast<double>(kv_total) : 0.0;
+      };
+      occ_mean = fraction(now.kv_used_blocks);
+      occ_max = fraction(kv_used_max);
+      waiting_mean = static_cast<double>(now.waiting);
+      running_mean = static_cast<double>(now.running);
+      running_max = std::max(b.held_running_max, now.running);
     }
     put(out_, static_cast<double>(interval) * interval_s, 12);
     out_ << ',' << pool_names_[static_cast<std::size_t>(pool)] << ',' << replica << ',' << b.steps << ',';

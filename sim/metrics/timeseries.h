@@ -4,9 +4,10 @@
 // and throughput. Fed one sample per engine step (never per token) and written as the run
 // goes: only the current interval's accumulators are held, one per replica, so memory
 // does not grow with the run's length. Knows nothing of the engine: the cluster layer
-// turns a step into a StepSample (sim/cluster/run_taps.h).
+// turns a step into a StepSample and every other change of a replica's queue and KV cache
+// into ReplicaGauges (sim/cluster/step_sampler.h), so the writer knows each replica's
+// state at every moment: what it held between steps, and how many requests waited.
 #include <cstdint>
-#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -31,8 +32,7 @@ struct StepSample {
   std::int64_t running = 0;
 };
 
-// A replica's queue and KV state at some moment, for rows of intervals in which it
-// started no step.
+// A replica's queue and KV state from some moment on (until the next sample or step).
 struct ReplicaGauges {
   std::int64_t kv_used_blocks = 0;
   std::int64_t kv_total_blocks = 0;
@@ -47,15 +47,18 @@ class TimeseriesWriter {
       "kv_occupancy_mean,kv_occupancy_max,waiting_mean,waiting_max,running_mean,running_max,"
       "prefill_tokens,decode_tokens,output_tokens,output_tokens_per_s,tokens_per_s";
 
-  using GaugeFn = std::function<ReplicaGauges(int pool, int replica)>;
-
   // `replicas_per_pool[p]` replicas in pool p named pool_names[p]. Writes the header.
   // REQUIRES: interval_ns > 0; `out` outlives the writer.
   TimeseriesWriter(std::ostream& out, Tick interval_ns, std::vector<std::string> pool_names,
-                   std::vector<int> replicas_per_pool, GaugeFn gauges);
+                   std::vector<int> replicas_per_pool);
 
-  // REQUIRES: samples come in non-decreasing start_ns (simulated time order).
+  // A step starts; the replica's state is the sample's from then on.
+  // REQUIRES: samples and gauges come in non-decreasing time (simulated time order).
   void on_step(const StepSample& s);
+  // The replica's state changed at `now_ns` other than at a step's start (a request queued
+  // or withdrawn, a step ended). Before the first step it only sets the state (the file
+  // starts at the first step). Replicas no gauge was given for start empty, with 0 blocks.
+  void on_gauges(int pool, int replica, Tick now_ns, const ReplicaGauges& g);
   // Writes the interval still open. Call once, after the run.
   void finish();
 
@@ -71,7 +74,20 @@ class TimeseriesWriter {
     std::int64_t waiting_sum = 0, waiting_max = 0;
     std::int64_t running_sum = 0, running_max = 0;
     std::int64_t prefill_tokens = 0, decode_tokens = 0, output_tokens = 0;
+    // Most waiting, running and KV blocks held for some time within the interval (a
+    // state that lasted 0 ns, such as an arrival scheduled the same nanosecond, is none).
+    std::int64_t held_waiting_max = 0, held_running_max = 0, held_kv_max = 0;
   };
+  // A replica's state since `since_ns`.
+  struct Held {
+    ReplicaGauges g;
+    Tick since_ns = 0;
+  };
+  // Closes the open interval and every one before `interval`.
+  void advance_to(std::int64_t interval);
+  // The replica's state changes at `now_ns` to `g`: the state it leaves counts in the
+  // interval's maxima if it lasted some time within it.
+  void change_state(std::size_t flat, Tick now_ns, const ReplicaGauges& g);
   void write_interval(std::int64_t interval);  // every replica's row, then resets them
 
   std::ostream& out_;
@@ -79,8 +95,8 @@ class TimeseriesWriter {
   std::vector<std::string> pool_names_;
   std::vector<std::pair<int, int>> replicas_;  // flat index -> (pool, replica)
   std::vector<int> first_flat_;                 // pool -> flat index of its replica 0
-  GaugeFn gauges_;
   std::vector<Bucket> buckets_;
+  std::vector<Held> held_;  // per replica (flat index)
   std::int64_t current_ = -1;  // interval being filled; -1 before the first step
   std::int64_t rows_ = 0;
 };
