@@ -43,6 +43,11 @@ struct HardwareSpec {
   double step_overhead_s = 0;     // per engine step (launch gaps, sampling, scheduling)
   double layer_overhead_s = 0;    // per layer per step (kernels the op graph does not list)
   double kernel_overhead_s = 0;   // per GEMM or attention launch (prologue, ramp, tail)
+  // Per attention launch when it differs from kernel_overhead_s (0 = the same): attention
+  // kernels plan their work split and reduce split-KV partials, a larger fixed cost than a
+  // GEMM's (data/kernels generation_attention_perf, docs/cost-model.md).
+  double attention_overhead_s = 0;
+  double attention_launch_s() const { return attention_overhead_s > 0 ? attention_overhead_s : kernel_overhead_s; }
   // Prefill attention: every query row costs as much as this many more keys (loading Q,
   // the softmax epilogue, writing the output, the diagonal tiles of causal masking).
   double attention_row_overhead_keys = 0;
@@ -53,6 +58,10 @@ struct HardwareSpec {
   double decode_attention_efficiency = 0;
   double decode_attention_efficiency_many = 0;
   double decode_attention_half_seqs = 0;
+  // Decode attention: every sequence costs as much as reading this many more keys of its
+  // KV (loading the query, writing the output, setting up its blocks; 0 = nothing). The
+  // H100 vLLM tables show ~0.025 us per sequence and KV head, about 150 keys' worth.
+  double decode_attention_row_overhead_keys = 0;
   // Norms, activations, residual adds, embedding: fraction of the bandwidth they stream
   // at (0 = as memory_efficiency). Below memory_efficiency when the software runs them
   // unfused or in fp32, which moves more bytes than the op graph counts.

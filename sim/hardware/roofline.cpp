@@ -90,9 +90,8 @@ RooflineCostModel::OpSeconds RooflineCostModel::op_seconds(const OpCost& op) con
   // GEMM and attention kernels show a fixed cost per launch (prologue, pipeline fill,
   // epilogue, tail wave) in isolated timings; elementwise kernels' small fixed costs are
   // part of layer_overhead, with the kernels the op graph does not list.
-  if (op.kind == OpKind::gemm || op.kind == OpKind::attention) {
-    t.launch_s = hw_.kernel_overhead_s * op.count;
-  }
+  if (op.kind == OpKind::gemm) t.launch_s = hw_.kernel_overhead_s * op.count;
+  if (op.kind == OpKind::attention) t.launch_s = hw_.attention_launch_s() * op.count;
   switch (op.kind) {
     case OpKind::gemm:
       // A tiled GEMM overlaps loading its operands with multiplying them, but not
@@ -177,9 +176,9 @@ RooflineCostModel::OpSeconds RooflineCostModel::decode_attention_seconds(const O
   // One new token per sequence: the KV cache is streamed, at a bandwidth that depends on
   // how many sequences the kernel spreads over the GPU (decode_kv_bytes_per_s).
   OpSeconds t;
-  t.launch_s = hw_.kernel_overhead_s * op.count;
+  t.launch_s = hw_.attention_launch_s() * op.count;
   t.compute_s = op.flops / attention_flops_per_s_;
-  t.memory_s = (op.bytes_read + op.bytes_written) / kv_bytes_per_s;
+  t.memory_s = (op.bytes_read + op.bytes_written + hw_.decode_attention_row_overhead_keys * op.per_key_bytes) / kv_bytes_per_s;
   t.body_s = std::max(t.compute_s, t.memory_s);
   return t;
 }

@@ -16,9 +16,9 @@ const std::vector<std::string> kHardwareKeys = {
     "interconnect_latency_us", "interconnect_domain_gpus", "network_bandwidth_gb_s",
     "network_latency_us", "host_link_bandwidth_gb_s", "price_per_gpu_hour",
     "gemm_efficiency", "gemm_efficiency_fp8", "attention_efficiency", "memory_efficiency", "comm_efficiency",
-    "step_overhead_us", "layer_overhead_us", "kernel_overhead_us", "attention_row_overhead_keys",
+    "step_overhead_us", "layer_overhead_us", "kernel_overhead_us", "attention_overhead_us", "attention_row_overhead_keys",
     "decode_attention_efficiency", "decode_attention_efficiency_many",
-    "decode_attention_half_seqs", "elementwise_efficiency", "kernel_tables"};
+    "decode_attention_half_seqs", "decode_attention_row_overhead_keys", "elementwise_efficiency", "kernel_tables"};
 
 // A fraction of a datasheet peak: in (0, 1].
 double efficiency(const Field& root, const std::string& key, double fallback) {
@@ -98,11 +98,13 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
   hw.step_overhead_s = non_negative_or(root, "step_overhead_us", 0) * 1e-6;
   hw.layer_overhead_s = non_negative_or(root, "layer_overhead_us", 0) * 1e-6;
   hw.kernel_overhead_s = non_negative_or(root, "kernel_overhead_us", 0) * 1e-6;
+  hw.attention_overhead_s = non_negative_or(root, "attention_overhead_us", 0) * 1e-6;
   hw.attention_row_overhead_keys = non_negative_or(root, "attention_row_overhead_keys", 0);
   // Absent (0 in HardwareSpec): follow memory_efficiency, as the profile's comments say.
   hw.decode_attention_efficiency = efficiency(root, "decode_attention_efficiency", 0);
   hw.decode_attention_efficiency_many = efficiency(root, "decode_attention_efficiency_many", 0);
   hw.decode_attention_half_seqs = non_negative_or(root, "decode_attention_half_seqs", 0);
+  hw.decode_attention_row_overhead_keys = non_negative_or(root, "decode_attention_row_overhead_keys", 0);
   hw.elementwise_efficiency = efficiency(root, "elementwise_efficiency", 0);
   return hw;
 }

@@ -31,6 +31,7 @@ struct OpCost {
                              // decode sequences), elementwise rows
   double per_key_flops = 0;  // attention: FLOPs one more key per query row would add
                              // (4 * head_dim * heads * rows * layers)
+  double per_key_bytes = 0;  // decode attention: KV bytes one more key per sequence would add
   double gemm_n = 0;         // GEMM: output features per GPU (N of M x K times K x N)
   double gemm_k = 0;         // GEMM: input features per GPU (K)
 };
@@ -98,6 +99,7 @@ inline OpCost attention_decode(std::int64_t decode_seqs, std::int64_t context_su
   op.count = layers;
   op.rows = seqs;
   op.per_key_flops = f.pair_flops * seqs * layers;
+  op.per_key_bytes = f.kv_read_per_token * seqs * layers;
   return op;
 }
 // Prefill chunks: each of the n new tokens attends to the p cached tokens and causally to
