@@ -52,11 +52,14 @@ void print_summary(std::ostream& os, const CalibrationResult& r) {
 }  // namespace
 
 int calibrate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  // Two calibrations share the command: engine overheads from a real benchmark run, and
-  // the roofline's parameters from measured step times.
+  // Three calibrations share the command: engine overheads from a real benchmark run, and
+  // the roofline's parameters from measured step times or from measured kernel tables.
   for (const std::string& a : args) {
     if (a == "--from-benchmark" || a.rfind("--from-benchmark=", 0) == 0) {
       return calibrate_from_benchmark_command(args, out, err);
+    }
+    if (a == "--from-kernels" || a.rfind("--from-kernels=", 0) == 0) {
+      return calibrate_from_kernels_command(args, out, err);
     }
   }
   po::options_description opts("servesim calibrate options");
@@ -76,7 +79,8 @@ int calibrate_command(const std::vector<std::string>& args, std::ostream& out, s
   if (!parse_options(args, opts, po::options_description(), po::positional_options_description(), vm, err)) return 2;
   if (vm.count("help")) {
     out << "usage: servesim calibrate --hardware H --model M --measurements FILE.csv [-o OUT.yaml]\n"
-           "       servesim calibrate --from-benchmark BENCH --scenario S [-o ENGINE.yaml]  (--help with it)\n\n"
+           "       servesim calibrate --from-benchmark BENCH --scenario S [-o ENGINE.yaml]  (--help with it)\n"
+           "       servesim calibrate --from-kernels SET --hardware H [-o OUT.yaml]  (--help with it)\n\n"
            "Fits the roofline's efficiency and overhead parameters of a hardware profile to\n"
            "measured times by least squares on relative error, and writes the profile with\n"
            "the fitted values; the rows fitted on, with measured / predicted / error, go into\n"

@@ -18,6 +18,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
 int search_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int explain_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int calibrate_from_kernels_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int replay_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
