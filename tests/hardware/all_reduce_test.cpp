@@ -1,6 +1,9 @@
-// The roofline's all-reduce time (ring bytes over derated NVLink plus a latency) with the
-// H100 profile against NCCL all-reduce measured on a DGX-H100 by Vidur
-// (data/profiling/vidur_h100_dgx_all_reduce.csv: 2, 4 and 8 GPUs, 2 KiB to 64 MiB).
+// The roofline's all-reduce form (ring bytes over derated NVLink plus a latency) against
+// NCCL all-reduce measured on a DGX-H100 by Vidur (data/profiling/vidur_h100_dgx_all_reduce.csv:
+// 2, 4 and 8 GPUs, 2 KiB to 64 MiB), eager calls from PyTorch. The H100 profile itself
+// carries the engine's collective (vLLM's custom all-reduce replayed in a CUDA graph, fitted
+// to the kernel tables: tests/hardware/roofline_from_tables_test.cpp); here the form is
+// checked with NCCL's own least-squares latency and efficiency.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -17,7 +20,7 @@
 
 using namespace servesim;
 
-TEST_CASE("roofline: H100 all-reduce times match DGX-H100 NCCL measurements at every TP degree", "[hardware]") {
+TEST_CASE("roofline: the all-reduce form matches DGX-H100 NCCL measurements at every TP degree", "[hardware]") {
   std::ifstream in(std::string(SERVESIM_SOURCE_DIR) + "/data/profiling/vidur_h100_dgx_all_reduce.csv");
   REQUIRE(in);
   std::string line;
@@ -33,7 +36,13 @@ TEST_CASE("roofline: H100 all-reduce times match DGX-H100 NCCL measurements at e
   REQUIRE(by_tp.size() == 3);
 
   const ModelSpec model = load_model("llama-2-70b");
-  const HardwareSpec hw = load_hardware("h100-sxm");
+  HardwareSpec hw = load_hardware("h100-sxm");
+  // The engine's graph-captured custom all-reduce starts far below an eager NCCL call.
+  CHECK(hw.interconnect_latency_s < 10e-6);
+  // NCCL's least-squares fit of `latency + 2 (tp-1)/tp x bytes / (450 GB/s x eff)` over this
+  // file: 24-35 us and 0.68-0.81 by TP degree (docs/cost-model.md); round values.
+  hw.interconnect_latency_s = 25e-6;
+  hw.comm_efficiency = 0.75;
   for (const auto& [tp, points] : by_tp) {
     Deployment dep;
     dep.tp = tp;

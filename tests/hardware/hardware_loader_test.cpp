@@ -18,7 +18,7 @@ TEST_CASE("hardware loader: the H200 profile converts its datasheet units", "[ha
   CHECK(hw.peak_flops(Dtype::fp8) == 1979e12);
   CHECK(hw.peak_flops(Dtype::int4) == 989.5e12);
   CHECK(hw.interconnect_bandwidth_bytes_per_s == 450e9);
-  CHECK(hw.interconnect_latency_s == Approx(25e-6));
+  CHECK(hw.interconnect_latency_s == Approx(4.905e-6));
   // Fitted by `servesim calibrate` (tests/cli/calibrate_cli_test.cpp checks the values):
   // here only that every roofline key arrives, in SI units.
   CHECK(hw.kernel_overhead_s > 1e-6);

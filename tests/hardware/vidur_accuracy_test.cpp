@@ -1,9 +1,12 @@
 // The roofline's per-operator predictions against the per-layer operator times Vidur
 // measured on H100 and A100 GPUs (data/profiling/vidur_*_mlp.csv, microsoft/vidur, MIT).
-// Targets: with the hand-set profiles (configs/hardware/h100-sxm.yaml,
-// a100-80g-sxm.yaml, whose GEMM parameters are a rounded least-squares fit to these
-// files) the linear operators are within 10% median; with datasheet figures and default
-// roofline parameters, within 20%. docs/cost-model.md section 5 has the tables printed here.
+// Vidur timed each operator eagerly from PyTorch; the profiles (configs/hardware/h100-sxm.yaml,
+// a100-80g-sxm.yaml) carry the engines' kernels replayed in CUDA graphs, fitted to the
+// measured kernel tables (tests/hardware/roofline_from_tables_test.cpp), which launch ~4 us
+// sooner per kernel and fuse the norms. So the checks here are: the roofline's form fits
+// Vidur's times with Vidur's own least-squares parameters (linear operators within 10%
+// median), and the shipped profiles stay within a recorded distance of this eager
+// reference. docs/cost-model.md section 5 has the tables printed here.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -97,7 +100,7 @@ HardwareSpec datasheet_only(const HardwareSpec& hw) {
 
 }  // namespace
 
-TEST_CASE("vidur accuracy: the hand-set H100 and A100 profiles predict the linear operators within 10% median - datasheet-only within 20%", "[fidelity]") {
+TEST_CASE("vidur accuracy: the table-fitted H100 and A100 profiles against Vidur's eager linear operators - datasheet-only within 20%", "[fidelity]") {
   std::printf("\nroofline vs Vidur, median |error| per operator (linear: QKV, O, gate_up, down)\n");
   std::printf("%-38s %-13s %9s %9s %9s %9s %9s | %9s %11s\n", "file", "profile", "qkv", "o",
               "gate_up", "down", "linear", "datasheet", "elementwise");
@@ -112,11 +115,13 @@ TEST_CASE("vidur accuracy: the hand-set H100 and A100 profiles predict the linea
     for (const char* op : kLinear) std::printf(" %8.1f%%", 100 * median_error(lin, hw, op));
     std::printf(" %8.1f%% | %8.1f%% %10.1f%%\n", 100 * linear, 100 * datasheet, 100 * elementwise);
     INFO(c.file << " tp " << c.tp);
-    CHECK(linear <= 0.10);
+    // The CUDA-graph kernels are faster than eager calls, most at the few-token shapes
+    // where the launch dominates: recorded (12-19%), bounded so a regression shows.
+    CHECK(linear <= 0.25);
     CHECK(datasheet <= 0.20);
-    // Not a target (small kernels sit on floors of 1-4 us that the roofline has no term
-    // for); checked so that it cannot get worse unnoticed.
-    CHECK(elementwise <= 0.35);
+    // PyTorch's unfused norms against the engines' fused ones at the streaming bandwidth of
+    // the tables (43-51%); bounded so it cannot get worse unnoticed.
+    CHECK(elementwise <= 0.60);
   }
 }
 
@@ -131,15 +136,14 @@ TEST_CASE("vidur accuracy: every TP degree of every file - for the record", "[fi
       const auto lin = points(c.file, c.model, tp, names(kLinear));
       const double e = median_error(lin, hw);
       std::printf("  tp%d %5.1f%% / %5.1f%%", tp, 100 * e, 100 * median_error(lin, datasheet_only(hw)));
-      CHECK(e <= 0.15);
+      CHECK(e <= 0.30);
     }
     std::printf("\n");
   }
 }
 
-TEST_CASE("vidur accuracy: least squares over the linear operators lands near the hand-set GEMM parameters", "[fidelity]") {
-  // The fit the profiles' gemm_efficiency, memory_efficiency and kernel_overhead_us were
-  // rounded from: TP 1 files of each GPU (and Llama-2-70B at TP 4 for the H100).
+TEST_CASE("vidur accuracy: the roofline's GEMM form fits Vidur's eager operators with their own least squares", "[fidelity]") {
+  // TP 1 files of each GPU (and Llama-2-70B at TP 4 for the H100).
   for (const char* gpu : {"h100-sxm", "a100-80g-sxm"}) {
     std::vector<Point> all;
     for (const Case& c : kCases) {
@@ -169,8 +173,10 @@ TEST_CASE("vidur accuracy: least squares over the linear operators lands near th
     std::printf("\n%s least squares: gemm_efficiency %.3f, memory_efficiency %.3f, kernel_overhead_us %.2f; profile: %.2f, %.2f, %.2f\n",
                 gpu, fit.gemm_efficiency, fit.memory_efficiency, fit.kernel_overhead_s * 1e6,
                 base.gemm_efficiency, base.memory_efficiency, base.kernel_overhead_s * 1e6);
-    CHECK(base.gemm_efficiency == Approx(fit.gemm_efficiency).margin(0.02));
-    CHECK(base.memory_efficiency == Approx(fit.memory_efficiency).margin(0.02));
-    CHECK(base.kernel_overhead_s == Approx(fit.kernel_overhead_s).margin(1e-6));
+    // The form holds on the eager reference too: within 10% median with its own fit.
+    CHECK(median_error(all, fit) <= 0.10);
+    // An eager launch costs more than a graph-replayed one: Vidur's fit needs a larger
+    // fixed cost per GEMM than the kernel tables do (H100 7.7 vs 3.0 us, A100 8.9 vs 4.0).
+    CHECK(fit.kernel_overhead_s > base.kernel_overhead_s + 2e-6);
   }
 }

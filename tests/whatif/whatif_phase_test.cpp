@@ -152,8 +152,9 @@ TEST_CASE("what-if 7: separate pools stop the batch class from inflating interac
                        << batch_split << " ms");
   CHECK(chat_split < 0.4 * chat_shared);
   CHECK(chat_split < 30);  // the chat class's ITL SLO
-  // The cost: the batch class now has one GPU to itself and decodes much slower.
-  CHECK(batch_split > 1.5 * batch_shared);
+  // The cost: the batch class now has one GPU to itself and decodes slower (8.0 -> 9.8 ms
+  // ITL p50 with the roofline fitted to the H100 kernel tables).
+  CHECK(batch_split > 1.15 * batch_shared);
   CHECK(shared.summary.overall.get("saturated") == 0);
   CHECK(split.summary.overall.get("saturated") == 0);
 }
