@@ -73,6 +73,9 @@ ClassKnob class_knob(const Scenario& s, std::size_t i) {
   throw ConfigError(s.source_file, 0, prefix + "arrival", "the class has neither an arrival process nor a trace");
 }
 
+// How much longer than asked a trial may run to be long enough to judge.
+constexpr double kMaxLengthening = 16;
+
 std::optional<double> known_value(const Scenario& s, const std::string& key) {
   for (std::size_t i = 0; i < s.workload.size(); ++i) {
     const ClassKnob k = class_knob(s, i);
@@ -86,7 +89,8 @@ std::optional<double> known_value(const Scenario& s, const std::string& key) {
 
 int capacity_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("servesim capacity SCENARIO.yaml --slo ttft_p99=2s,... [options]");
-  std::string scenario_path, slo_text, class_name, rate_key, tolerance = "1%", max_rejected = "0%", out_dir;
+  std::string scenario_path, slo_text, class_name, rate_key, tolerance = "1%", max_rejected = "0%", out_dir,
+      sustain = "5%";
   std::vector<std::string> sets;
   double max_rate = 0, start = 0;
   opts.add_options()("help,h", "show this help")
@@ -100,6 +104,9 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
       ("tolerance", po::value(&tolerance), "stop when the bracket is this narrow, relative (default 1%)")
       ("integer", "the searched value is a whole number (implied for *.concurrency)")
       ("max-rejected", po::value(&max_rejected), "share of requests that may be rejected (default 0%)")
+      ("sustain-tolerance", po::value(&sustain),
+       "a run must serve the offered rate within this share over the second half of its arrivals; "
+       "a run too short to tell is lengthened up to 16x (default 5%)")
       ("no-early-stop", "run every trial to its end, even when its queue plainly grows without bound")
       ("set", po::value(&sets)->composing(), "override a scenario key: --set stop.requests=20000")
       ("seed", po::value<std::uint64_t>(), "override the scenario's seed")
@@ -115,6 +122,9 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   const double tol = parse_percent_or_throw(tolerance, "--tolerance");
   if (!(tol > 0)) throw ConfigError("--tolerance", 0, tolerance, "must be > 0%");
   const double reject_share = parse_percent_or_throw(max_rejected, "--max-rejected");
+  const double sustain_tolerance = parse_percent_or_throw(sustain, "--sustain-tolerance");
+  if (!(sustain_tolerance > 0 && sustain_tolerance < 1))
+    throw ConfigError("--sustain-tolerance", 0, sustain, "must be between 0% and 100%");
   if (vm.count("max-rate") && !(max_rate > 0)) throw ConfigError("--max-rate", 0, fmt(max_rate), "must be > 0");
   if (vm.count("start") && !(start > 0)) throw ConfigError("--start", 0, fmt(start), "must be > 0");
 
@@ -181,14 +191,19 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
         << (knob.scale ? "a multiplier of every class's rate" : knob.keys.front().first) << " for " << slo_line << "\n";
 
   std::vector<RunSummary> summaries;  // one per trial, in trial order
+  std::vector<RunJudgement> judgements;  // the same, without their results
+  std::vector<std::string> notes;       // how long each trial ran when it was lengthened
   auto evaluate = [&](double x) {
     std::vector<std::string> overrides = sets;
     for (auto& o : knob.overrides(x)) overrides.push_back(std::move(o));
     Scenario s = load_scenario(scenario_path, overrides);
     if (vm.count("seed")) s.seed = vm["seed"].as<std::uint64_t>();
-    RunJudgement judged = run_and_judge(s, scopes, reject_share, vm.count("no-early-stop") == 0, false);
+    std::string note;
+    RunJudgement judged = judge_long_enough(s, scopes, reject_share, vm.count("no-early-stop") == 0, false,
+                                            sustain_tolerance, kMaxLengthening, &note);
     const RunResult& r = judged.result;
     summaries.push_back(r.summary);
+    notes.push_back(note);
 
     CapacityTrial t;
     t.feasible = judged.feasible;
@@ -198,8 +213,10 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
       if (t.feasible)
         for (const auto& sc : scopes)
           for (const auto& tg : sc.targets) out << tg.field() << " " << fmt(summary_block_of(r.summary, sc.class_name)->get(tg.field())) << "  ";
-      out << t.reason << "\n";
+      out << t.reason << (note.empty() ? "" : (t.reason.empty() ? "" : "; ") + note) << "\n";
     }
+    judged.result = RunResult{};  // the summary is kept above
+    judgements.push_back(std::move(judged));
     return t;
   };
 
@@ -227,7 +244,19 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
     for (const auto& [key, b] : knob.keys) report["keys"][key] = knob.scale ? b * result.trials[*result.best].x : result.trials[*result.best].x;
   report["figures"] = result.best ? summary_to_json(summaries[*result.best]) : ojson(nullptr);
   report["trials"] = ojson::array();
-  for (const auto& t : result.trials) report["trials"].push_back({{"value", t.x}, {"feasible", t.feasible}, {"reason", t.reason}});
+  for (std::size_t i = 0; i < result.trials.size(); ++i) {
+    const CapacityTrial& t = result.trials[i];
+    const SustainedRate& m = judgements[i].sustained;
+    ojson trial = {{"value", t.x}, {"feasible", t.feasible}, {"reason", t.reason}};
+    // Offered and served rates over the second half of the arrivals (0 when not measured:
+    // the run saturated or completed nothing), and whether the run had to be lengthened.
+    trial["offered_rate"] = m.offered_per_s;
+    trial["sustained_rate"] = m.served_per_s;
+    trial["too_short"] = judgements[i].too_short;
+    trial["lengthened"] = notes[i].empty() ? ojson(nullptr) : ojson(notes[i]);
+    report["trials"].push_back(trial);
+  }
+  report["sustain_tolerance"] = sustain_tolerance;
 
   if (!out_dir.empty()) {
     write_file_atomically((fs::path(out_dir) / "capacity.json").string(), "--out",
@@ -245,6 +274,7 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
         << result.trials.back().reason << ")\n";
     return 1;
   }
+  if (!notes[*result.best].empty()) out << "(" << notes[*result.best] << " to judge the rate at capacity)\n";
   const double x = result.trials[*result.best].x;
   out << "capacity: " << fmt(x) << " " << knob.unit;
   if (result.capped) out << " (the highest value tried, at --max-rate or after 40 doublings: the limit may be higher)";
@@ -253,9 +283,11 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   if (knob.scale)
     for (const auto& [key, b] : knob.keys) out << "  " << key << " = " << fmt(b * x) << "\n";
   const SummaryBlock& at = summaries[*result.best].overall;
-  out << "at capacity: completed " << fmt(at.get("completed")) << ", request_throughput "
-      << fmt(at.get("request_throughput")) << " req/s, output_throughput " << fmt(at.get("output_throughput"))
-      << " tok/s";
+  const SustainedRate& held = judgements[*result.best].sustained;
+  out << "at capacity: completed " << fmt(at.get("completed")) << ", served " << fmt(held.served_per_s) << " of "
+      << fmt(held.offered_per_s) << " req/s offered over the second half of the arrivals (whole run "
+      << fmt(at.get("request_throughput")) << " req/s with the drain), output_throughput "
+      << fmt(at.get("output_throughput")) << " tok/s";
   for (const auto& sc : scopes)
     for (const auto& t : sc.targets)
       out << ", " << (sc.class_name.empty() ? "" : sc.class_name + ".") << t.field() << " "

@@ -1,5 +1,8 @@
 #include "sim/cli/run_judgement.h"
 
+#include <cmath>
+#include <cstdio>
+
 #include "sim/cluster/saturation_watch.h"
 
 namespace servesim {
@@ -17,9 +20,40 @@ const SummaryBlock* summary_block_of(const RunSummary& summary, const std::strin
   return nullptr;
 }
 
+namespace {
+
+// What a rejection reason means and what changes it.
+std::string rejection_hint(const std::string& reason) {
+  if (reason == "exceeds_kv_capacity")
+    return "a request needs more KV cache than a replica holds: bound its lengths (max: in the class's "
+           "input/output) or give the replica more KV memory";
+  if (reason == "exceeds_max_context")
+    return "its prompt plus output is longer than the model's context: bound the lengths (max: in the class's "
+           "input/output) or set engine.on_context_overflow: truncate";
+  if (reason == "queue_full") return "the admission queue was full: raise its bound in cluster.admission";
+  if (reason == "timed_out") return "it waited longer than its class's timeout";
+  return "";
+}
+
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g%%", 100 * share);
+  return buf;
+}
+
+}  // namespace
+
+Scenario lengthened(Scenario s, double scale) {
+  if (s.stop.requests) s.stop.requests = static_cast<std::int64_t>(std::ceil(static_cast<double>(*s.stop.requests) * scale));
+  if (s.stop.time_ns) s.stop.time_ns = static_cast<Tick>(std::ceil(static_cast<double>(*s.stop.time_ns) * scale));
+  return s;
+}
+
 RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scopes, double reject_share,
-                           bool early_stop, bool label_classes) {
+                           bool early_stop, bool label_classes, double sustain_tolerance) {
   Simulation sim(s.seed, s.stop, s.workload, s.cluster);
+  SustainedRateMeter meter;
+  sim.set_request_sink([&](const RequestRecord& rec) { meter.add(rec); });
   // The run's own watch (Simulation::note_saturation): one rule for summary.json and here.
   const SaturationWatch& watch = sim.saturation_watch();
   sim.set_arrival_observer([&](std::int64_t, std::int64_t) { return early_stop && watch.tripped_early(); });
@@ -32,8 +66,37 @@ RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scope
                   (r.aborted ? "after " + std::to_string(r.arrived) + " arrivals, run stopped early"
                              : "at the last arrival, and growing"));
   if (r.completed == 0) why.push_back("no request completed");
-  if (r.arrived > 0 && static_cast<double>(r.rejected) > reject_share * static_cast<double>(r.arrived))
-    why.push_back(std::to_string(r.rejected) + " of " + std::to_string(r.arrived) + " requests rejected");
+  if (!r.saturated && !r.aborted && r.completed > 0) {
+    j.sustained = meter.measure(sustain_tolerance);
+    const SustainedRate& m = j.sustained;
+    char buf[240];
+    if (!m.long_enough) {
+      j.too_short = true;
+      std::snprintf(buf, sizeof buf, "; lengthen it %.2gx", std::ceil(m.needed_scale * 10) / 10);
+      why.push_back(m.why_short + buf);
+    } else if (!m.sustained(sustain_tolerance)) {
+      std::snprintf(buf, sizeof buf,
+                    "not sustained: served %.4g of %.4g req/s offered over the second half of its arrivals "
+                    "(%.3g%% short, tolerance %s)",
+                    m.served_per_s, m.offered_per_s, 100 * (1 - m.served_per_s / m.offered_per_s),
+                    percent(sustain_tolerance).c_str());
+      why.push_back(buf);
+    }
+  }
+  if (r.arrived > 0 && static_cast<double>(r.rejected) > reject_share * static_cast<double>(r.arrived)) {
+    std::string text = std::to_string(r.rejected) + " of " + std::to_string(r.arrived) + " requests rejected (";
+    bool first = true;
+    for (const auto& [reason, count] : r.summary.overall.rejected_reasons) {
+      text += (first ? "" : ", ") + std::to_string(count) + " " + reason;
+      const std::string hint = rejection_hint(reason);
+      if (!hint.empty()) text += ": " + hint;
+      first = false;
+    }
+    text += std::string(first ? "" : "; ") + "--max-rejected " + percent(reject_share) + " allows none of them; " +
+            "--max-rejected " + percent(static_cast<double>(r.rejected) / static_cast<double>(r.arrived)) +
+            " would allow these)";
+    why.push_back(text);
+  }
   // An aborted run's percentiles describe a queue still growing: saturation says it all.
   if (!r.aborted)
     for (const auto& scope : scopes) {
@@ -44,6 +107,27 @@ RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scope
     }
   j.feasible = why.empty();
   for (const auto& w : why) j.reason += (j.reason.empty() ? "" : "; ") + w;
+  return j;
+}
+
+RunJudgement judge_long_enough(const Scenario& s, const std::vector<SloScope>& scopes, double reject_share,
+                               bool early_stop, bool label_classes, double sustain_tolerance, double max_scale,
+                               std::string* note) {
+  note->clear();
+  RunJudgement j = run_and_judge(s, scopes, reject_share, early_stop, label_classes, sustain_tolerance);
+  double scale = 1;
+  while (j.too_short && scale < max_scale && (s.stop.requests || s.stop.time_ns)) {
+    // Ask a little more than the estimate, which is itself measured on a short run.
+    scale = std::min(max_scale, scale * std::max(2.0, 1.25 * j.sustained.needed_scale));
+    const Scenario longer = lengthened(s, scale);
+    j = run_and_judge(longer, scopes, reject_share, early_stop, label_classes, sustain_tolerance);
+    char buf[160];
+    if (longer.stop.requests)
+      std::snprintf(buf, sizeof buf, "run lengthened %.3gx to %lld requests", scale, static_cast<long long>(*longer.stop.requests));
+    else
+      std::snprintf(buf, sizeof buf, "run lengthened %.3gx to %.4g s", scale, seconds_from_ticks(*longer.stop.time_ns));
+    *note = buf;
+  }
   return j;
 }
 

@@ -1,7 +1,10 @@
 #pragma once
 // The one test `capacity` and `search` apply to a run at a given load (docs/sweeps.md): not
 // saturated (the queue does not grow without bound; stopped early when that is plain),
-// something completed, rejections within the allowance, and every SLO target met.
+// the offered rate sustained over the second half of the arrivals (sim/study/sustained_rate.h),
+// something completed, rejections within the allowance, and every SLO target met. A run
+// too short to tell a shortfall of `sustain_tolerance` from arrival noise is not feasible
+// either: `too_short` says so, and by how much to lengthen it.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -9,6 +12,7 @@
 #include "sim/cluster/simulation.h"
 #include "sim/io/scenario.h"
 #include "sim/io/slo_targets.h"
+#include "sim/study/sustained_rate.h"
 
 namespace servesim {
 
@@ -22,7 +26,12 @@ struct RunJudgement {
   RunResult result;
   bool feasible = false;
   std::string reason;  // why not, "; "-separated; empty when feasible
+  SustainedRate sustained;  // measured unless the run saturated or completed nothing
+  bool too_short = false;   // cannot be judged at this length (sustained.needed_scale)
 };
+
+// The default share by which the served rate may fall short of the offered one.
+inline constexpr double kSustainTolerance = 0.05;
 
 // Sequence slots of the whole cluster (replicas x max_num_seqs), the saturation watch's bound.
 std::int64_t sequence_slots(const Scenario& s);
@@ -33,6 +42,17 @@ const SummaryBlock* summary_block_of(const RunSummary& summary, const std::strin
 // Runs `s` and judges it. A scope whose class is not in the run is skipped; with
 // `label_classes`, SLO misses name their class. Throws ConfigError if the run cannot be built.
 RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scopes, double reject_share,
-                           bool early_stop, bool label_classes);
+                           bool early_stop, bool label_classes, double sustain_tolerance = kSustainTolerance);
+
+// A scenario run `scale` times longer: stop.requests (and stop.time) multiplied.
+Scenario lengthened(Scenario s, double scale);
+
+// run_and_judge, lengthening a run too short to judge (by what it asks, at least 2x) until
+// it can be judged or it has grown `max_scale` times; `note` says how long it ran when it
+// was lengthened ("" otherwise). A run that is still too short stays infeasible, with
+// the length it needs in its reason.
+RunJudgement judge_long_enough(const Scenario& s, const std::vector<SloScope>& scopes, double reject_share,
+                               bool early_stop, bool label_classes, double sustain_tolerance, double max_scale,
+                               std::string* note);
 
 }  // namespace servesim

@@ -42,6 +42,7 @@ struct RunVerdict {
   bool load_failure = false;
   std::string reason;
   std::optional<RunSummary> summary;
+  SustainedRate sustained;  // offered and served over the second half of the arrivals
 };
 
 // The same test of a run as `servesim capacity` (docs/sweeps.md): not saturated, something
@@ -52,8 +53,11 @@ RunVerdict run_candidate(const Scenario& s, const std::vector<std::pair<std::str
   try {
     std::vector<SloScope> scopes;
     for (const auto& [cls, target] : slo) scopes.push_back({cls, {target}});
-    RunJudgement judged = run_and_judge(s, scopes, reject_share, early_stop, true);
+    // As capacity does: a run too short to judge is lengthened (up to 16x) before it counts.
+    std::string lengthened;
+    RunJudgement judged = judge_long_enough(s, scopes, reject_share, early_stop, true, kSustainTolerance, 16, &lengthened);
     v.summary = judged.result.summary;
+    v.sustained = judged.sustained;
     v.feasible = judged.feasible;
     v.load_failure = !v.feasible;
     v.reason = std::move(judged.reason);
@@ -96,7 +100,7 @@ int search_command(const std::vector<std::string>& args, std::ostream& out, std:
       ("space", po::value(&space_path), "YAML file: scenario keys (as --set paths), each with a list of candidate values")
       ("rate", po::value(&rate), "target arrival rate (req/s) of the class (--class, or the only class)")
       ("class", po::value(&class_name), "the class whose rate --rate sets and on which --slo is checked")
-      ("slo", po::value(&slo_text), "objectives: METRIC_STAT=DURATION,... as for capacity; default: each class's slo: as p99")
+      ("slo", po::value(&slo_text), "objectives: METRIC_STAT=DURATION,... as for capacity (STAT also every); default: each class's slo:")
       ("price", po::value(&price_text), "USD per GPU-hour by hardware name, over the profiles' price_per_gpu_hour: h100-sxm=2.5,l40s=0.9")
       ("jobs,j", po::value(&jobs), "candidates run at once on local cores (default: all hardware threads)")
       ("top", po::value(&top), "show the winner and this many minus one runners-up (default 5)")
@@ -224,6 +228,10 @@ int search_command(const std::vector<std::string>& args, std::ostream& out, std:
     for (std::size_t k = 0; k < round.size(); ++k) {
       const std::size_t i = round[k];
       report.candidates[i].summary = std::move(verdicts[k].summary);
+      if (verdicts[k].sustained.offered_per_s > 0) {
+        report.candidates[i].offered_rate = verdicts[k].sustained.offered_per_s;
+        report.candidates[i].served_rate = verdicts[k].sustained.served_per_s;
+      }
       plan.record(i, verdicts[k].feasible, verdicts[k].load_failure, verdicts[k].reason, "candidate " + std::to_string(i));
     }
   }

@@ -112,6 +112,8 @@ ojson search_report_to_json(const SearchReport& report) {
     row["cost_per_hour"] = c.cost_per_hour;
     row["cost_per_1m_output_tokens"] = opt(per_million(c, "output_throughput"));
     row["cost_per_1m_total_tokens"] = opt(per_million(c, "total_token_throughput"));
+    row["offered_rate"] = opt(c.offered_rate);
+    row["served_rate"] = opt(c.served_rate);
     row["reason"] = p.reason.empty() ? ojson(nullptr) : ojson(p.reason);
     row["summary"] = sweep_row["summary"];
     j["rows"].push_back(std::move(row));
@@ -121,7 +123,8 @@ ojson search_report_to_json(const SearchReport& report) {
 
 void write_search_csv(const ojson& j, std::ostream& out) {
   const std::vector<std::string> fixed_columns = {"status", "rank", "ran", "gpus", "cost_per_hour",
-                                                  "cost_per_1m_output_tokens", "cost_per_1m_total_tokens", "reason"};
+                                                  "cost_per_1m_output_tokens", "cost_per_1m_total_tokens",
+                                                  "offered_rate", "served_rate", "reason"};
   std::vector<std::string> classes;
   for (const auto& row : j["rows"])
     if (row["summary"].is_object() && row["summary"].contains("classes"))
@@ -154,7 +157,7 @@ void print_search_report(const SearchReport& report, std::size_t top, std::ostre
   if (!report.ranking.empty()) {
     std::vector<std::string> head = {"rank", "candidate", "$/hour", "$/1M out tok", "GPUs"};
     for (const auto& a : report.axes) head.push_back(a.size() > 28 ? "..." + a.substr(a.size() - 25) : a);
-    head.push_back("req/s");
+    head.push_back("req/s served");
     for (const auto& [cls, t] : report.slo) head.push_back((cls.empty() ? "" : cls + ".") + t.field());
     std::vector<std::vector<std::string>> lines = {head};
     for (std::size_t r = 0; r < report.ranking.size() && r < top; ++r) {
@@ -164,7 +167,7 @@ void print_search_report(const SearchReport& report, std::size_t top, std::ostre
       std::vector<std::string> line = {std::to_string(r + 1), std::to_string(i), fixed(c.cost_per_hour, 2),
                                        m ? fixed(*m, 3) : "-", std::to_string(c.gpus)};
       for (const auto& v : c.values) line.push_back(v.size() > 28 ? v.substr(0, 25) + "..." : v);
-      line.push_back(fixed(c.summary->overall.get("request_throughput"), 2));
+      line.push_back(fixed(c.served_rate.value_or(c.summary->overall.get("request_throughput")), 2));
       for (const auto& [cls, t] : report.slo) {
         const SummaryBlock* b = block_of(*c.summary, cls);
         const double v = b ? b->get(t.field()) : NAN;

@@ -21,6 +21,10 @@ struct SearchCandidate {
   double cost_per_hour = 0;
   long long gpus = 0;
   std::optional<RunSummary> summary;  // for the candidates that ran to a summary
+  // Requests per second offered and served over the second half of the arrivals, where the
+  // run was judged on them (sim/study/sustained_rate.h): the rate the candidate holds,
+  // undiluted by the drain that the summary's request_throughput includes.
+  std::optional<double> offered_rate, served_rate;
 };
 
 struct SearchReport {

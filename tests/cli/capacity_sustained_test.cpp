@@ -1,0 +1,140 @@
+// `capacity` accepts only a rate its run sustains: the served rate over the second half of
+// the arrivals within --sustain-tolerance of the offered one (sim/study/sustained_rate.h),
+// a run too short to tell that lengthened or reported, and an infeasible answer that
+// names why and what changes it.
+//
+// The cluster: one replica whose KV cache holds 10 requests (11,040 tokens, 1,100 each with
+// reserve-full admission) while max_num_seqs allows 1,024. A request takes its prefill
+// step plus 99 decode steps of 10 ms = 1 s, so the replica serves 10 req/s at most, by
+// construction.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/cli_test_util.h"
+#include "sim/metrics/request_record.h"
+#include "sim/study/sustained_rate.h"
+
+using namespace servesim;
+using namespace servesim::testing;
+using nlohmann::json;
+
+namespace {
+
+std::string kv_bound(long requests, const std::string& input = "{fixed: 1000}") {
+  std::ostringstream s;
+  s << "name: kv-bound\nseed: 5\nstop: {requests: " << requests << "}\n"
+       "workload:\n  - class: default\n    arrival: {process: poisson, rate: 5}\n"
+       "    input: " << input << "\n    output: {fixed: 100}\n"
+       "cluster:\n  pools:\n    - name: main\n      replicas: 1\n      model: llama-3-8b\n      hardware: h100-sxm\n"
+       "      engine: {policy: chunked-prefill, max_num_seqs: 1024, max_batched_tokens: 8192,\n"
+       "               kv_cache_tokens: 11040, block_size: 16, kv_admission: reserve-full, prefix_cache: false}\n"
+       "      cost_model: {constant: {step: 10ms}}\n"
+       "outputs: {requests_csv: false}\n";
+  return s.str();
+}
+
+RequestRecord record(double arrival_s, double finish_s) {
+  RequestRecord r;
+  r.arrival_ns = static_cast<Tick>(arrival_s * 1e9);
+  r.finish_ns = finish_s < 0 ? -1 : static_cast<Tick>(finish_s * 1e9);
+  r.outcome = finish_s < 0 ? Outcome::unfinished : Outcome::completed;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("sustained rate: served against offered over the second half of the arrivals", "[capacity]") {
+  SECTION("a stable queue: every arrival completes 0.5 s later") {
+    // 1 arrival every 0.1 s for 400 s: the window is [200, 400] s, 2,001 arrivals in it;
+    // completions in it are the arrivals of [199.5, 399.5], 2,001 as well.
+    SustainedRateMeter m;
+    for (int i = 0; i <= 4000; ++i) m.add(record(0.1 * i, 0.1 * i + 0.5));
+    const SustainedRate r = m.measure(0.05);
+    CHECK(r.window_s == Approx(200));
+    CHECK(r.arrivals == 2001);
+    CHECK(r.completions == 2001);
+    CHECK(r.mean_latency_s == Approx(0.5));
+    // sqrt(2 x 10 x 0.5) / (10 x 200) = 0.158%: well inside 5% / 3.
+    CHECK(r.offered_per_s == Approx(2001.0 / 200));
+    CHECK(r.noise == Approx(std::sqrt(2 * r.offered_per_s * 0.5) / (r.offered_per_s * 200)));
+    CHECK(r.long_enough);
+    CHECK(r.sustained(0.05));
+  }
+  SECTION("an overloaded one: 10 req/s offered, 8 served") {
+    SustainedRateMeter m;
+    for (int i = 0; i <= 4000; ++i) m.add(record(0.1 * i, i < 3200 ? 0.125 * i + 0.5 : -1));
+    const SustainedRate r = m.measure(0.05);
+    // Completions at 0.125 i + 0.5 inside [200, 400]: i from 1,596 to 3,196, 1,601 of them.
+    CHECK(r.completions == 1601);
+    CHECK(r.served_per_s == Approx(1601.0 / 200));
+    CHECK_FALSE(r.sustained(0.05));
+  }
+  SECTION("too short: 20 requests whose latency is a third of the run") {
+    SustainedRateMeter m;
+    for (int i = 0; i < 20; ++i) m.add(record(0.5 * i, 0.5 * i + 3));
+    const SustainedRate r = m.measure(0.05);
+    CHECK_FALSE(r.long_enough);
+    // The window is 4.75 s and the latency 3 s: lengthening by 2 x 3 / 4.75 = 1.26 fixes the
+    // latency; the noise, sqrt(2 x 2 x 3) / (2 x 4.75) = 36%, needs (3 x 0.36 / 0.05)^2.
+    const double noise = std::sqrt(2 * (10.0 / 4.75) * 3) / 10.0;
+    CHECK(r.noise == Approx(noise).epsilon(0.01));
+    CHECK(r.needed_scale == Approx(std::pow(3 * noise / 0.05, 2)).epsilon(0.02));
+    CHECK(r.why_short.find("too short") != std::string::npos);
+  }
+}
+
+TEST_CASE("capacity: a short run is lengthened until it can tell the 10 req/s the replica serves", "[capacity]") {
+  TempDir dir("capacity-short");
+  // 200 requests: the end-of-run backlog test alone accepted 11.09 req/s here (the run at
+  // it served 9.7 req/s); 1,000 requests, 11.02.
+  const auto scenario = dir.write("kv.yaml", kv_bound(200));
+  const auto r = run_cli("capacity " + scenario.string() + " --slo e2el_p99=1h --json");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const json j = json::parse(r.output);
+  const double found = j["capacity"].get<double>();
+  // Accepted only if served within 5% of offered: at most 10 / 0.95 = 10.53 req/s, plus the
+  // measurement's own noise (3 deviations fit inside the 5%).
+  CHECK(found > 9.0);
+  CHECK(found < 10.6);
+  bool lengthened = false;
+  for (const auto& t : j["trials"]) {
+    if (!t["lengthened"].is_null()) lengthened = true;
+    if (t["feasible"] == true) CHECK(t["sustained_rate"].get<double>() >= 0.95 * t["offered_rate"].get<double>());
+  }
+  CHECK(lengthened);
+  CHECK(j["sustain_tolerance"].get<double>() == Approx(0.05));
+}
+
+TEST_CASE("capacity: a run that cannot be made long enough is reported as too short", "[capacity]") {
+  TempDir dir("capacity-too-short");
+  // A 0.001% tolerance over 200 requests would need the run millions of times longer, at
+  // any rate the search halves down to.
+  const auto scenario = dir.write("kv.yaml", kv_bound(200));
+  const auto r = run_cli("capacity " + scenario.string() + " --slo e2el_p99=1h --sustain-tolerance 0.001% --max-rate 4");
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("too short to judge a 0.001% shortfall") != std::string::npos);
+  CHECK(r.output.find("run lengthened 16x to 3200 requests") != std::string::npos);
+  CHECK(r.output.find("lengthen it") != std::string::npos);
+}
+
+TEST_CASE("capacity: rejected requests are named with their reason and the options that change them", "[capacity]") {
+  TempDir dir("capacity-rejected");
+  // Prompts uniform in 1,000..12,000 tokens: with 100 out, those over 8,092 (37%) exceed
+  // Llama-3-8B's 8,192-token context and are rejected at every rate.
+  const auto scenario = dir.write("kv.yaml", kv_bound(400, "{uniform: [1000, 12000]}"));
+  const auto r = run_cli("capacity " + scenario.string() + " --slo e2el_p99=1h --max-rate 4");
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("exceeds_max_context: its prompt plus output is longer than the model's context") !=
+        std::string::npos);
+  CHECK(r.output.find("--max-rejected 0% allows none of them") != std::string::npos);
+  // The rejected requests are not counted as load the cluster failed to serve.
+  CHECK(r.output.find("not sustained") == std::string::npos);
+  // Allowing them, the same search finds a rate.
+  const auto allowed = run_cli("capacity " + scenario.string() + " --slo e2el_p99=1h --max-rate 4 --max-rejected 50% --quiet");
+  INFO(allowed.output);
+  CHECK(allowed.exit_code == 0);
+}
