@@ -1,7 +1,8 @@
 // `servesim explain SCENARIO.yaml [--out DIR] [--set KEY=VALUE]... [--json] [--jobs N]`:
 // runs the scenario and one-lever variants of it (explain_levers.h) and reports, for TTFT
-// p50/p99, ITL p50/p99 and throughput, how far each lever moves each metric, ranked, and
-// which phase owns each metric (docs/explain.md).
+// p50/p99, TPOT p50/p99 (ITL beside them) and throughput, how far each lever moves each
+// metric, ranked, and which phase owns each metric (docs/explain.md). Variants whose figures
+// cannot be set against the base's (explain_comparable.h) are marked and ranked last.
 #include <boost/program_options.hpp>
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <sstream>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/explain_comparable.h"
 #include "sim/cli/explain_levers.h"
 #include "sim/cli/options.h"
 #include "sim/cluster/parallel_runs.h"
@@ -33,14 +35,33 @@ struct Metric {
   const char* label;
   const char* unit;
   bool higher_is_better;
+  // A per-gap figure (ITL): a variant that emits several tokens per step records gaps of 0
+  // for its extra tokens, so its change is not comparable with the other levers'.
+  bool per_gap = false;
+  // Printed as a block of its own; the others are in the JSON and beside a printed one.
+  bool printed = true;
+  const char* beside = nullptr;  // the field printed next to each variant's change
 };
 
+// Per-token latency is ranked by TPOT, each request's (finish - first token) / (output - 1):
+// it counts every token whether it came alone or with accepted draft tokens. p50 as for TTFT,
+// with p99 for the tail; ITL is printed beside them.
 const std::vector<Metric>& metrics() {
   static const std::vector<Metric> m = {
-      {"median_ttft_ms", "TTFT p50", "ms", false}, {"p99_ttft_ms", "TTFT p99", "ms", false},
-      {"median_itl_ms", "ITL p50", "ms", false},   {"p99_itl_ms", "ITL p99", "ms", false},
+      {"median_ttft_ms", "TTFT p50", "ms", false},
+      {"p99_ttft_ms", "TTFT p99", "ms", false},
+      {"median_tpot_ms", "TPOT p50", "ms", false, false, true, "median_itl_ms"},
+      {"p99_tpot_ms", "TPOT p99", "ms", false, false, true, "p99_itl_ms"},
+      {"median_itl_ms", "ITL p50", "ms", false, true, false},
+      {"p99_itl_ms", "ITL p99", "ms", false, true, false},
       {"output_throughput", "throughput", "tok/s", true}};
   return m;
+}
+
+std::size_t metric_index(const std::string& field) {
+  for (std::size_t m = 0; m < metrics().size(); ++m)
+    if (field == metrics()[m].field) return m;
+  return metrics().size();
 }
 
 // A lever improves a metric when it changes it by more than this; smaller moves are noise
@@ -85,8 +106,9 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
       ("json", "print the result as JSON instead of text");
   const char* about =
       "Runs the scenario and one-lever variants of it (prefix caching, chunk size, batch cap,\n"
-      "weight precision, speculative decoding, one more replica) and ranks how far each lever\n"
-      "moves TTFT p50/p99, ITL p50/p99 and throughput, saying which phase owns each metric.\n";
+      "weight precision, speculative decoding, one more replica per pool) and ranks how far each\n"
+      "lever moves TTFT p50/p99, TPOT p50/p99 (ITL beside) and throughput, saying which phase\n"
+      "owns each metric. Overloaded variants (saturated, or rejecting requests) are ranked last.\n";
   po::variables_map vm;
   if (const auto done = parse_scenario_command("explain", args, opts, about, scenario_path, vm, out, err)) return *done;
   if (jobs < 1) throw ConfigError("--jobs", 0, std::to_string(jobs), "must be at least 1");
@@ -170,6 +192,14 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
   struct Ran {
     std::size_t lever;
     std::vector<double> values, changes;
+    std::string overload;         // overload_of(): "" when the variant kept up
+    bool several_tokens = false;  // it, or the run it is compared with, emits several per step
+    // Why its change in metric m cannot be ranked with the others', or "".
+    std::string not_comparable(const Metric& m) const {
+      if (!overload.empty()) return "overloaded: " + overload;
+      if (m.per_gap && several_tokens) return "several tokens per step: accepted draft tokens arrive with gap 0";
+      return "";
+    }
   };
   std::vector<Ran> ran;
   for (std::size_t i = 1; i < scenarios.size(); ++i) {
@@ -184,7 +214,8 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
       lever.skip_reason = "its roofline-priced base cannot run: " + compared.error;
       continue;
     }
-    Ran r{lever_of_run[i], {}, {}};
+    Ran r{lever_of_run[i], {}, {}, overload_of(outcomes[i].summary->overall, &compared.summary->overall),
+          several_tokens_per_step(scenarios[i]) || several_tokens_per_step(scenarios[base_of_run[i]])};
     for (const auto& m : metrics()) {
       r.values.push_back(outcomes[i].summary->overall.get(m.field));
       r.changes.push_back(relative_change(compared.summary->overall.get(m.field), r.values.back()));
@@ -200,6 +231,8 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
   nlohmann::ordered_json jbase = nlohmann::ordered_json::object();
   for (const auto& m : metrics()) jbase[m.field] = number_or_null(b.get(m.field));
   j["base"] = jbase;
+  const std::string base_overload = overload_of(b, nullptr);
+  j["base_overload"] = base_overload;
   j["variants"] = nlohmann::ordered_json::array();
   for (const auto& r : ran) {
     const Lever& l = levers[r.lever];
@@ -215,6 +248,9 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     }
     v["metrics"] = values;
     v["change"] = changes;
+    v["overloaded"] = !r.overload.empty();
+    v["overload"] = r.overload;
+    v["several_tokens_per_step"] = r.several_tokens;
     j["variants"].push_back(v);
   }
   j["skipped"] = nlohmann::ordered_json::array();
@@ -228,12 +264,20 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     text << (m ? ", " : " ") << metrics()[m].label << " " << std::fixed << std::setprecision(2)
          << b.get(metrics()[m].field) << " " << metrics()[m].unit;
   text << std::defaultfloat << "\n";
+  if (!base_overload.empty())
+    text << "base overloaded (" << base_overload << "): its latencies describe a queue that never settled; "
+         << "read the changes as how far a lever gets it out\n";
   j["metrics"] = nlohmann::ordered_json::object();
   for (std::size_t m = 0; m < metrics().size(); ++m) {
+    const Metric& metric = metrics()[m];
     std::vector<const Ran*> order;
     for (const auto& r : ran) order.push_back(&r);
-    // Largest move first; NaN last; ties keep the lever order (stable).
-    std::stable_sort(order.begin(), order.end(), [m](const Ran* a, const Ran* c) {
+    // Comparable variants first, then the others (overloaded, or ITL of a several-tokens
+    // variant) whatever their change; within each, largest move first, NaN last, ties keep
+    // the lever order (stable).
+    std::stable_sort(order.begin(), order.end(), [&](const Ran* a, const Ran* c) {
+      const bool ka = a->not_comparable(metric).empty(), kc = c->not_comparable(metric).empty();
+      if (ka != kc) return ka;
       const double x = std::isfinite(a->changes[m]) ? std::fabs(a->changes[m]) : -1;
       const double y = std::isfinite(c->changes[m]) ? std::fabs(c->changes[m]) : -1;
       return x > y;
@@ -242,10 +286,12 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
     // metric worse (speculation's draft prefill adds to TTFT) shows what it costs, not
     // where the problem lies. A lever that undoes a setting of the base counts the other
     // way: what turning it off costs is what the setting gives.
-    const bool higher_better = metrics()[m].higher_is_better;
+    // Variants that cannot be compared do not count.
+    const bool higher_better = metric.higher_is_better;
     std::map<std::string, double> by_phase;  // phase -> largest effect of its levers
     std::map<std::string, std::string> top_of_phase;
     for (const Ran* r : order) {
+      if (!r->not_comparable(metric).empty()) continue;
       const Lever& l = levers[r->lever];
       double c = std::isfinite(r->changes[m]) ? (higher_better ? r->changes[m] : -r->changes[m]) : 0;
       if (l.undoes_base) c = -c;
@@ -262,31 +308,58 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
         owner_move = by_phase[phase];
       }
     }
-    const Metric& metric = metrics()[m];
-    text << "\n" << metric.label << " (base " << std::fixed << std::setprecision(2) << b.get(metric.field) << " "
-         << metric.unit << std::defaultfloat << "): ";
+    std::ostringstream block;
+    block << "\n" << metric.label << " (base " << std::fixed << std::setprecision(2) << b.get(metric.field) << " "
+          << metric.unit << std::defaultfloat << "): ";
     if (owner == "none") {
-      text << "no lever improves it (or undoes a setting that helps it) by more than " << kMovesThreshold * 100
-           << "%\n";
+      block << "no lever improves it (or undoes a setting that helps it) by more than " << kMovesThreshold * 100
+            << "%\n";
     } else {
-      text << "owned by " << (owner == "capacity" ? "queueing (capacity)" : owner) << ": " << owner
-           << " levers move it by up to " << magnitude(by_phase[owner]) << " (" << top_of_phase[owner]
-           << ")";
+      block << "owned by " << (owner == "capacity" ? "queueing (capacity)" : owner) << ": " << owner
+            << " levers move it by up to " << magnitude(by_phase[owner]) << " (" << top_of_phase[owner] << ")";
       for (const char* phase : {"prefill", "decode", "capacity"}) {
         if (phase == owner || !by_phase.count(phase)) continue;
-        text << "; " << phase << " levers "
-             << (by_phase[phase] > 0 ? "at most " + magnitude(by_phase[phase]) : std::string("none"));
+        block << "; " << phase << " levers "
+              << (by_phase[phase] > 0 ? "at most " + magnitude(by_phase[phase]) : std::string("none"));
       }
-      text << "\n";
+      block << "\n";
     }
+    const std::size_t beside = metric.beside ? metric_index(metric.beside) : metrics().size();
     nlohmann::ordered_json ranking = nlohmann::ordered_json::array();
     for (const Ran* r : order) {
       const Lever& l = levers[r->lever];
-      text << "  " << std::setw(8) << percent(r->changes[m]) << "  " << l.name << " [" << l.phase << "]\n";
-      ranking.push_back({{"lever", l.name}, {"phase", l.phase}, {"change", number_or_null(r->changes[m])}});
+      block << "  " << std::setw(8) << percent(r->changes[m]) << "  " << l.name << " [" << l.phase << "]";
+      if (beside < metrics().size()) {
+        block << "  " << metrics()[beside].label << " " << percent(r->changes[beside]);
+        if (r->several_tokens) block << " (several tokens per step)";
+      }
+      const std::string why = r->not_comparable(metric);
+      if (!why.empty()) block << "  " << why << ", ranked last";
+      block << "\n";
+      nlohmann::ordered_json entry = {{"lever", l.name},
+                                      {"phase", l.phase},
+                                      {"change", number_or_null(r->changes[m])},
+                                      {"comparable", why.empty()}};
+      if (!why.empty()) entry["not_comparable_because"] = why;
+      ranking.push_back(std::move(entry));
     }
-    j["metrics"][metric.field] = {{"label", metric.label}, {"base", number_or_null(b.get(metric.field))},
-                                  {"owner", owner}, {"ranking", ranking}};
+    if (metric.printed) text << block.str();
+    nlohmann::ordered_json jm = {{"label", metric.label}, {"base", number_or_null(b.get(metric.field))},
+                                 {"owner", owner}, {"ranking", ranking}};
+    if (metric.per_gap) {
+      jm["note"] = "per inter-token gap: not printed; per-token latency is ranked by TPOT, and variants that emit "
+                   "several tokens per step are ranked last here";
+    }
+    j["metrics"][metric.field] = std::move(jm);
+  }
+  const char* why_tpot =
+      " several tokens per step (speculative decoding): accepted draft tokens arrive with the step's own, "
+      "with gap 0, so ITL understates per-token latency; judge by TPOT\n";
+  if (several_tokens_per_step(base)) {
+    text << "\nthe base emits" << why_tpot;
+  } else {
+    for (const auto& r : ran)
+      if (r.several_tokens) text << "\n" << levers[r.lever].name << ": emits" << why_tpot;
   }
   for (const auto& r : ran) {
     if (baseline_of_lever[r.lever] != "base") {

@@ -81,8 +81,13 @@ std::vector<Lever> make_levers(const Scenario& s, const std::string& disaggregat
     if (l.overrides.size() != pools.size()) l.skip_reason = "max_num_seqs would drop below 1";
     levers.push_back(std::move(l));
   }
-  levers.push_back(per_pool(s, "one more replica", "capacity",
-                            [](const PoolConfig& p) { return std::to_string(p.replicas + 1); }, "replicas"));
+  // One replica more in one pool at a time: in a cluster of several pools (a prefill and a
+  // decode pool, say) the question is which pool is short, and adding to all at once hides it.
+  for (std::size_t p = 0; p < pools.size(); ++p) {
+    const std::string name = pools.size() == 1 ? "one more replica" : "one more replica in pool " + pools[p].name;
+    levers.push_back(
+        Lever{name, "capacity", {pool_key(p, "replicas") + "=" + std::to_string(pools[p].replicas + 1)}, ""});
+  }
   // Shape: the same GPUs as a prefill pool and a decode pool (docs/cluster.md), so prompts
   // never share a step with decodes, at the price of the KV transfer and fewer GPUs per phase.
   levers.push_back(Lever{"separate prefill and decode pools", "capacity",

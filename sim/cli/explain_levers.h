@@ -1,7 +1,8 @@
 #pragma once
 // The one-lever variants of `servesim explain` (docs/explain.md): each is the base scenario
-// plus `--set` overrides that change one thing on every pool, tagged with the phase it acts
-// on, so the report can say which phase owns a metric and which levers cannot help it.
+// plus `--set` overrides that change one thing on every pool (one more replica: on one pool),
+// tagged with the phase it acts on, so the report can say which phase owns a metric and
+// which levers cannot help it.
 #include <string>
 #include <vector>
 

@@ -1,0 +1,27 @@
+#pragma once
+// Which of `servesim explain`'s figures can be set against the base's (docs/explain.md,
+// "Overloaded variants" and "Several tokens per step"). A run that did not keep up reports
+// the latencies of a queue that never settled, or of only the requests it let in, so its
+// changes are not a lever's effect; a run whose steps emit several tokens records gaps of 0
+// for all but one of them, so its ITL percentiles say little about how fast tokens come.
+#include <string>
+
+#include "sim/io/scenario.h"
+#include "sim/metrics/summary.h"
+
+namespace servesim::cli {
+
+// Why `run` is overloaded, or "" when it kept up: "saturated by kv_cache" (summary
+// `saturated`, `saturated_by`: the backlog was still growing at the last arrival) and/or
+// "rejected 12 more requests than the base (queue_full 12)" (summary `rejected_reasons`).
+// With `base`, every rejection beyond the base's of the same reason counts: requests the
+// workload makes too long for the model are the base's too, and are not the lever's doing.
+// Without (judging the base itself), only the rejections of load count: `queue_full` and
+// `timed_out` at admission (docs/cluster.md).
+std::string overload_of(const SummaryBlock& run, const SummaryBlock* base);
+
+// True when some pool runs speculative decoding: a verify pass emits the accepted draft
+// tokens together with its own, so their inter-token gaps are 0 (docs/engine.md).
+bool several_tokens_per_step(const Scenario& s);
+
+}  // namespace servesim::cli
