@@ -95,7 +95,7 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   double max_rate = 0, start = 0;
   opts.add_options()("help,h", "show this help")
       ("slo", po::value(&slo_text), "objectives: METRIC_STAT=DURATION,... (ttft|itl|tpot|e2el|queue, "
-                                    "mean|p50|p90|p95|p99|p999); default: each class's slo: as p99")
+                                    "mean|p50|p90|p95|p99|p999|every; none: p99); default: each class's slo:")
       ("class", po::value(&class_name), "search this class's rate and check the SLO on it (default: scale "
                                         "every class's rate together, check the SLO overall)")
       ("rate-key", po::value(&rate_key), "the scenario key to search instead (e.g. workload.0.arrival.concurrency)")

@@ -20,6 +20,7 @@
 #include "sim/io/scenario_loader.h"
 #include "sim/io/scenario_summary.h"
 #include "sim/io/summary_writer.h"
+#include "sim/io/vllm_goodput.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -48,7 +49,7 @@ class AtomicFile {
 int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("servesim run SCENARIO.yaml [options]");
   std::string scenario_path, out_dir;
-  std::vector<std::string> sets, bench_formats;
+  std::vector<std::string> sets, bench_formats, goodput;
   std::optional<std::uint64_t> seed;
   opts.add_options()("help,h", "show this help")
       ("out,o", po::value(&out_dir), "output folder (default results/NAME)")
@@ -57,6 +58,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
       ("bench-format", po::value(&bench_formats)->composing(),
        "also write the requests as this benchmark tool writes its results: vllm, inference-perf or guidellm "
        "(repeatable; adds to the scenario's outputs.bench_format)")
+      ("goodput", po::value(&goodput)->multitoken()->composing(),
+       "judge every class's goodput as vLLM's --goodput does: ttft:200 tpot:50 e2el:1000, in milliseconds; "
+       "replaces the scenario's slo: blocks")
       ("quiet,q", "print nothing but errors")
       ("check-invariants", "check docs/INVARIANTS.md at every step and request (slower); on a violation "
                            "print it, write no results and exit 1");
@@ -71,6 +75,11 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   Scenario scenario = load_scenario(scenario_path, sets);
   if (seed) scenario.seed = *seed;
   if (out_dir.empty()) out_dir = "results/" + scenario.name;
+  // vLLM judges every request by the same bounds, so they replace each class's own.
+  if (!goodput.empty()) {
+    const SloSpec vllm_slo = parse_vllm_goodput(goodput);
+    for (ClassSpec& c : scenario.workload) c.slo = vllm_slo;
+  }
   for (const std::string& name : bench_formats) {
     if (find_benchmark_writer(name) == nullptr) {
       std::vector<std::string> valid;

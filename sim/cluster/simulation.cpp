@@ -19,7 +19,7 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   std::vector<SloTargets> slos;
   for (const auto& c : workload_)
     slos.push_back(SloTargets{c.slo.ttft_ns.value_or(-1), c.slo.itl_ns.value_or(-1), c.slo.tpot_ns.value_or(-1),
-                              c.slo.e2el_ns.value_or(-1)});
+                              c.slo.e2el_ns.value_or(-1), c.slo.itl_stat == "every"});
   metrics_->set_class_slos(std::move(slos));
   std::vector<double> usd_per_replica_ns;
   std::vector<int> replica_counts;

@@ -34,14 +34,16 @@ std::string describe_arrival(const ArrivalSpec& a) {
 
 std::string describe_slo(const SloSpec& slo) {
   std::string out;
-  auto add = [&out](const char* name, const std::optional<Tick>& v) {
+  // The statistic only when it is not the default p99, so the common line stays short.
+  auto add = [&out](const char* name, const std::optional<Tick>& v, const std::string& stat) {
     if (!v) return;
-    out += (out.empty() ? "" : ", ") + std::string(name) + " " + format_duration(*v);
+    out += (out.empty() ? "" : ", ") + std::string(name) + (stat == "p99" ? "" : " " + stat) + " " +
+           format_duration(*v);
   };
-  add("ttft", slo.ttft_ns);
-  add("itl", slo.itl_ns);
-  add("tpot", slo.tpot_ns);
-  add("e2el", slo.e2el_ns);
+  add("ttft", slo.ttft_ns, slo.ttft_stat);
+  add("itl", slo.itl_ns, slo.itl_stat);
+  add("tpot", slo.tpot_ns, slo.tpot_stat);
+  add("e2el", slo.e2el_ns, slo.e2el_stat);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include "sim/io/did_you_mean.h"
 #include "sim/io/distribution_parse.h"
 #include "sim/io/prompt_parse.h"
+#include "sim/io/slo_parse.h"
 #include "sim/workload/benchmark/benchmark_source.h"
 
 namespace servesim {
@@ -22,7 +23,6 @@ const std::vector<std::string> kProcesses = {"poisson", "gamma", "constant", "cl
 const std::vector<std::string> kTraceKeys = {"format", "path", "speedup", "hash_block_tokens", "stage"};
 const std::vector<std::string> kTraceFormats = {"azure",      "vidur",          "lengths",  "mooncake", "csv",
                                                 "vllm-bench", "inference-perf", "guidellm", "benchmark"};
-const std::vector<std::string> kSloKeys = {"ttft", "itl", "tpot", "e2el"};
 
 bool contains(const std::vector<std::string>& list, const std::string& s) {
   return std::find(list.begin(), list.end(), s) != list.end();
@@ -158,22 +158,6 @@ TraceSpec parse_trace(const Field& f) {
   return spec;
 }
 
-SloSpec parse_slo(const Field& f) {
-  f.expect_map(kSloKeys);
-  SloSpec slo;
-  auto read = [&f](const char* name, std::optional<Tick>& out) {
-    if (auto v = f.get(name)) {
-      out = v->as_duration_ns();
-      if (*out <= 0) v->fail("an SLO must be > 0, got " + v->node().Scalar());
-    }
-  };
-  read("ttft", slo.ttft_ns);
-  read("itl", slo.itl_ns);
-  read("tpot", slo.tpot_ns);
-  read("e2el", slo.e2el_ns);
-  return slo;
-}
-
 // Which of arrival/input/output a class must or must not have, given its trace; `prompt`
 // replaces `input`, and structure and sessions need a synthetic class.
 void check_sources(const Field& f, const ClassSpec& c) {
@@ -238,7 +222,7 @@ ClassSpec parse_class(const Field& f) {
   if (auto prompt = f.get("prompt")) c.prompt = parse_prompt(*prompt);
   if (auto session = f.get("session")) c.session = parse_session(*session);
   if (auto output = f.get("output")) c.output = parse_distribution(*output, DistUnit::tokens);
-  if (auto slo = f.get("slo")) c.slo = parse_slo(*slo);
+  if (auto slo = f.get("slo")) c.slo = parse_slo_block(*slo);
   if (auto priority = f.get("priority")) {
     const std::int64_t p = priority->as_int();
     if (p < -1'000'000 || p > 1'000'000) priority->fail("must be between -1000000 and 1000000");

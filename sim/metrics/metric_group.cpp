@@ -153,6 +153,10 @@ void MetricGroup::add_new_fields(SummaryBlock& block, Tick duration_ns) const {
   block.set("slo_attainment_mean_itl",
             judged > 0 ? static_cast<double>(slo_met_mean_itl) / static_cast<double>(judged) : 0.0);
   block.set("goodput_mean_itl", duration_ns > 0 ? static_cast<double>(slo_met_mean_itl) / duration_s : 0.0);
+  // The slowest one (exact, not sketched): what an SLO stated for `every` bounds.
+  const std::array<NamedSketch, 5> latencies{
+      {{"ttft", &ttft_ns}, {"tpot", &tpot_ns}, {"itl", &itl_ns}, {"e2el", &e2el_ns}, {"queue", &queue_ns}}};
+  for (const auto& [name, sketch] : latencies) block.set(std::string("max_") + name + "_ms", ms(sketch->max()));
 
   block.set_count("cached_input_tokens", cached_input_tokens);
   block.set_count("uncached_input_tokens", input_tokens - cached_input_tokens);

@@ -59,11 +59,18 @@ struct SessionSpec {
   std::optional<std::int64_t> max_history_tokens;  // drop whole oldest turns beyond this
 };
 
+// A class's objectives: each bound with the statistic it is stated for (p50, p90, p95, p99,
+// p999, mean or every; p99 when the scenario names none). The statistic decides how a run
+// is judged; a request is judged on its own figure (docs/metrics.md, "SLOs and goodput").
 struct SloSpec {
   std::optional<Tick> ttft_ns;
   std::optional<Tick> itl_ns;
   std::optional<Tick> tpot_ns;
   std::optional<Tick> e2el_ns;
+  std::string ttft_stat = "p99";
+  std::string itl_stat = "p99";
+  std::string tpot_stat = "p99";
+  std::string e2el_stat = "p99";
 };
 
 struct ClassSpec {

@@ -124,7 +124,8 @@ TEST_CASE("recorder: summary fields come in the documented order", "[metrics]") 
       "mean_queue_ms", "mean_kv_transfer_ms", "prefix_cache_hit_rate", "rejected", "unfinished",
       "preemptions", "preempted_s", "truncated", "clamped_input", "clamped_output",
       // after the contract's fields (docs/metrics.md)
-      "slo_met", "slo_attainment", "goodput", "slo_attainment_mean_itl", "goodput_mean_itl", "cached_input_tokens", "uncached_input_tokens",
+      "slo_met", "slo_attainment", "goodput", "slo_attainment_mean_itl", "goodput_mean_itl",
+      "max_ttft_ms", "max_tpot_ms", "max_itl_ms", "max_e2el_ms", "max_queue_ms", "cached_input_tokens", "uncached_input_tokens",
       "prefill_time_saved_s", "cost_usd", "cost_per_1m_input_tokens", "cost_per_1m_cached_input_tokens",
       "cost_per_1m_output_tokens", "cost_per_request", "sessions", "cost_per_session"};
   std::vector<std::string> names;
