@@ -21,6 +21,7 @@
 #include "sim/io/scenario_loader.h"
 #include "sim/io/slo_targets.h"
 #include "sim/io/summary_writer.h"
+#include "sim/metrics/replicate_intervals.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -110,6 +111,9 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
       ("no-early-stop", "run every trial to its end, even when its queue plainly grows without bound")
       ("set", po::value(&sets)->composing(), "override a scenario key: --set stop.requests=20000")
       ("seed", po::value<std::uint64_t>(), "override the scenario's seed")
+      ("replicates", po::value<int>(),
+       "search again with the seeds after it, K searches in all, and give the capacity as the mean with its "
+       "95% interval (the trials shown are the first seed's)")
       ("out,o", po::value(&out_dir), "also write capacity.json and the run at capacity's summary.json here")
       ("json", "print the result as JSON")
       ("quiet,q", "print only the result line");
@@ -127,6 +131,9 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
     throw ConfigError("--sustain-tolerance", 0, sustain, "must be between 0% and 100%");
   if (vm.count("max-rate") && !(max_rate > 0)) throw ConfigError("--max-rate", 0, fmt(max_rate), "must be > 0");
   if (vm.count("start") && !(start > 0)) throw ConfigError("--start", 0, fmt(start), "must be > 0");
+  const int replicates = vm.count("replicates") ? vm["replicates"].as<int>() : 1;
+  if (replicates < 1 || replicates > 1000)
+    throw ConfigError("", 0, "--replicates", "must be a whole number from 1 to 1000, got " + std::to_string(replicates));
 
   const Scenario base = load_scenario(scenario_path, sets);
   int class_index = -1;
@@ -193,14 +200,19 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   std::vector<RunSummary> summaries;  // one per trial, in trial order
   std::vector<RunJudgement> judgements;  // the same, without their results
   std::vector<std::string> notes;       // how long each trial ran when it was lengthened
-  auto evaluate = [&](double x) {
+  const std::uint64_t first_seed = vm.count("seed") ? vm["seed"].as<std::uint64_t>() : base.seed;
+  // One trial: the scenario with the knob at x, run with `seed` and judged.
+  auto judge_at = [&](double x, std::uint64_t seed, std::string* note) {
     std::vector<std::string> overrides = sets;
     for (auto& o : knob.overrides(x)) overrides.push_back(std::move(o));
     Scenario s = load_scenario(scenario_path, overrides);
-    if (vm.count("seed")) s.seed = vm["seed"].as<std::uint64_t>();
+    s.seed = seed;
+    return judge_long_enough(s, scopes, reject_share, vm.count("no-early-stop") == 0, false, sustain_tolerance,
+                             kMaxLengthening, note);
+  };
+  auto evaluate = [&](double x) {
     std::string note;
-    RunJudgement judged = judge_long_enough(s, scopes, reject_share, vm.count("no-early-stop") == 0, false,
-                                            sustain_tolerance, kMaxLengthening, &note);
+    RunJudgement judged = judge_at(x, first_seed, &note);
     const RunResult& r = judged.result;
     summaries.push_back(r.summary);
     notes.push_back(note);
@@ -226,6 +238,30 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   params.tolerance = tol;
   params.integer = knob.integer;
   const CapacitySearchResult result = search_capacity(params, evaluate);
+
+  // Replicates: the same search under the seeds after the first; the capacity of each, and
+  // their mean with its 95% interval over the seeds that found one.
+  std::vector<std::uint64_t> seeds = {first_seed};
+  std::vector<std::optional<double>> capacities = {result.best ? std::optional<double>(result.trials[*result.best].x)
+                                                               : std::nullopt};
+  int capped_replicates = result.best && result.capped ? 1 : 0;
+  for (int k = 1; k < replicates; ++k) {
+    const std::uint64_t seed = first_seed + static_cast<std::uint64_t>(k);
+    const CapacitySearchResult again = search_capacity(params, [&](double x) {
+      std::string note;
+      RunJudgement judged = judge_at(x, seed, &note);
+      return CapacityTrial{x, judged.feasible, std::move(judged.reason)};
+    });
+    seeds.push_back(seed);
+    capacities.push_back(again.best ? std::optional<double>(again.trials[*again.best].x) : std::nullopt);
+    capped_replicates += again.best && again.capped ? 1 : 0;
+    if (!quiet && !json) out << "  seed " << seed << ": " << (again.best ? fmt(*capacities.back()) + " " + knob.unit : "no feasible value") << "\n";
+  }
+  std::vector<double> found;
+  for (const auto& c : capacities)
+    if (c) found.push_back(*c);
+  const std::optional<FigureInterval> capacity_interval =
+      found.size() >= 2 ? std::optional<FigureInterval>(mean_interval(found)) : std::nullopt;
 
   ojson report = ojson::object();
   report["scenario"] = base.name;
@@ -257,6 +293,16 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
     report["trials"].push_back(trial);
   }
   report["sustain_tolerance"] = sustain_tolerance;
+  if (replicates >= 2) {
+    ojson rep = {{"n", replicates}, {"seeds", seeds}, {"capacities", ojson::array()}};
+    for (const auto& c : capacities) rep["capacities"].push_back(c ? ojson(*c) : ojson(nullptr));
+    rep["infeasible"] = replicates - static_cast<int>(found.size());
+    rep["capped"] = capped_replicates;
+    rep["mean"] = capacity_interval ? ojson(capacity_interval->mean) : ojson(nullptr);
+    rep["lo"] = capacity_interval ? ojson(capacity_interval->lo) : ojson(nullptr);
+    rep["hi"] = capacity_interval ? ojson(capacity_interval->hi) : ojson(nullptr);
+    report["replicates"] = rep;
+  }
 
   if (!out_dir.empty()) {
     write_file_atomically((fs::path(out_dir) / "capacity.json").string(), "--out",
@@ -280,6 +326,17 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   if (result.capped) out << " (the highest value tried, at --max-rate or after 40 doublings: the limit may be higher)";
   else out << " (" << fmt(*result.lowest_infeasible) << " fails)";
   out << "\n";
+  if (replicates >= 2) {
+    out << "over " << replicates << " seeds (" << seeds.front() << ".." << seeds.back() << "): ";
+    if (capacity_interval)
+      out << "capacity " << fmt(capacity_interval->mean) << " " << knob.unit << ", 95% interval of the mean ["
+          << fmt(capacity_interval->lo) << ", " << fmt(capacity_interval->hi) << "] from " << found.size() << " seeds";
+    else
+      out << "too few seeds found a capacity for an interval";
+    if (found.size() < capacities.size()) out << "; " << capacities.size() - found.size() << " found no feasible value";
+    if (capped_replicates) out << "; " << capped_replicates << " stopped at the highest value tried";
+    out << "\n";
+  }
   if (knob.scale)
     for (const auto& [key, b] : knob.keys) out << "  " << key << " = " << fmt(b * x) << "\n";
   const SummaryBlock& at = summaries[*result.best].overall;

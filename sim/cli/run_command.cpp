@@ -15,12 +15,14 @@
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/io/console_report.h"
+#include "sim/io/replicate_report.h"
 #include "sim/io/did_you_mean.h"
 #include "sim/io/requests_csv_writer.h"
 #include "sim/io/scenario_loader.h"
 #include "sim/io/scenario_summary.h"
 #include "sim/io/summary_writer.h"
 #include "sim/io/vllm_goodput.h"
+#include "sim/study/replicates.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -54,6 +56,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   opts.add_options()("help,h", "show this help")
       ("out,o", po::value(&out_dir), "output folder (default results/NAME)")
       ("seed", po::value<std::uint64_t>(), "override the scenario's seed")
+      ("replicates", po::value<int>(),
+       "also run the seeds after it, K runs in all, and write each figure's mean and 95% interval over them "
+       "in summary.json's \"replicates\" (the files are the first run's)")
       ("set", po::value(&sets)->composing(), "override a scenario key: --set cluster.pools.0.replicas=4")
       ("bench-format", po::value(&bench_formats)->composing(),
        "also write the requests as this benchmark tool writes its results: vllm, inference-perf or guidellm "
@@ -71,6 +76,9 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   po::variables_map vm;
   if (const auto done = parse_scenario_command("run", args, opts, about, scenario_path, vm, out, err)) return *done;
   if (vm.count("seed")) seed = vm["seed"].as<std::uint64_t>();
+  const int replicates = vm.count("replicates") ? vm["replicates"].as<int>() : 1;
+  if (replicates < 1 || replicates > 1000)
+    throw ConfigError("", 0, "--replicates", "must be a whole number from 1 to 1000, got " + std::to_string(replicates));
 
   Scenario scenario = load_scenario(scenario_path, sets);
   if (seed) scenario.seed = *seed;
@@ -145,10 +153,12 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
     csv_file->commit();
   }
   reports.commit(result);
+  std::optional<ReplicateIntervals> intervals;
+  if (replicates >= 2) intervals = run_replicates(scenario, result.summary, replicates);
   AtomicFile summary_file(fs::path(out_dir) / "summary.json");
   {
     std::ofstream f(summary_file.tmp());
-    write_summary_json(result.summary, f);
+    write_summary_json(result.summary, f, intervals ? &*intervals : nullptr);
     if (!f) throw ConfigError(summary_file.tmp().string(), 0, "--out", "cannot write summary.json");
   }
   summary_file.commit();
@@ -176,6 +186,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
           << "pool " << pool.name << ": cost model " << describe_cost_model(pool.cost_model) << "\n";
     }
     print_console_report(result.summary, out);
+    if (intervals) print_replicate_intervals(*intervals, out);
     out << "\narrived " << result.arrived << ", completed " << result.completed << ", rejected "
         << result.rejected << ", unfinished " << result.unfinished << "; " << result.steps << " engine steps, "
         << result.preemptions << " preemptions; simulated " << seconds_from_ticks(result.end_ns) << " s in "

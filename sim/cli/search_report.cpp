@@ -64,9 +64,19 @@ void rank_candidates(SearchReport& report) {
   const auto key = [&](std::size_t i) {
     const SearchCandidate& c = report.candidates[i];
     const auto m = per_million(c, "output_throughput");
-    return std::make_tuple(c.cost_per_hour, c.gpus, m.value_or(INFINITY), i);
+    const double probability = c.slo_probability ? c.slo_probability->mean : 1.0;
+    return std::make_tuple(-probability, c.cost_per_hour, c.gpus, m.value_or(INFINITY), i);
   };
   std::sort(report.ranking.begin(), report.ranking.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  for (auto& c : report.candidates) c.tied_with_winner = false;
+  if (report.ranking.empty() || !report.candidates[report.ranking.front()].slo_probability) return;
+  const FigureInterval& best = *report.candidates[report.ranking.front()].slo_probability;
+  for (std::size_t r = 1; r < report.ranking.size(); ++r) {
+    SearchCandidate& c = report.candidates[report.ranking[r]];
+    // An equal share is ordered by cost, which is known exactly; a lower one whose interval
+    // reaches the winner's may be as likely to meet the SLO.
+    c.tied_with_winner = c.slo_probability && c.slo_probability->mean < best.mean && c.slo_probability->hi >= best.lo;
+  }
 }
 
 std::string candidate_label(const SearchReport& report, std::size_t index) {
@@ -93,6 +103,7 @@ ojson search_report_to_json(const SearchReport& report) {
   j["runs"] = report.runs;
   j["pruned"] = report.pruned;
   j["prune"] = report.prune;
+  j["replicates"] = report.replicates;
   j["unpriced_hardware"] = report.unpriced;
   j["winner"] = report.ranking.empty() ? ojson(nullptr) : ojson(report.ranking.front());
   j["ranking"] = report.ranking;
@@ -114,6 +125,13 @@ ojson search_report_to_json(const SearchReport& report) {
     row["cost_per_1m_total_tokens"] = opt(per_million(c, "total_token_throughput"));
     row["offered_rate"] = opt(c.offered_rate);
     row["served_rate"] = opt(c.served_rate);
+    if (report.replicates >= 2) {
+      row["replicates_met"] = c.replicates_met;
+      row["slo_probability"] = c.slo_probability ? ojson(c.slo_probability->mean) : ojson(nullptr);
+      row["slo_probability_lo"] = c.slo_probability ? ojson(c.slo_probability->lo) : ojson(nullptr);
+      row["slo_probability_hi"] = c.slo_probability ? ojson(c.slo_probability->hi) : ojson(nullptr);
+      row["tied_with_winner"] = c.tied_with_winner;
+    }
     row["reason"] = p.reason.empty() ? ojson(nullptr) : ojson(p.reason);
     row["summary"] = sweep_row["summary"];
     j["rows"].push_back(std::move(row));
@@ -122,9 +140,12 @@ ojson search_report_to_json(const SearchReport& report) {
 }
 
 void write_search_csv(const ojson& j, std::ostream& out) {
-  const std::vector<std::string> fixed_columns = {"status", "rank", "ran", "gpus", "cost_per_hour",
-                                                  "cost_per_1m_output_tokens", "cost_per_1m_total_tokens",
-                                                  "offered_rate", "served_rate", "reason"};
+  std::vector<std::string> fixed_columns = {"status", "rank", "ran", "gpus", "cost_per_hour",
+                                            "cost_per_1m_output_tokens", "cost_per_1m_total_tokens",
+                                            "offered_rate", "served_rate", "reason"};
+  if (j.value("replicates", 1) >= 2)
+    fixed_columns.insert(fixed_columns.end() - 1, {"replicates_met", "slo_probability", "slo_probability_lo",
+                                                   "slo_probability_hi", "tied_with_winner"});
   std::vector<std::string> classes;
   for (const auto& row : j["rows"])
     if (row["summary"].is_object() && row["summary"].contains("classes"))
@@ -158,6 +179,8 @@ void print_search_report(const SearchReport& report, std::size_t top, std::ostre
     std::vector<std::string> head = {"rank", "candidate", "$/hour", "$/1M out tok", "GPUs"};
     for (const auto& a : report.axes) head.push_back(a.size() > 28 ? "..." + a.substr(a.size() - 25) : a);
     head.push_back("req/s served");
+    const bool replicated = report.replicates >= 2;
+    if (replicated) head.push_back("P(SLO) [95%]");
     for (const auto& [cls, t] : report.slo) head.push_back((cls.empty() ? "" : cls + ".") + t.field());
     std::vector<std::vector<std::string>> lines = {head};
     for (std::size_t r = 0; r < report.ranking.size() && r < top; ++r) {
@@ -168,6 +191,11 @@ void print_search_report(const SearchReport& report, std::size_t top, std::ostre
                                        m ? fixed(*m, 3) : "-", std::to_string(c.gpus)};
       for (const auto& v : c.values) line.push_back(v.size() > 28 ? v.substr(0, 25) + "..." : v);
       line.push_back(fixed(c.served_rate.value_or(c.summary->overall.get("request_throughput")), 2));
+      if (replicated)
+        line.push_back(c.slo_probability ? std::to_string(c.replicates_met) + "/" + std::to_string(report.replicates) +
+                                               " [" + fixed(c.slo_probability->lo, 2) + ", " +
+                                               fixed(c.slo_probability->hi, 2) + "]" + (c.tied_with_winner ? " ~" : "")
+                                         : "-");
       for (const auto& [cls, t] : report.slo) {
         const SummaryBlock* b = block_of(*c.summary, cls);
         const double v = b ? b->get(t.field()) : NAN;
@@ -182,7 +210,19 @@ void print_search_report(const SearchReport& report, std::size_t top, std::ostre
     out << "winner: candidate " << w << " (" << candidate_label(report, w) << "): $" << fixed(c.cost_per_hour, 2)
         << "/hour for " << c.gpus << (c.gpus == 1 ? " GPU" : " GPUs");
     if (m) out << ", $" << fixed(*m, 3) << " per 1M output tokens";
+    if (c.slo_probability)
+      out << ", met the SLO under " << c.replicates_met << " of " << report.replicates << " seeds";
     out << "\n";
+    std::vector<std::size_t> tied;
+    for (std::size_t r = 1; r < report.ranking.size(); ++r)
+      if (report.candidates[report.ranking[r]].tied_with_winner) tied.push_back(report.ranking[r]);
+    if (!tied.empty()) {
+      out << "cannot be told apart from the winner at " << report.replicates << " replicates (95% intervals of "
+          << "P(SLO) overlap, marked ~): candidate";
+      out << (tied.size() == 1 ? " " : "s ");
+      for (std::size_t k = 0; k < tied.size(); ++k) out << (k ? ", " : "") << tied[k];
+      out << "; more --replicates separate them, or choose among them by cost\n";
+    }
   } else {
     out << "no candidate is feasible\n";
   }

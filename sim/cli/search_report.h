@@ -12,6 +12,7 @@
 
 #include "sim/cli/search_plan.h"
 #include "sim/io/slo_targets.h"
+#include "sim/metrics/replicate_intervals.h"
 #include "sim/metrics/summary.h"
 
 namespace servesim::cli {
@@ -25,6 +26,13 @@ struct SearchCandidate {
   // run was judged on them (sim/study/sustained_rate.h): the rate the candidate holds,
   // undiluted by the drain that the summary's request_throughput includes.
   std::optional<double> offered_rate, served_rate;
+  // With replicates: how many of the seeds met the SLO, and that share with its 95% Wilson
+  // interval: the probability of meeting the SLO at the target rate.
+  int replicates_met = 0;
+  std::optional<FigureInterval> slo_probability;
+  // With replicates: a ranked candidate with a lower share than the winner's that cannot be
+  // told apart from it (their intervals overlap).
+  bool tied_with_winner = false;
 };
 
 struct SearchReport {
@@ -36,6 +44,7 @@ struct SearchReport {
   std::string slo_class;              // "" = overall block (or each class's own slo:)
   std::vector<std::pair<std::string, SloTarget>> slo;  // class ("" overall), target
   bool prune = true;
+  int replicates = 1;                 // seeds each candidate ran with
   std::vector<std::string> unpriced;  // hardware with no price, counted as free
   std::vector<SearchCandidate> candidates;
   std::vector<PlanEntry> plan;        // per candidate: status, ran, reason
@@ -45,7 +54,9 @@ struct SearchReport {
 };
 
 // Orders the feasible candidates by cost per hour, then GPUs, then cost per 1M output
-// tokens, then index, and stores the order in report.ranking.
+// tokens, then index, and stores the order in report.ranking. With replicates, by the
+// probability of meeting the SLO first (highest first), then as above, and marks the
+// candidates whose probability cannot be told apart from the winner's.
 void rank_candidates(SearchReport& report);
 
 // "cluster.pools.0.replicas=3, cluster.pools.0.hardware=h100-sxm" (long values shortened).

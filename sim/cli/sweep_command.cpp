@@ -18,6 +18,7 @@
 #include "sim/io/summary_writer.h"
 #include "sim/io/sweep_spec.h"
 #include "sim/io/sweep_table.h"
+#include "sim/study/replicates.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -28,6 +29,7 @@ namespace {
 struct PointResult {
   std::optional<RunSummary> summary;
   std::string error;  // why the point could not run (its configuration cannot be built)
+  std::optional<ReplicateIntervals> replicates;
 };
 
 std::string cell(const nlohmann::ordered_json& v, int precision) {
@@ -91,6 +93,9 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
       ("shard", po::value(&shard_text), "run only points whose index % N == I (I/N, from 0); join with merge")
       ("set", po::value(&sets)->composing(), "override a scenario key for every point: --set stop.requests=5000")
       ("seed", po::value<std::uint64_t>(), "override the scenario's seed (every point uses the same seed)")
+      ("replicates", po::value<int>(),
+       "run every point with K seeds and add each figure's 95% interval (columns FIELD_lo, FIELD_hi); the "
+       "row's figures and the Pareto front are the first seed's")
       ("pareto", po::value(&pareto_text), "front objectives (default max:output_throughput,min:p99_ttft_ms,min:p99_itl_ms)")
       ("point-summaries", "also write each point's summary.json to OUT/points/INDEX/")
       ("quiet,q", "print nothing but errors");
@@ -100,6 +105,9 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
   po::variables_map vm;
   if (const auto done = parse_scenario_command("sweep", args, opts, about, scenario_path, vm, out, err)) return *done;
   if (jobs < 1) throw ConfigError("--jobs", 0, std::to_string(jobs), "must be at least 1");
+  const int replicates = vm.count("replicates") ? vm["replicates"].as<int>() : 1;
+  if (replicates < 1 || replicates > 1000)
+    throw ConfigError("", 0, "--replicates", "must be a whole number from 1 to 1000, got " + std::to_string(replicates));
 
   std::vector<SweepAxis> axes;
   for (const auto& text : axis_texts) axes.push_back(parse_axis(text));
@@ -144,6 +152,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
     try {
       Simulation sim(s.seed, s.stop, s.workload, s.cluster);
       results[i].summary = sim.run().summary;
+      if (replicates >= 2) results[i].replicates = run_replicates(s, *results[i].summary, replicates);
     } catch (const ConfigError& e) {
       // The configuration of this point cannot be built (weights larger than memory at this
       // tp, say): a fact about the point, recorded in its row, not a reason to stop the rest.
@@ -169,6 +178,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
     const RunSummary* summary = results[i].summary ? &*results[i].summary : nullptr;
     failed += summary ? 0 : 1;
     table.rows.push_back(make_sweep_row(indices[i], table.axes, values, summary, results[i].error));
+    if (results[i].replicates) add_sweep_replicates(table.rows.back(), *results[i].replicates);
   }
   mark_pareto(table);
 

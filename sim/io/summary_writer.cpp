@@ -73,10 +73,19 @@ nlohmann::ordered_json summary_to_json(const RunSummary& summary) {
   return out;
 }
 
-void write_summary_json(const RunSummary& summary, std::ostream& out) {
+nlohmann::ordered_json replicates_to_json(const ReplicateIntervals& replicates) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  out["n"] = replicates.n;
+  out["seeds"] = replicates.seeds;
+  for (const auto& [name, f] : replicates.figures) out[name] = {{"mean", f.mean}, {"lo", f.lo}, {"hi", f.hi}};
+  return out;
+}
+
+void write_summary_json(const RunSummary& summary, std::ostream& out, const ReplicateIntervals* replicates) {
+  nlohmann::ordered_json j = summary_to_json(summary);
+  if (replicates) j["replicates"] = replicates_to_json(*replicates);
   // `replace`: a class name with invalid UTF-8 must not abort the write of a finished run.
-  out << summary_to_json(summary).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-      << '\n';
+  out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }
 
 }  // namespace servesim

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/metrics/replicate_intervals.h"
 #include "sim/metrics/summary.h"
 
 namespace servesim {
@@ -18,7 +19,11 @@ nlohmann::ordered_json summary_to_json(const RunSummary& summary);
 // One SummaryBlock as a JSON object (the body of the top level, a class or a pool).
 nlohmann::ordered_json summary_block_to_json(const SummaryBlock& block);
 
-// Writes summary_to_json(summary), indented by two spaces, and a final newline.
-void write_summary_json(const RunSummary& summary, std::ostream& out);
+// "replicates": {"n": K, "seeds": [...], FIELD: {"mean", "lo", "hi"}, ...}.
+nlohmann::ordered_json replicates_to_json(const ReplicateIntervals& replicates);
+
+// Writes summary_to_json(summary), indented by two spaces, and a final newline; with
+// `replicates`, their intervals as a last top-level key.
+void write_summary_json(const RunSummary& summary, std::ostream& out, const ReplicateIntervals* replicates = nullptr);
 
 }  // namespace servesim

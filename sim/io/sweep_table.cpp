@@ -141,6 +141,15 @@ void write_sweep_json(const SweepTable& table, std::ostream& out) {
   out << sweep_table_to_json(table).dump(2, ' ', false, ojson::error_handler_t::replace) << '\n';
 }
 
+void add_sweep_replicates(ojson& row, const ReplicateIntervals& replicates) {
+  ojson r = ojson::object();
+  r["n"] = replicates.n;
+  r["seeds"] = replicates.seeds;
+  for (const auto& f : sweep_overall_fields())
+    if (const FigureInterval* i = replicates.find(f)) r[f] = {{"mean", i->mean}, {"lo", i->lo}, {"hi", i->hi}};
+  row["replicates"] = std::move(r);
+}
+
 void write_sweep_csv(const SweepTable& table, std::ostream& out) {
   std::vector<std::string> classes;  // in order of first appearance: an axis may rename them
   for (const auto& row : table.rows) {
@@ -154,6 +163,18 @@ void write_sweep_csv(const SweepTable& table, std::ostream& out) {
   header.push_back("pareto");
   header.push_back("error");
   for (const auto& f : sweep_overall_fields()) header.push_back(f);
+  // The fields some row has an interval for, in column order.
+  std::vector<std::string> intervals;
+  for (const auto& f : sweep_overall_fields())
+    for (const auto& row : table.rows)
+      if (row.contains("replicates") && row["replicates"].contains(f)) {
+        intervals.push_back(f);
+        break;
+      }
+  for (const auto& f : intervals) {
+    header.push_back(f + "_lo");
+    header.push_back(f + "_hi");
+  }
   for (const auto& c : classes)
     for (const auto& f : sweep_fields()) header.push_back("classes." + c + "." + f);
   for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(header[i]);
@@ -167,6 +188,11 @@ void write_sweep_csv(const SweepTable& table, std::ostream& out) {
     const ojson& s = row["summary"];
     const bool has = s.is_object();
     for (const auto& f : sweep_overall_fields()) cells.push_back(has ? s.value(f, ojson(nullptr)) : ojson(nullptr));
+    for (const auto& f : intervals) {
+      const bool hr = row.contains("replicates") && row["replicates"].contains(f);
+      cells.push_back(hr ? row["replicates"][f]["lo"] : ojson(nullptr));
+      cells.push_back(hr ? row["replicates"][f]["hi"] : ojson(nullptr));
+    }
     for (const auto& c : classes) {
       const bool hc = has && s.contains("classes") && s["classes"].contains(c);
       for (const auto& f : sweep_fields()) cells.push_back(hc ? s["classes"][c].value(f, ojson(nullptr)) : ojson(nullptr));

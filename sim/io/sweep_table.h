@@ -13,6 +13,7 @@
 
 #include "sim/io/pareto.h"
 #include "sim/io/sweep_spec.h"
+#include "sim/metrics/replicate_intervals.h"
 #include "sim/metrics/summary.h"
 
 namespace servesim {
@@ -49,13 +50,18 @@ nlohmann::ordered_json make_sweep_row(std::size_t point, const std::vector<std::
                                       const std::vector<std::string>& values, const RunSummary* summary,
                                       const std::string& error);
 
+// Adds "replicates": {"n", "seeds", FIELD: {"mean", "lo", "hi"}} to a row, for the overall
+// sweep fields the intervals cover; write_sweep_csv then adds FIELD_lo and FIELD_hi columns.
+void add_sweep_replicates(nlohmann::ordered_json& row, const ReplicateIntervals& replicates);
+
 // Recomputes every row's "pareto" over the rows in the table (pareto.h). A saturated row
 // (summary "saturated" nonzero) is off the front and dominates nothing, like a failed one.
 void mark_pareto(SweepTable& table);
 
 nlohmann::ordered_json sweep_table_to_json(const SweepTable& table);
 void write_sweep_json(const SweepTable& table, std::ostream& out);
-// Columns: point, each axis, pareto (1/0), error, each overall sweep field, then
+// Columns: point, each axis, pareto (1/0), error, each overall sweep field, then (when a
+// row has replicates) FIELD_lo and FIELD_hi for each overall field with an interval, then
 // classes.NAME.FIELD for every class seen. Cells are RFC 4180 quoted when needed; an
 // absent figure is an empty cell.
 void write_sweep_csv(const SweepTable& table, std::ostream& out);
