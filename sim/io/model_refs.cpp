@@ -52,14 +52,22 @@ Spec load_for(const Field& field, const std::string& folder, const std::string& 
   if (!path) {
     const std::string given = field.as_string();
     const std::vector<std::string> names = bundled_names(folder);
+    // The short names count as names: "h10" is closest to "h100", and the list shows them.
+    std::vector<std::string> spellings = names;
+    std::string aliases;
+    if (folder == "configs/hardware" && !names.empty())
+      for (const auto& [alias, profile] : hardware_aliases()) {
+        spellings.push_back(alias);
+        aliases += (aliases.empty() ? "" : ", ") + alias + " = " + profile;
+      }
     std::string message =
         "unknown " + what + " '" + given + "': not an existing file nor a bundled name";
-    if (auto match = closest_match(given, names)) {
+    if (auto match = closest_match(given, spellings)) {
       message += "; did you mean '" + *match + "'?";
     } else if (names.empty()) {
       message += " (no " + folder + "/*.yaml under " + resource_root() + ")";
     } else {
-      message += "; bundled " + plural + ": " + join_choices(names);
+      message += "; bundled " + plural + ": " + join_choices(names) + (aliases.empty() ? "" : " (also " + aliases + ")");
     }
     field.fail(message);
   }

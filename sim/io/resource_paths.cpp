@@ -49,6 +49,13 @@ std::string lower(std::string s) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> hardware_aliases() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [alias, profile] : kHardwareAliases)
+    if (std::string(alias) != profile) out.emplace_back(alias, profile);
+  return out;
+}
+
 std::string resource_root() {
   if (const char* home = std::getenv("SERVESIM_HOME"); home != nullptr && *home != '\0') {
     return home;

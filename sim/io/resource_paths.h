@@ -4,6 +4,8 @@
 // current directory.
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace servesim {
 
@@ -11,6 +13,9 @@ std::string resource_root();
 // "models", "llama-3-8b" -> <root>/models/llama-3-8b.yaml if it exists; a value that is
 // itself an existing path is returned as is. nullopt if neither exists.
 std::optional<std::string> resolve_resource(const std::string& folder, const std::string& name_or_path);
+// The short names resolve_resource also takes for configs/hardware, with the profile each
+// names: {"h100", "h100-sxm"}, {"a100", "a100-80g-sxm"}, ... (case-insensitive).
+std::vector<std::pair<std::string, std::string>> hardware_aliases();
 // A data path in a scenario: as given if it exists (relative to the working directory), else
 // relative to the scenario file's folder, else under the resource root. Returns the first
 // that exists, or the path as given.

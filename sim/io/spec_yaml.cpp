@@ -29,7 +29,18 @@ std::string resolve_spec_path(const std::string& folder, const std::string& what
     if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
   }
   std::sort(names.begin(), names.end());
-  const std::string message = unknown_choice_message(what, "names", name_or_path, names) +
+  // The short names resolve_resource takes count as names: "h10" is closest to "h100".
+  std::vector<std::string> spellings = names;
+  std::string aliases;
+  if (folder == "configs/hardware" && !names.empty())
+    for (const auto& [alias, profile] : hardware_aliases()) {
+      spellings.push_back(alias);
+      aliases += (aliases.empty() ? " (also " : ", ") + alias + " = " + profile;
+    }
+  if (!aliases.empty()) aliases += ")";
+  const bool close = closest_match(name_or_path, spellings).has_value();
+  const std::string message = (close ? unknown_choice_message(what, "names", name_or_path, spellings)
+                                     : unknown_choice_message(what, "names", name_or_path, names) + aliases) +
                               " (neither a file nor " + folder + "/" + name_or_path +
                               ".yaml under " + resource_root() + ")";
   throw ConfigError("", 0, what, message);

@@ -59,3 +59,11 @@ TEST_CASE("hardware aliases: an unknown name lists the bundled profiles and exit
     CHECK(r.err.find(name) != std::string::npos);
   }
 }
+
+TEST_CASE("hardware aliases: the short names are offered and listed with their profiles", "[io][hardware]") {
+  const Outcome near = step({"--model", "llama-3-8b", "--hardware", "h10", "--decode", "8:1024"});
+  CHECK(near.code == 2);
+  CHECK(near.err.find("did you mean 'h100'?") != std::string::npos);
+  const Outcome far = step({"--model", "llama-3-8b", "--hardware", "tpu-v5e", "--decode", "8:1024"});
+  CHECK(far.err.find("(also h100 = h100-sxm, a100 = a100-80g-sxm)") != std::string::npos);
+}
