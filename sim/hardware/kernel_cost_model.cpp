@@ -38,7 +38,8 @@ KernelTableQuery kernel_table_query(const ModelSpec& model, const Deployment& de
   KernelTableQuery q;
   q.gemm_dtype = gemm_dtype_name(dep);
   q.kv_dtype = dep.kv == Dtype::fp8 ? "fp8" : "bfloat16";
-  q.head_dim = model.is_mla() ? 0 : model.head_dim;  // MLA has tables of its own, not read here
+  q.head_dim = model.is_mla() ? 0 : model.head_dim;
+  q.mla = model.is_mla();  // MLA has tables of its own, keyed by heads per GPU
   q.q_heads = s.q_heads;
   q.kv_heads = s.kv_heads;
   q.tp = dep.tp;
@@ -156,8 +157,13 @@ std::optional<double> KernelCostModel::prefill_attention_seconds(const BatchShap
   const double peak = hw_.peak_flops(Dtype::bf16);
   const double bw = hw_.memory_bandwidth_bytes_per_s;
   const double kvb = kv_bytes_per_element_;
+  // MLA prefill attends over the decompressed keys (nope + rope wide) and values (v wide),
+  // bf16, as ordinary multi-head attention with unequal head dims.
+  const bool mla = model_.is_mla();
+  const double qk = model_.qk_nope_head_dim + model_.qk_rope_head_dim, v = model_.v_head_dim;
   const auto sol = SolOf([=](const KernelCoord& c) {
     const double n = c[0], s = c[1], bb = c[2];
+    if (mla) return std::max(bb * s * s * n * (qk + v) / peak, 4.0 * bb * n * s * (qk + v) / bw);
     const double nkv = mha ? n : kvh;
     return std::max(2.0 * bb * s * s * n * d / peak, (4.0 * bb * n * s * d + kvb * 2.0 * bb * nkv * s * d) / bw);
   });
@@ -165,15 +171,25 @@ std::optional<double> KernelCostModel::prefill_attention_seconds(const BatchShap
   return std::max(tables_->context_attention->eval(q, sol), sol(q));
 }
 
-// Decode attention SOL: Q in and out (bf16) plus the cached K and V of s - 1 tokens.
+// Decode attention SOL: Q in and out (bf16) plus the cached K and V of s - 1 tokens. MLA's
+// absorbed decode reads one latent (kv_lora + rope) per cached token for all heads, and
+// does 2 x latent FLOPs per key per head in QK and 2 x kv_lora in PV, which at 16 or more
+// heads per GPU can outlast the read.
 double KernelCostModel::decode_attention_grid_s(double seqs, double s) const {
   const double d = tables_->query.head_dim;
   const double kvh = tables_->query.kv_heads;
   const bool mha = tables_->query.kv_heads == tables_->query.q_heads;
   const double bw = hw_.memory_bandwidth_bytes_per_s;
   const double kvb = kv_bytes_per_element_;
+  const bool mla = model_.is_mla();
+  const double latent = static_cast<double>(model_.kv_lora_rank) + model_.qk_rope_head_dim;
+  const double lora = model_.kv_lora_rank;
+  const double peak = hw_.peak_flops(Dtype::bf16);
   const auto sol = SolOf([=](const KernelCoord& c) {
     const double n = c[0], bb = c[1], len = c[2];
+    if (mla)
+      return std::max(bb * n * len * (2.0 * latent + 2.0 * lora) / peak,
+                      bb * (latent * std::max(len - 1.0, 0.0) * kvb + 2.0 * n * (latent + lora)) / bw);
     const double nkv = mha ? n : kvh;
     return bb * (2.0 * n * d * 2.0 + 2.0 * nkv * std::max(len - 1.0, 0.0) * d * kvb) / bw;
   });
@@ -459,6 +475,7 @@ std::string KernelCostModel::describe() const {
     out << "; elementwise at " << std::lround(tables_->streaming_bytes_per_s / 1e9) << " GB/s";
   }
   if (!graph_sizes_.empty()) out << "; CUDA graphs up to " << graph_sizes_.back() << " sequences";
+  if (!tables_->mla_note.empty()) out << "; " << tables_->mla_note;
   out << ")";
   return out.str();
 }

@@ -121,8 +121,36 @@ TEST_CASE("kernels cost model: a measured GEMM row comes back exactly", "[hardwa
 
 // Leave-one-out on one table set: each family's held-out rows read back from the rest.
 struct LooFigures {
-  std::vector<double> gemm_m, gemm_shape, prefill_attn, decode_attn, all_reduce, moe;
+  std::vector<double> gemm_m, gemm_shape, prefill_attn, decode_attn, all_reduce, moe, mla_prefill, mla_decode;
 };
+
+// Held-out interior points of one attention grid at `heads` per GPU, read back through the
+// cost model with the rest of the grid.
+template <class Bare>
+void attention_loo(const Pool& p, bool generation, double heads, const Bare& bare, std::vector<double>& errors) {
+  const auto& table = generation ? p.tables->generation_attention : p.tables->context_attention;
+  if (!table) return;
+  const auto& pts = table->points();
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    if (pts[i].at[0] != heads) continue;
+    const std::array<bool, 3> axes = {false, !generation, false};
+    const KernelGrid rest = without(*table, i, 3, axes);
+    if (!rest.covers(pts[i].at)) continue;
+    KernelTables t = bare(*p.tables);
+    (generation ? t.generation_attention : t.context_attention) = rest;
+    const KernelCostModel m = model_with(p, t);
+    if (generation) {
+      const auto b = static_cast<std::int64_t>(pts[i].at[1]);
+      const auto ctx = static_cast<std::int64_t>(pts[i].at[2] - 1);
+      errors.push_back(std::abs(*m.decode_attention_seconds(b, b * ctx) / pts[i].latency_s - 1));
+    } else {
+      BatchShape batch;
+      for (int k = 0; k < static_cast<int>(pts[i].at[2]); ++k)
+        batch.prefills.push_back({static_cast<std::int64_t>(pts[i].at[1]), 0, true});
+      errors.push_back(std::abs(*m.prefill_attention_seconds(batch) / pts[i].latency_s - 1));
+    }
+  }
+}
 
 LooFigures leave_one_out(const std::string& hw, const std::string& set) {
   LooFigures f;
@@ -165,30 +193,14 @@ LooFigures leave_one_out(const std::string& hw, const std::string& set) {
   }
   // Attention of Llama-3-8B's head layout (32 query, 8 KV heads, d 128): interior points
   // at its 32 heads held out, read back through the cost model.
-  for (const bool generation : {false, true}) {
-    const auto& table = generation ? p8.tables->generation_attention : p8.tables->context_attention;
-    REQUIRE(table);
-    const auto& pts = table->points();
-    for (std::size_t i = 0; i < pts.size(); ++i) {
-      if (pts[i].at[0] != 32) continue;
-      const std::array<bool, 3> axes = {false, !generation, false};
-      const KernelGrid rest = without(*table, i, 3, axes);
-      if (!rest.covers(pts[i].at)) continue;
-      KernelTables t = bare(*p8.tables);
-      (generation ? t.generation_attention : t.context_attention) = rest;
-      const KernelCostModel m = model_with(p8, t);
-      if (generation) {
-        const auto b = static_cast<std::int64_t>(pts[i].at[1]);
-        const auto ctx = static_cast<std::int64_t>(pts[i].at[2] - 1);
-        f.decode_attn.push_back(std::abs(*m.decode_attention_seconds(b, b * ctx) / pts[i].latency_s - 1));
-      } else {
-        BatchShape batch;
-        for (int k = 0; k < static_cast<int>(pts[i].at[2]); ++k)
-          batch.prefills.push_back({static_cast<std::int64_t>(pts[i].at[1]), 0, true});
-        f.prefill_attn.push_back(std::abs(*m.prefill_attention_seconds(batch) / pts[i].latency_s - 1));
-      }
-    }
-  }
+  REQUIRE(p8.tables->context_attention);
+  REQUIRE(p8.tables->generation_attention);
+  attention_loo(p8, false, 32, bare, f.prefill_attn);
+  attention_loo(p8, true, 32, bare, f.decode_attn);
+  // DeepSeek-V3's latent attention at tp 8 (16 heads per GPU), where the set measures MLA.
+  const Pool ds = pool("deepseek-v3", hw, 8, set);
+  attention_loo(ds, false, 16, bare, f.mla_prefill);
+  attention_loo(ds, true, 16, bare, f.mla_decode);
   // The custom all-reduce at tp 4 and Mixtral-8x7B's MoE layer at tp 2.
   const auto one_d = [&](const Pool& p, const KernelGrid& grid, bool moe) {
     std::vector<double> errors;
@@ -226,7 +238,10 @@ TEST_CASE("kernel tables: leave-one-out reproduces held-out rows within 5% media
            << f.gemm_shape.size() << "), prefill attention " << median(f.prefill_attn) * 100 << "% ("
            << f.prefill_attn.size() << "), decode attention " << median(f.decode_attn) * 100 << "% ("
            << f.decode_attn.size() << "), all-reduce " << median(f.all_reduce) * 100 << "% (" << f.all_reduce.size()
-           << "), MoE " << (f.moe.empty() ? 0.0 : median(f.moe) * 100) << "% (" << f.moe.size() << ")";
+           << "), MoE " << (f.moe.empty() ? 0.0 : median(f.moe) * 100) << "% (" << f.moe.size() << "), MLA prefill "
+           << (f.mla_prefill.empty() ? 0.0 : median(f.mla_prefill) * 100) << "% (" << f.mla_prefill.size()
+           << "), MLA decode " << (f.mla_decode.empty() ? 0.0 : median(f.mla_decode) * 100) << "% ("
+           << f.mla_decode.size() << ")";
     INFO(report.str());
     WARN(report.str());
     CHECK(f.gemm_m.size() > 1000);
@@ -239,7 +254,87 @@ TEST_CASE("kernel tables: leave-one-out reproduces held-out rows within 5% media
     CHECK(f.all_reduce.size() > 5);
     CHECK(median(f.all_reduce) < 0.05);
     if (!f.moe.empty()) CHECK(median(f.moe) < 0.05);
+    // SGLang and TensorRT-LLM time the MLA kernels; vLLM's MLA rows are set aside (the next
+    // test) and vLLM 0.24.0 has module-level MLA only.
+    if (std::string(set).find("vllm") == std::string::npos) {
+      CHECK(f.mla_prefill.size() > 20);
+      CHECK(f.mla_decode.size() > 20);
+    } else {
+      CHECK(f.mla_prefill.empty());
+      CHECK(f.mla_decode.empty());
+    }
+    if (!f.mla_prefill.empty()) CHECK(median(f.mla_prefill) < 0.05);
+    if (!f.mla_decode.empty()) CHECK(median(f.mla_decode) < 0.05);
   }
+}
+
+TEST_CASE("kernels cost model: DeepSeek-V3's latent attention is read from the MLA tables", "[hardware][kernels]") {
+  // H200, SGLang 0.5.14, tp 8: 16 of the 128 heads per GPU. Rows read from the file itself:
+  // generation_mla_perf at batch 64, s = 4095 + 1, context_mla_perf at one 2048-token
+  // prompt, for bf16 and fp8 KV. The first row of a repeated coordinate wins, as in
+  // aiconfigurator.
+  const std::string set = "h200_sxm/sglang-0.5.14";
+  const auto first_row = [&](const std::string& file, const std::string& kv, double b, double isl, double step) {
+    GzCsvReader r(kRoot + "/" + set + "/" + file);
+    std::vector<std::string_view> c;
+    while (r.next(c))
+      if (c[r.column("mla_dtype")] == "bfloat16" && c[r.column("kv_cache_dtype")] == kv &&
+          r.number(c, r.column("num_heads")) == 16 && r.number(c, r.column("batch_size")) == b &&
+          r.number(c, r.column("isl")) == isl && r.number(c, r.column("step")) == step)
+        return r.number(c, r.column("latency")) * 1e-3;
+    FAIL("no row");
+    return 0.0;
+  };
+  for (const std::string kv : {"bfloat16", "fp8"}) {
+    INFO("KV cache " << kv);
+    Pool p{load_model("deepseek-v3"), load_hardware("h200"), Deployment{}, nullptr};
+    p.dep.tp = 8;
+    p.dep.weights = Dtype::fp8;
+    if (kv == "fp8") p.dep.kv = Dtype::fp8;
+    p.tables = load_kernel_tables(kRoot + "/" + set, set, kernel_table_query(p.model, p.dep));
+    CHECK(p.tables->mla_note.empty());
+    REQUIRE(p.tables->generation_attention);
+    REQUIRE(p.tables->context_attention);
+    const KernelCostModel m = model_with(p, *p.tables);
+    CHECK(*m.decode_attention_seconds(64, 64 * 4095) ==
+          Approx(first_row("generation_mla_perf.csv.gz", kv, 64, 1, 4095)).epsilon(1e-9));
+    BatchShape prompt;
+    prompt.prefills.push_back({2048, 0, true});
+    CHECK(*m.prefill_attention_seconds(prompt) ==
+          Approx(first_row("context_mla_perf.csv.gz", kv, 1, 2048, 0)).epsilon(1e-9));
+    // The step's breakdown names the table as the source of both attention kernels.
+    BatchShape mixed = prompt;
+    mixed.decode_seqs = 64;
+    mixed.decode_context_sum = 64 * 4095;
+    for (const OpTiming& op : m.breakdown(mixed))
+      if (op.name == "attn_decode" || op.name == "attn_prefill") CHECK(std::string(op.source) == "table");
+  }
+}
+
+TEST_CASE("kernels cost model: vLLM 0.14.0's MLA rows time the measurement and are set aside", "[hardware][kernels]") {
+  // Every row of vLLM 0.14.0's MLA tables on H100 takes at least 0.13 ms (0.126 ms at its
+  // shortest), where SGLang's and TensorRT-LLM's rows of the same shapes start at 12 us and
+  // all three agree within 5% at 1024 sequences of 8K tokens (3.27, 3.19, 3.16 ms).
+  for (const std::string set : {"h100_sxm/vllm-0.14.0", "h200_sxm/vllm-0.14.0", "a100_sxm/vllm-0.14.0"}) {
+    INFO(set);
+    Pool p{load_model("deepseek-v3"), load_hardware("h100-sxm"), Deployment{}, nullptr};
+    p.dep.tp = 8;
+    p.tables = load_kernel_tables(kRoot + "/" + set, set, kernel_table_query(p.model, p.dep));
+    CHECK(!p.tables->generation_attention);
+    CHECK(!p.tables->context_attention);
+    CHECK(p.tables->mla_note.find("MLA tables set aside") != std::string::npos);
+    const KernelCostModel m = model_with(p, *p.tables);
+    CHECK(m.describe().find("MLA tables set aside") != std::string::npos);
+    BatchShape step;
+    step.decode_seqs = 8;
+    step.decode_context_sum = 8 * 1024;
+    for (const OpTiming& op : m.breakdown(step))
+      if (op.name == "attn_decode") CHECK(std::string(op.source) == "roofline (outside table)");
+  }
+  // A dense model on the same sets keeps its attention tables.
+  const Pool llama = pool("llama-3-8b", "h100-sxm", 1);
+  CHECK(llama.tables->generation_attention);
+  CHECK(llama.tables->mla_note.empty());
 }
 
 TEST_CASE("kernels cost model: the default where tables cover the pool and the roofline elsewhere", "[hardware][kernels]") {

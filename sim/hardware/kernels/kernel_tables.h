@@ -20,6 +20,9 @@ struct KernelTableQuery {
   std::string gemm_dtype = "bfloat16";   // gemm_perf.gemm_dtype: bfloat16 | fp8
   std::string kv_dtype = "bfloat16";     // attention kv_cache_dtype: bfloat16 | fp8
   int head_dim = 0;
+  // DeepSeek's multi-head latent attention: attention comes from the MLA tables
+  // (context_mla_perf, generation_mla_perf), keyed by q_heads and kv_dtype alone.
+  bool mla = false;
   int q_heads = 0;                       // query heads per GPU
   int kv_heads = 0;                      // KV heads per GPU
   int tp = 1;
@@ -57,15 +60,19 @@ struct KernelTables {
   // gemm_perf sites of query.gemm_dtype: (n, k) -> latency over m.
   std::map<std::pair<int, int>, KernelGrid> gemm;
   // context_attention_perf: (num_heads, isl, batch_size) for the query's KV heads (or MHA),
-  // head_dim and KV dtype, bf16 math, full attention.
+  // head_dim and KV dtype, bf16 math, full attention. For an MLA query, context_mla_perf at
+  // the query's KV dtype, bf16 math, in the same coordinates.
   std::optional<KernelGrid> context_attention;
-  // generation_attention_perf: (num_heads, batch_size, s = isl + step), same key.
+  // generation_attention_perf: (num_heads, batch_size, s = isl + step), same key; for an
+  // MLA query, generation_mla_perf.
   std::optional<KernelGrid> generation_attention;
   // custom_allreduce_perf at num_gpus == tp (CUDA-graph rows): latency over message elements.
   std::optional<KernelGrid> all_reduce;
   // moe_perf for the query's expert shape: latency over tokens; the routing distribution used.
   std::optional<KernelGrid> moe;
   std::string moe_distribution;
+  // Why the set's MLA tables were not used, when they were read and set aside ("" else).
+  std::string mla_note;
   // The shortest GEMM in the whole table: what the smallest kernel of this engine costs on
   // this GPU inside a CUDA graph, the floor of any kernel's time.
   double min_kernel_s = 0;
