@@ -129,21 +129,7 @@ int calibrate_command(const std::vector<std::string>& args, std::ostream& out, s
     prov.model_name = spec.name;
     std::ostringstream yaml;
     write_calibrated_hardware(yaml, profile_text.str(), result, prov);
-    if (output.empty()) {
-      out << yaml.str();
-      print_summary(err, result);
-      return 0;
-    }
-    std::ofstream file(output);
-    file << yaml.str();
-    file.close();
-    if (!file) {
-      err << "servesim calibrate: error: cannot write " << output << "\n";
-      return 2;
-    }
-    print_summary(out, result);
-    out << "wrote " << output << "\n";
-    return 0;
+    return emit_fitted_profile(yaml.str(), output, [&](std::ostream& to) { print_summary(to, result); }, out, err);
   } catch (const ConfigError& e) {
     err << "servesim calibrate: error: " << e.what() << "\n";
     return 2;

@@ -86,21 +86,7 @@ int calibrate_from_kernels_command(const std::vector<std::string>& args, std::os
     std::ostringstream yaml;
     write_kernel_fit_hardware(yaml, profile_text.str(), result,
                               "servesim calibrate --from-kernels " + set + " --hardware " + hardware);
-    if (output.empty()) {
-      out << yaml.str();
-      print_fit(result, err);
-      return 0;
-    }
-    std::ofstream file(output);
-    file << yaml.str();
-    file.close();
-    if (!file) {
-      err << "servesim calibrate: error: cannot write " << output << "\n";
-      return 2;
-    }
-    print_fit(result, out);
-    out << "wrote " << output << "\n";
-    return 0;
+    return emit_fitted_profile(yaml.str(), output, [&](std::ostream& to) { print_fit(result, to); }, out, err);
   } catch (const ConfigError& e) {
     err << "servesim calibrate: error: " << e.what() << "\n";
     return 2;

@@ -1,5 +1,7 @@
 #include "sim/cli/options.h"
 
+#include <fstream>
+
 namespace po = boost::program_options;
 
 namespace servesim::cli {
@@ -37,6 +39,25 @@ std::optional<int> parse_scenario_command(const std::string& command, const std:
     return 2;
   }
   return std::nullopt;
+}
+
+int emit_fitted_profile(const std::string& yaml, const std::string& output,
+                        const std::function<void(std::ostream&)>& report, std::ostream& out, std::ostream& err) {
+  if (output.empty()) {
+    out << yaml;
+    report(err);
+    return 0;
+  }
+  std::ofstream file(output);
+  file << yaml;
+  file.close();
+  if (!file) {
+    err << "servesim calibrate: error: cannot write " << output << "\n";
+    return 2;
+  }
+  report(out);
+  out << "wrote " << output << "\n";
+  return 0;
 }
 
 }  // namespace servesim::cli

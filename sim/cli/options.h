@@ -1,6 +1,7 @@
 #pragma once
 // Shared Program_options plumbing for the subcommands.
 #include <boost/program_options.hpp>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -23,5 +24,12 @@ std::optional<int> parse_scenario_command(const std::string& command, const std:
                                           const std::string& about, std::string& scenario_path,
                                           boost::program_options::variables_map& vm, std::ostream& out,
                                           std::ostream& err);
+
+// How `calibrate` hands over a fitted profile: without `output`, the YAML on `out` and
+// `report` (the fit's figures) on `err`, so the YAML can be piped; with it, the file
+// written and `report` on `out`, then "wrote FILE". Returns the exit code: 0, or 2 when the
+// file cannot be written.
+int emit_fitted_profile(const std::string& yaml, const std::string& output,
+                        const std::function<void(std::ostream&)>& report, std::ostream& out, std::ostream& err);
 
 }  // namespace servesim::cli

@@ -9,7 +9,6 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
-#include "sim/core/rng.h"
 #include "sim/hardware/nelder_mead.h"
 #include "sim/hardware/roofline.h"
 #include "sim/model/op_graph.h"
@@ -186,20 +185,7 @@ HardwareSpec fit_stage(const ModelSpec& model, HardwareSpec hw, const std::vecto
   }
   starts.push_back(from_profile);
   starts.push_back(std::vector<double>(ps.size(), 0.0));  // the middle of every range (in log)
-  Rng rng(1, "calibrate/" + stage);
-  for (int s = 0; s < random_starts; ++s) {
-    std::vector<double> x(ps.size());
-    for (double& v : x) v = -2.0 + 4.0 * rng.uniform01();
-    starts.push_back(x);
-  }
-  NelderMeadResult best;
-  best.value = HUGE_VAL;
-  for (const auto& x0 : starts) {
-    NelderMeadResult r = nelder_mead(objective, x0, 0.5, 2500);
-    // Restarting from the end point rebuilds a collapsed simplex.
-    for (int again = 0; again < 2; ++again) r = nelder_mead(objective, r.x, 0.25, 2500);
-    if (r.value < best.value) best = r;
-  }
+  const NelderMeadResult best = nelder_mead_multistart(objective, starts, random_starts, "calibrate/" + stage, 2500);
   apply(hw, best.x);
   for (const Param* p : ps) {
     const double v = hw.*(p->field);

@@ -5,8 +5,29 @@
 #include <numeric>
 
 #include "sim/core/assert.h"
+#include "sim/core/rng.h"
 
 namespace servesim {
+
+NelderMeadResult nelder_mead_multistart(const std::function<double(const std::vector<double>&)>& f,
+                                        std::vector<std::vector<double>> starts, int random_starts,
+                                        const std::string& stream, int max_evaluations) {
+  SS_ASSERT(!starts.empty(), "a multistart fit needs a first point to size the others");
+  Rng rng(1, stream);
+  for (int s = 0; s < random_starts; ++s) {
+    std::vector<double> x(starts.front().size());
+    for (double& v : x) v = -2.0 + 4.0 * rng.uniform01();
+    starts.push_back(x);
+  }
+  NelderMeadResult best;
+  best.value = HUGE_VAL;
+  for (const auto& x0 : starts) {
+    NelderMeadResult r = nelder_mead(f, x0, 0.5, max_evaluations);
+    for (int again = 0; again < 2; ++again) r = nelder_mead(f, r.x, 0.25, max_evaluations);
+    if (r.value < best.value) best = r;
+  }
+  return best;
+}
 
 NelderMeadResult nelder_mead(const std::function<double(const std::vector<double>&)>& f,
                              std::vector<double> start, double step, int max_evaluations,

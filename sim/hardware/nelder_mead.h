@@ -4,6 +4,7 @@
 // calibration's handful of parameters. Unconstrained: callers map bounded parameters
 // onto the real line themselves.
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace servesim {
@@ -20,5 +21,13 @@ struct NelderMeadResult {
 NelderMeadResult nelder_mead(const std::function<double(const std::vector<double>&)>& f,
                              std::vector<double> start, double step = 0.5,
                              int max_evaluations = 4000, double tolerance = 1e-10);
+
+// The best of nelder_mead from each of `starts` and from `random_starts` more points drawn
+// uniformly in [-2, 2] per axis (a seeded stream named `stream`, so the same fit is the
+// same), each run restarted twice from its end point at step 0.25 (a restart rebuilds a
+// collapsed simplex). REQUIRES: starts non-empty, all of one dimension.
+NelderMeadResult nelder_mead_multistart(const std::function<double(const std::vector<double>&)>& f,
+                                        std::vector<std::vector<double>> starts, int random_starts,
+                                        const std::string& stream, int max_evaluations);
 
 }  // namespace servesim

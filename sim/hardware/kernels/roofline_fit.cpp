@@ -12,7 +12,6 @@
 #include <utility>
 
 #include "sim/core/errors.h"
-#include "sim/core/rng.h"
 #include "sim/hardware/kernels/gz_csv.h"
 #include "sim/hardware/kernels/kernel_tables.h"
 #include "sim/hardware/nelder_mead.h"
@@ -236,19 +235,7 @@ HardwareSpec fit(HardwareSpec hw, std::span<const Param> ps, const std::vector<R
   std::vector<double> x0;
   for (const Param& p : ps) x0.push_back(to_x(p.start, p));
   starts.push_back(x0);
-  Rng rng(1, "roofline-fit/" + family);
-  for (int s = 0; s < 3; ++s) {
-    std::vector<double> x(ps.size());
-    for (double& v : x) v = -2.0 + 4.0 * rng.uniform01();
-    starts.push_back(x);
-  }
-  NelderMeadResult best;
-  best.value = HUGE_VAL;
-  for (const auto& start : starts) {
-    NelderMeadResult r = nelder_mead(objective, start, 0.5, 1500);
-    for (int again = 0; again < 2; ++again) r = nelder_mead(objective, r.x, 0.25, 1500);
-    if (r.value < best.value) best = r;
-  }
+  const NelderMeadResult best = nelder_mead_multistart(objective, starts, 3, "roofline-fit/" + family, 1500);
   apply(hw, best.x);
   return hw;
 }
