@@ -14,7 +14,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
-#include "sim/cli/run_judgement.h"
+#include "sim/study/run_judgement.h"
 #include "sim/cli/search_cost.h"
 #include "sim/cli/search_plan.h"
 #include "sim/cli/search_report.h"

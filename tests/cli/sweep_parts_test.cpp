@@ -3,7 +3,7 @@
 // search on a known feasibility boundary.
 #include <catch2/catch.hpp>
 
-#include "sim/cli/capacity_search.h"
+#include "sim/study/capacity_search.h"
 #include "sim/core/errors.h"
 #include "sim/io/pareto.h"
 #include "sim/io/percent.h"
@@ -113,14 +113,14 @@ TEST_CASE("capacity search: doubling then bisection lands within tolerance of th
   int calls = 0;
   auto feasible_below = [&](double x) {
     ++calls;
-    cli::CapacityTrial t;
+    CapacityTrial t;
     t.feasible = x <= boundary;
     return t;
   };
-  cli::CapacitySearchParams p;
+  CapacitySearchParams p;
   p.start = 5;
   p.tolerance = 0.01;
-  auto r = cli::search_capacity(p, feasible_below);
+  auto r = search_capacity(p, feasible_below);
   REQUIRE(r.best);
   const double found = r.trials[*r.best].x;
   CHECK(found <= boundary);
@@ -132,7 +132,7 @@ TEST_CASE("capacity search: doubling then bisection lands within tolerance of th
 
   // Starting above the boundary halves down first.
   p.start = 500;
-  r = cli::search_capacity(p, feasible_below);
+  r = search_capacity(p, feasible_below);
   REQUIRE(r.best);
   CHECK(r.trials[*r.best].x <= boundary);
   CHECK(r.trials[*r.best].x >= boundary * 0.99);
@@ -140,17 +140,17 @@ TEST_CASE("capacity search: doubling then bisection lands within tolerance of th
   // Whole numbers: the exact largest feasible integer.
   p.integer = true;
   p.start = 3;
-  r = cli::search_capacity(p, feasible_below);
+  r = search_capacity(p, feasible_below);
   REQUIRE(r.best);
   CHECK(r.trials[*r.best].x == 37);
   CHECK(*r.lowest_infeasible == 38);
 
   // Never feasible: no answer. Always feasible with a cap: the cap, flagged.
   p.integer = false;
-  r = cli::search_capacity(p, [](double) { return cli::CapacityTrial{}; });
+  r = search_capacity(p, [](double) { return CapacityTrial{}; });
   CHECK_FALSE(r.best);
   p.max_x = 64;
-  r = cli::search_capacity(p, [](double) { return cli::CapacityTrial{0, true, ""}; });
+  r = search_capacity(p, [](double) { return CapacityTrial{0, true, ""}; });
   REQUIRE(r.best);
   CHECK(r.trials[*r.best].x == 64);
   CHECK(r.capped);

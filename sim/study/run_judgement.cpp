@@ -1,4 +1,4 @@
-#include "sim/cli/run_judgement.h"
+#include "sim/study/run_judgement.h"
 
 #include <cmath>
 #include <cstdio>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace servesim::cli {
+namespace servesim {
 
 struct CapacityTrial {
   double x = 0;
@@ -37,4 +37,4 @@ struct CapacitySearchResult {
 CapacitySearchResult search_capacity(const CapacitySearchParams& params,
                                      const std::function<CapacityTrial(double)>& evaluate);
 
-}  // namespace servesim::cli
+}  // namespace servesim

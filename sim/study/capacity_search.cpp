@@ -1,11 +1,11 @@
-#include "sim/cli/capacity_search.h"
+#include "sim/study/capacity_search.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "sim/core/assert.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 CapacitySearchResult search_capacity(const CapacitySearchParams& p,
                                      const std::function<CapacityTrial(double)>& evaluate) {
@@ -63,4 +63,4 @@ CapacitySearchResult search_capacity(const CapacitySearchParams& p,
   return r;
 }
 
-}  // namespace servesim::cli
+}  // namespace servesim

@@ -1,0 +1,93 @@
+#pragma once
+// The capacity study (`servesim capacity`, docs/sweeps.md): the highest value of a load knob
+// (a class's arrival rate, concurrency or trace speed-up, a multiplier of every class's
+// rate, or any numeric key) at which a run is feasible as run_judgement.h judges it, found
+// by doubling and bisection (capacity_search.h); with replicates, the same search under
+// consecutive seeds, the capacity as a mean with its 95% interval.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/metrics/replicate_intervals.h"
+#include "sim/metrics/summary.h"
+#include "sim/study/capacity_search.h"
+#include "sim/study/run_judgement.h"
+
+namespace servesim {
+
+struct CapacityRequest {
+  std::string scenario_path;
+  std::vector<std::string> sets;         // --set overrides of every trial
+  std::string class_name;                // "" with several classes: scale every class's rate
+  std::string rate_key;                  // any other key to search ("" the class's own)
+  std::string slo_text;                  // "ttft_p99=2s,..."; "" each class's slo:
+  std::optional<double> start, max_rate;
+  double tolerance = 0.01;               // relative width of the final bracket
+  bool integer = false;                  // search whole numbers (implied for *concurrency)
+  double reject_share = 0;               // share of arrivals that may be rejected
+  double sustain_tolerance = kSustainTolerance;
+  bool early_stop = true;
+  std::optional<std::uint64_t> seed;     // the first seed; the scenario's without it
+  int replicates = 1;                    // searches, one seed each
+};
+
+// What the search turns: one scenario key set to x, or (scale) every class's rate key set to
+// its own value times x.
+struct CapacityKnob {
+  std::vector<std::pair<std::string, double>> keys;  // key, the scenario's value
+  bool scale = false;
+  bool integer = false;
+  std::string unit;  // for reports: "req/s", "users", "x the scenario's rates"
+  double start = 1;
+  // The --set overrides that put the knob at x.
+  std::vector<std::string> overrides(double x) const;
+};
+
+// The knob and objectives a request resolves to, before anything runs.
+struct CapacityPlan {
+  std::string scenario_name;
+  CapacityKnob knob;
+  std::vector<SloScope> scopes;
+};
+
+struct CapacityTrialRun {
+  double x = 0;
+  bool feasible = false;
+  std::string reason;      // why not, "; "-separated
+  RunSummary summary;
+  SustainedRate sustained;  // offered and served over the second half of the arrivals
+  bool too_short = false;
+  std::string lengthened;  // "run lengthened 4x to 800 requests", or ""
+};
+
+struct CapacityReplicates {
+  std::vector<std::uint64_t> seeds;                // the first search's seed first
+  std::vector<std::optional<double>> capacities;   // per seed; nullopt: none feasible
+  int capped = 0;                                  // searches stopped at the highest value tried
+  std::optional<FigureInterval> interval;          // over the seeds that found one (>= 2)
+  int found() const;
+};
+
+struct CapacityStudy {
+  CapacityPlan plan;
+  CapacitySearchResult search;            // the first seed's search
+  std::vector<CapacityTrialRun> trials;   // its trials, in search.trials' order
+  std::optional<CapacityReplicates> replicates;
+  // The trial at capacity, or nullptr when no value is feasible.
+  const CapacityTrialRun* at_capacity() const;
+};
+
+// Resolves the knob and the objectives. Throws ConfigError on a bad request (no class of
+// that name, a knob without a value and no start, no SLO anywhere).
+CapacityPlan plan_capacity(const CapacityRequest& request);
+
+// Runs the search (and its replicates). `on_trial` sees each trial of the first search as it
+// ends; `on_replicate` each further seed's capacity (nullopt: none feasible).
+CapacityStudy run_capacity(const CapacityRequest& request, const CapacityPlan& plan,
+                           const std::function<void(const CapacityTrialRun&)>& on_trial = {},
+                           const std::function<void(std::uint64_t, std::optional<double>)>& on_replicate = {});
+
+}  // namespace servesim
