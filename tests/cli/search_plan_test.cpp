@@ -1,12 +1,12 @@
-// The pruning order of `servesim search` (sim/cli/search_plan.h) against oracles whose
+// The pruning order of `servesim search` (sim/study/search_plan.h) against oracles whose
 // feasible sets are known, counting the runs it needs.
 #include <catch2/catch.hpp>
 
 #include <functional>
 
-#include "sim/cli/search_plan.h"
+#include "sim/study/search_plan.h"
 
-using namespace servesim::cli;
+using namespace servesim;
 
 namespace {
 

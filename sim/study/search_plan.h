@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace servesim::cli {
+namespace servesim {
 
 enum class CandidateStatus { pending, feasible, infeasible, dominated };
 const char* candidate_status_name(CandidateStatus s);  // "pending", "feasible", ...
@@ -53,4 +53,4 @@ class SearchPlan {
   bool prune_;
 };
 
-}  // namespace servesim::cli
+}  // namespace servesim

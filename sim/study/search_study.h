@@ -1,21 +1,23 @@
 #pragma once
-// The results of `servesim search` (docs/sweeps.md): every candidate with its values,
-// status, cost and figures, ranked by cost; written as search.json and search.csv and
-// shown as a console table of the winner and the runners-up.
+// The configuration search (`servesim search`, docs/sweeps.md): every candidate of a space
+// (scenario keys, each with its alternatives) run at the target rate and judged as capacity
+// judges a run (run_judgement.h); the feasible ones ranked by cost per hour, or with
+// replicates by the share of seeds that meet the SLO, then cost. Candidates that differ only
+// in replica counts are searched in replica order (search_plan.h).
 #include <cstddef>
-#include <iosfwd>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "sim/cli/search_plan.h"
 #include "sim/io/slo_targets.h"
 #include "sim/metrics/replicate_intervals.h"
 #include "sim/metrics/summary.h"
+#include "sim/study/search_plan.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 struct SearchCandidate {
   std::vector<std::string> values;  // per axis, YAML text
@@ -59,16 +61,32 @@ struct SearchReport {
 // candidates whose probability cannot be told apart from the winner's.
 void rank_candidates(SearchReport& report);
 
-// "cluster.pools.0.replicas=3, cluster.pools.0.hardware=h100-sxm" (long values shortened).
-std::string candidate_label(const SearchReport& report, std::size_t index);
+// USD per million tokens of `throughput_field` ("output_throughput",
+// "total_token_throughput") at the candidate's cost per hour; empty without figures.
+std::optional<double> candidate_cost_per_million(const SearchCandidate& c, const std::string& throughput_field);
 
-nlohmann::ordered_json search_report_to_json(const SearchReport& report);
-// One line per candidate: candidate, each axis, status, rank, ran, gpus, cost_per_hour,
-// cost_per_1m_output_tokens, cost_per_1m_total_tokens, reason, the sweep fields, then
-// classes.NAME.FIELD (scenarios with two or more classes).
-void write_search_csv(const nlohmann::ordered_json& report_json, std::ostream& out);
-// The winner and up to top - 1 runners-up as a table, then the candidates that are not
-// feasible with their reasons (at most 20 lines; the files hold all).
-void print_search_report(const SearchReport& report, std::size_t top, std::ostream& out);
+struct SearchRequest {
+  std::string scenario_path;
+  std::string space_path;
+  std::vector<std::string> sets;   // --set overrides of every candidate
+  std::string class_name;          // the class --rate sets and the SLO is checked on
+  std::optional<double> rate;      // req/s of that class; the scenario's own rates without it
+  std::string slo_text;            // "" each class's slo:
+  std::string price_text;          // "h100-sxm=2.5,..." over the profiles' prices
+  int jobs = 1;                    // candidates run at once
+  bool prune = true;
+  double reject_share = 0;
+  bool early_stop = true;
+  std::optional<std::uint64_t> seed;
+  int replicates = 1;              // seeds per candidate (pruning is off with more than one)
+};
 
-}  // namespace servesim::cli
+// Loads and validates every candidate, runs them in rounds and ranks them. `on_done` sees
+// each candidate as its run ends (index, feasible, reason), from any thread, one at a time.
+// `on_loaded` sees the report once every candidate is loaded, before any runs. Throws
+// ConfigError on bad input (a candidate's bad value at its line in the space file).
+SearchReport run_search(const SearchRequest& request,
+                        const std::function<void(const SearchReport&)>& on_loaded = {},
+                        const std::function<void(std::size_t, bool, const std::string&)>& on_done = {});
+
+}  // namespace servesim

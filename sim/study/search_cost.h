@@ -8,7 +8,7 @@
 
 #include "sim/cluster/cluster_config.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 struct ClusterCost {
   double per_hour = 0;                 // sum over pools of replicas * tp * pp * price
@@ -26,4 +26,4 @@ ClusterCost cluster_cost(const ClusterConfig& cluster, const std::map<std::strin
 // when no tokens flow.
 std::optional<double> cost_per_million_tokens(double per_hour, double tokens_per_s);
 
-}  // namespace servesim::cli
+}  // namespace servesim

@@ -1,4 +1,4 @@
-#include "sim/cli/search_plan.h"
+#include "sim/study/search_plan.h"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include "sim/core/assert.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 namespace {
 
@@ -102,4 +102,4 @@ std::size_t SearchPlan::pruned() const {
   }));
 }
 
-}  // namespace servesim::cli
+}  // namespace servesim

@@ -1,4 +1,4 @@
-#include "sim/cli/search_report.h"
+#include "sim/report/search_report.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,26 +6,15 @@
 #include <ostream>
 #include <sstream>
 
-#include "sim/cli/search_cost.h"
 #include "sim/io/sweep_table.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 using ojson = nlohmann::ordered_json;
 
 namespace {
 
-std::optional<double> field_of(const SearchCandidate& c, const std::string& field) {
-  if (!c.summary) return std::nullopt;
-  const double v = c.summary->overall.get(field);
-  if (std::isnan(v)) return std::nullopt;
-  return v;
-}
 
-std::optional<double> per_million(const SearchCandidate& c, const std::string& throughput_field) {
-  const auto tps = field_of(c, throughput_field);
-  return tps ? cost_per_million_tokens(c.cost_per_hour, *tps) : std::nullopt;
-}
 
 ojson opt(const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); }
 
@@ -56,28 +45,6 @@ void print_aligned(const std::vector<std::vector<std::string>>& lines, std::ostr
 }
 
 }  // namespace
-
-void rank_candidates(SearchReport& report) {
-  report.ranking.clear();
-  for (std::size_t i = 0; i < report.plan.size(); ++i)
-    if (report.plan[i].status == CandidateStatus::feasible) report.ranking.push_back(i);
-  const auto key = [&](std::size_t i) {
-    const SearchCandidate& c = report.candidates[i];
-    const auto m = per_million(c, "output_throughput");
-    const double probability = c.slo_probability ? c.slo_probability->mean : 1.0;
-    return std::make_tuple(-probability, c.cost_per_hour, c.gpus, m.value_or(INFINITY), i);
-  };
-  std::sort(report.ranking.begin(), report.ranking.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
-  for (auto& c : report.candidates) c.tied_with_winner = false;
-  if (report.ranking.empty() || !report.candidates[report.ranking.front()].slo_probability) return;
-  const FigureInterval& best = *report.candidates[report.ranking.front()].slo_probability;
-  for (std::size_t r = 1; r < report.ranking.size(); ++r) {
-    SearchCandidate& c = report.candidates[report.ranking[r]];
-    // An equal share is ordered by cost, which is known exactly; a lower one whose interval
-    // reaches the winner's may be as likely to meet the SLO.
-    c.tied_with_winner = c.slo_probability && c.slo_probability->mean < best.mean && c.slo_probability->hi >= best.lo;
-  }
-}
 
 std::string candidate_label(const SearchReport& report, std::size_t index) {
   std::string label;
@@ -121,8 +88,8 @@ ojson search_report_to_json(const SearchReport& report) {
     row["ran"] = p.ran;
     row["gpus"] = c.gpus;
     row["cost_per_hour"] = c.cost_per_hour;
-    row["cost_per_1m_output_tokens"] = opt(per_million(c, "output_throughput"));
-    row["cost_per_1m_total_tokens"] = opt(per_million(c, "total_token_throughput"));
+    row["cost_per_1m_output_tokens"] = opt(candidate_cost_per_million(c, "output_throughput"));
+    row["cost_per_1m_total_tokens"] = opt(candidate_cost_per_million(c, "total_token_throughput"));
     row["offered_rate"] = opt(c.offered_rate);
     row["served_rate"] = opt(c.served_rate);
     if (report.replicates >= 2) {
@@ -186,7 +153,7 @@ void print_search_report(const SearchReport& report, std::size_t top, std::ostre
     for (std::size_t r = 0; r < report.ranking.size() && r < top; ++r) {
       const std::size_t i = report.ranking[r];
       const SearchCandidate& c = report.candidates[i];
-      const auto m = per_million(c, "output_throughput");
+      const auto m = candidate_cost_per_million(c, "output_throughput");
       std::vector<std::string> line = {std::to_string(r + 1), std::to_string(i), fixed(c.cost_per_hour, 2),
                                        m ? fixed(*m, 3) : "-", std::to_string(c.gpus)};
       for (const auto& v : c.values) line.push_back(v.size() > 28 ? v.substr(0, 25) + "..." : v);
@@ -206,7 +173,7 @@ void print_search_report(const SearchReport& report, std::size_t top, std::ostre
     print_aligned(lines, out);
     const std::size_t w = report.ranking.front();
     const SearchCandidate& c = report.candidates[w];
-    const auto m = per_million(c, "output_throughput");
+    const auto m = candidate_cost_per_million(c, "output_throughput");
     out << "winner: candidate " << w << " (" << candidate_label(report, w) << "): $" << fixed(c.cost_per_hour, 2)
         << "/hour for " << c.gpus << (c.gpus == 1 ? " GPU" : " GPUs");
     if (m) out << ", $" << fixed(*m, 3) << " per 1M output tokens";
@@ -241,4 +208,4 @@ void print_search_report(const SearchReport& report, std::size_t top, std::ostre
         << hw << "=USD)\n";
 }
 
-}  // namespace servesim::cli
+}  // namespace servesim

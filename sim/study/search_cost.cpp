@@ -1,4 +1,4 @@
-#include "sim/cli/search_cost.h"
+#include "sim/study/search_cost.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "sim/core/errors.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 std::map<std::string, double> parse_prices(const std::string& text) {
   std::map<std::string, double> prices;
@@ -49,4 +49,4 @@ std::optional<double> cost_per_million_tokens(double per_hour, double tokens_per
   return per_hour / (tokens_per_s * 3600.0) * 1e6;
 }
 
-}  // namespace servesim::cli
+}  // namespace servesim

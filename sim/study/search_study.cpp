@@ -1,0 +1,239 @@
+#include "sim/study/search_study.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/cluster/parallel_runs.h"
+#include "sim/core/errors.h"
+#include "sim/io/scenario_loader.h"
+#include "sim/io/search_space.h"
+#include "sim/io/sweep_spec.h"
+#include "sim/study/run_judgement.h"
+#include "sim/study/search_cost.h"
+
+namespace servesim {
+
+namespace {
+
+std::optional<double> field_of(const SearchCandidate& c, const std::string& field) {
+  if (!c.summary) return std::nullopt;
+  const double v = c.summary->overall.get(field);
+  if (std::isnan(v)) return std::nullopt;
+  return v;
+}
+
+// What one run of a candidate says: feasible, or why not, and whether the reason is the
+// load (so fewer replicas fail too) rather than a configuration that cannot be built.
+struct RunVerdict {
+  bool feasible = false;
+  bool load_failure = false;
+  std::string reason;
+  std::optional<RunSummary> summary;
+  SustainedRate sustained;  // offered and served over the second half of the arrivals
+  int met = 0;              // replicates that were feasible (1 or 0 without replicates)
+};
+
+// The same test of a run as `servesim capacity` (docs/sweeps.md): not saturated, something
+// completed, rejections within the allowance, every SLO target met.
+RunVerdict run_candidate(const Scenario& s, const std::vector<std::pair<std::string, SloTarget>>& slo,
+                         double reject_share, bool early_stop) {
+  RunVerdict v;
+  try {
+    std::vector<SloScope> scopes;
+    for (const auto& [cls, target] : slo) scopes.push_back({cls, {target}});
+    // As capacity does: a run too short to judge is lengthened (up to 16x) before it counts.
+    std::string lengthened;
+    RunJudgement judged = judge_long_enough(s, scopes, reject_share, early_stop, true, kSustainTolerance, 16, &lengthened);
+    v.summary = judged.result.summary;
+    v.sustained = judged.sustained;
+    v.feasible = judged.feasible;
+    v.load_failure = !v.feasible;
+    v.reason = std::move(judged.reason);
+  } catch (const ConfigError& e) {
+    // Weights larger than memory at this tp, say: a fact about this candidate alone.
+    v.reason = "cannot be built: " + format_config_error("", 0, e.column(), e.key(), e.message());
+  }
+  return v;
+}
+
+// Loads one candidate; a bad value from the space is reported at its line in the space file.
+Scenario load_candidate(const std::string& scenario_path, const std::vector<std::string>& overrides,
+                        const SearchSpace& space, std::size_t index) {
+  try {
+    return load_scenario(scenario_path, overrides);
+  } catch (const ConfigError& e) {
+    const int axis = e.file() == "--set" ? space_axis_of_key(space, e.key()) : -1;
+    if (axis < 0) throw;
+    const auto at = sweep_point_indices(space.axes, SweepMode::product, index)[static_cast<std::size_t>(axis)];
+    const SpaceMark m = space.value_marks[static_cast<std::size_t>(axis)][at];
+    throw ConfigError(space.path, m.line, e.key(), e.message(), m.column);
+  }
+}
+
+bool is_replicas_key(const std::string& key) {
+  static const std::regex kReplicas(R"(cluster\.pools\.[0-9]+\.replicas)");
+  return std::regex_match(key, kReplicas);
+}
+
+}  // namespace
+
+std::optional<double> candidate_cost_per_million(const SearchCandidate& c, const std::string& throughput_field) {
+  const auto tps = field_of(c, throughput_field);
+  return tps ? cost_per_million_tokens(c.cost_per_hour, *tps) : std::nullopt;
+}
+
+void rank_candidates(SearchReport& report) {
+  report.ranking.clear();
+  for (std::size_t i = 0; i < report.plan.size(); ++i)
+    if (report.plan[i].status == CandidateStatus::feasible) report.ranking.push_back(i);
+  const auto key = [&](std::size_t i) {
+    const SearchCandidate& c = report.candidates[i];
+    const auto m = candidate_cost_per_million(c, "output_throughput");
+    const double probability = c.slo_probability ? c.slo_probability->mean : 1.0;
+    return std::make_tuple(-probability, c.cost_per_hour, c.gpus, m.value_or(INFINITY), i);
+  };
+  std::sort(report.ranking.begin(), report.ranking.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  for (auto& c : report.candidates) c.tied_with_winner = false;
+  if (report.ranking.empty() || !report.candidates[report.ranking.front()].slo_probability) return;
+  const FigureInterval& best = *report.candidates[report.ranking.front()].slo_probability;
+  for (std::size_t r = 1; r < report.ranking.size(); ++r) {
+    SearchCandidate& c = report.candidates[report.ranking[r]];
+    // An equal share is ordered by cost, which is known exactly; a lower one whose interval
+    // reaches the winner's may be as likely to meet the SLO.
+    c.tied_with_winner = c.slo_probability && c.slo_probability->mean < best.mean && c.slo_probability->hi >= best.lo;
+  }
+}
+
+SearchReport run_search(const SearchRequest& request, const std::function<void(const SearchReport&)>& on_loaded,
+                        const std::function<void(std::size_t, bool, const std::string&)>& on_done) {
+  const std::string& scenario_path = request.scenario_path;
+  const auto prices = request.price_text.empty() ? std::map<std::string, double>{} : parse_prices(request.price_text);
+  const SearchSpace space = load_search_space(request.space_path);
+
+  const Scenario base = load_scenario(scenario_path, request.sets);
+  SearchReport report;
+  report.scenario = base.name;
+  report.space_path = request.space_path;
+  report.replicates = request.replicates;
+  // A candidate with more replicas than one that met the SLO under some seeds may meet it
+  // under more: the replica order settles nothing about probabilities.
+  report.prune = request.prune && request.replicates == 1;
+  for (const auto& a : space.axes) report.axes.push_back(a.key);
+
+  int class_index = -1;
+  if (!request.class_name.empty()) {
+    for (std::size_t i = 0; i < base.workload.size(); ++i)
+      if (base.workload[i].name == request.class_name) class_index = static_cast<int>(i);
+    if (class_index < 0)
+      throw ConfigError(scenario_path, 0, "--class", "no workload class is named '" + request.class_name + "'");
+  } else if (base.workload.size() == 1) {
+    class_index = 0;
+  }
+  std::vector<std::string> common = request.sets;
+  if (request.rate) {
+    if (class_index < 0) throw ConfigError(scenario_path, 0, "--rate", "the scenario has several classes: name one with --class");
+    const ClassSpec& c = base.workload[static_cast<std::size_t>(class_index)];
+    if (!c.arrival || c.arrival->process == ArrivalSpec::Process::closed)
+      throw ConfigError(scenario_path, 0, "--rate", "class '" + c.name + "' has no arrival rate (a trace or a closed loop); "
+                                                    "set its load with --set (trace.speedup, arrival.concurrency)");
+    report.rate_key = "workload." + std::to_string(class_index) + ".arrival.rate";
+    report.rate = *request.rate;
+    common.push_back(report.rate_key + "=" + nlohmann::json(*request.rate).dump());
+  }
+
+  // The objectives, as for capacity.
+  report.slo_class = request.class_name;
+  if (!request.slo_text.empty()) {
+    for (const auto& t : parse_slo_targets(request.slo_text)) report.slo.push_back({request.class_name, t});
+  } else {
+    for (const auto& c : base.workload)
+      if (request.class_name.empty() || c.name == request.class_name)
+        for (const auto& t : slo_targets_from_spec(c.slo)) report.slo.push_back({c.name, t});
+    if (report.slo.empty()) throw ConfigError(scenario_path, 0, "--slo", "give --slo ttft_p99=2s,... or an slo: in the class");
+  }
+
+  // Every candidate is loaded (so validated) and priced before any runs.
+  const std::size_t count = sweep_point_count(space.axes, SweepMode::product);
+  std::vector<Scenario> scenarios;
+  std::vector<PlanEntry> entries;
+  for (std::size_t p = 0; p < count; ++p) {
+    std::vector<std::string> overrides = common;
+    for (auto& o : sweep_point_overrides(space.axes, SweepMode::product, p)) overrides.push_back(std::move(o));
+    Scenario s = load_candidate(scenario_path, overrides, space, p);
+    if (request.seed) s.seed = *request.seed;
+    SearchCandidate c;
+    const auto at = sweep_point_indices(space.axes, SweepMode::product, p);
+    PlanEntry e;
+    for (std::size_t a = 0; a < space.axes.size(); ++a) {
+      c.values.push_back(space.axes[a].values[at[a]]);
+      if (!is_replicas_key(space.axes[a].key)) e.family += c.values.back() + '\x1f';
+    }
+    for (const auto& pool : s.cluster.pools) e.replicas.push_back(pool.replicas);
+    const ClusterCost cost = cluster_cost(s.cluster, prices);
+    c.cost_per_hour = cost.per_hour;
+    c.gpus = cost.gpus;
+    for (const auto& hw : cost.unpriced)
+      if (std::find(report.unpriced.begin(), report.unpriced.end(), hw) == report.unpriced.end()) report.unpriced.push_back(hw);
+    for (const auto& slo : report.slo) {
+      // Not a structured binding: clang 14 (the fuzz and sanitizer build) cannot capture one.
+      const std::string& cls = slo.first;
+      if (!cls.empty() && std::none_of(s.workload.begin(), s.workload.end(), [&](const ClassSpec& w) { return w.name == cls; }))
+        throw ConfigError(scenario_path, 0, "--class", "class '" + cls + "' is not in candidate " + std::to_string(p));
+    }
+    report.candidates.push_back(std::move(c));
+    entries.push_back(std::move(e));
+    scenarios.push_back(std::move(s));
+  }
+  if (on_loaded) on_loaded(report);
+
+  // Rounds: each runs its candidates in parallel, then settles them in index order.
+  SearchPlan plan(std::move(entries), report.prune);
+  std::mutex progress_mutex;
+  for (auto round = plan.next_round(); !round.empty(); round = plan.next_round()) {
+    std::vector<RunVerdict> verdicts(round.size());
+    run_parallel(round.size(), request.jobs, [&](std::size_t k) {
+      verdicts[k] = run_candidate(scenarios[round[k]], report.slo, request.reject_share, request.early_stop);
+      verdicts[k].met = verdicts[k].feasible ? 1 : 0;
+      // Replicates: the same candidate under the seeds after its own; the first run's
+      // figures stand in the table, the count of feasible seeds ranks it.
+      const bool buildable = verdicts[k].summary.has_value();
+      for (int r = 1; r < request.replicates && buildable; ++r) {
+        Scenario again = scenarios[round[k]];
+        again.seed += static_cast<std::uint64_t>(r);
+        const RunVerdict v = run_candidate(again, report.slo, request.reject_share, request.early_stop);
+        verdicts[k].met += v.feasible ? 1 : 0;
+        if (!v.feasible && verdicts[k].reason.empty()) verdicts[k].reason = "seed " + std::to_string(again.seed) + ": " + v.reason;
+      }
+      if (request.replicates >= 2 && buildable) verdicts[k].feasible = verdicts[k].met > 0;
+      if (on_done) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        on_done(round[k], verdicts[k].feasible, verdicts[k].reason);
+      }
+    });
+    for (std::size_t k = 0; k < round.size(); ++k) {
+      const std::size_t i = round[k];
+      report.candidates[i].summary = std::move(verdicts[k].summary);
+      if (verdicts[k].sustained.offered_per_s > 0) {
+        report.candidates[i].offered_rate = verdicts[k].sustained.offered_per_s;
+        report.candidates[i].served_rate = verdicts[k].sustained.served_per_s;
+      }
+      if (request.replicates >= 2 && report.candidates[i].summary) {
+        report.candidates[i].replicates_met = verdicts[k].met;
+        report.candidates[i].slo_probability = share_interval(verdicts[k].met, request.replicates);
+      }
+      plan.record(i, verdicts[k].feasible, verdicts[k].load_failure, verdicts[k].reason, "candidate " + std::to_string(i));
+    }
+  }
+  report.plan = plan.entries();
+  report.runs = plan.runs();
+  report.pruned = plan.pruned();
+  rank_candidates(report);
+  return report;
+}
+
+}  // namespace servesim
