@@ -1,0 +1,14 @@
+#pragma once
+// The sweep table on the console (`servesim sweep`): a short view, one line per point;
+// sweep.csv and sweep.json (sim/io/sweep_table.h) hold everything.
+#include <iosfwd>
+
+#include "sim/io/sweep_table.h"
+
+namespace servesim {
+
+// point, each axis, completed, req/s, out tok/s, TTFT p99, ITL p99, and * on the Pareto
+// front; a point that could not run shows its error.
+void print_sweep_table(const SweepTable& table, std::ostream& out);
+
+}  // namespace servesim

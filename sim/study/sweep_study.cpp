@@ -1,0 +1,83 @@
+#include "sim/study/sweep_study.h"
+
+#include <mutex>
+
+#include "sim/cluster/parallel_runs.h"
+#include "sim/cluster/simulation.h"
+#include "sim/core/errors.h"
+#include "sim/io/scenario_loader.h"
+#include "sim/study/replicates.h"
+
+namespace servesim {
+
+namespace {
+
+struct PointResult {
+  std::optional<RunSummary> summary;
+  std::string error;  // why the point could not run (its configuration cannot be built)
+  std::optional<ReplicateIntervals> replicates;
+};
+
+}  // namespace
+
+SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const SweepTable&)>& on_loaded,
+                     const std::function<void(std::size_t, const RunSummary*, const std::string&)>& on_point) {
+  const std::size_t total = sweep_point_count(request.axes, request.mode);
+  SweepStudy study;
+  SweepTable& table = study.table;
+  if (request.objectives) table.objectives = *request.objectives;
+  const Scenario base = load_scenario(request.scenario_path, request.sets);
+  table.scenario = base.name;
+  table.mode = sweep_mode_name(request.mode);
+  for (const auto& a : request.axes) table.axes.push_back(a.key);
+  table.points = static_cast<std::int64_t>(total);
+  table.shard = request.shard;
+
+  // Every point is loaded (and so validated) before any runs: a bad value fails in seconds,
+  // not after hours of the points before it.
+  std::vector<std::size_t> indices;
+  std::vector<Scenario> scenarios;
+  for (std::size_t p = 0; p < total; ++p) {
+    if (request.shard && !request.shard->has(p)) continue;
+    std::vector<std::string> overrides = request.sets;
+    for (auto& o : sweep_point_overrides(request.axes, request.mode, p)) overrides.push_back(std::move(o));
+    scenarios.push_back(load_scenario(request.scenario_path, overrides));
+    if (request.seed) scenarios.back().seed = *request.seed;
+    indices.push_back(p);
+  }
+  if (on_loaded) on_loaded(table);
+
+  std::vector<PointResult> results(indices.size());
+  std::mutex progress_mutex;
+  run_parallel(indices.size(), request.jobs, [&](std::size_t i) {
+    const Scenario& s = scenarios[i];
+    try {
+      Simulation sim(s.seed, s.stop, s.workload, s.cluster);
+      results[i].summary = sim.run().summary;
+      if (request.replicates >= 2) results[i].replicates = run_replicates(s, *results[i].summary, request.replicates);
+    } catch (const ConfigError& e) {
+      // The configuration of this point cannot be built (weights larger than memory at this
+      // tp, say): a fact about the point, recorded in its row, not a reason to stop the rest.
+      results[i].error = format_config_error(e.file().empty() ? s.source_file : e.file(), e.line(), e.column(),
+                                             e.key(), e.message());
+    }
+    if (on_point) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      on_point(indices[i], results[i].summary ? &*results[i].summary : nullptr, results[i].error);
+    }
+  });
+
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const auto at = sweep_point_indices(request.axes, request.mode, indices[i]);
+    std::vector<std::string> values;
+    for (std::size_t a = 0; a < request.axes.size(); ++a) values.push_back(request.axes[a].values[at[a]]);
+    const RunSummary* summary = results[i].summary ? &*results[i].summary : nullptr;
+    study.failed += summary ? 0 : 1;
+    table.rows.push_back(make_sweep_row(indices[i], table.axes, values, summary, results[i].error));
+    if (results[i].replicates) add_sweep_replicates(table.rows.back(), *results[i].replicates);
+  }
+  mark_pareto(table);
+  return study;
+}
+
+}  // namespace servesim

@@ -1,0 +1,43 @@
+#pragma once
+// The sweep study (`servesim sweep`, docs/sweeps.md): one full run per point of the axes
+// (their cartesian product, or zipped), on `jobs` threads, every point loaded and validated
+// before any runs; the result is the sweep table (sim/io/sweep_table.h) with its Pareto
+// front. A point whose configuration cannot be built is a row with its error, not a failure
+// of the sweep.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/io/sweep_spec.h"
+#include "sim/io/sweep_table.h"
+#include "sim/metrics/summary.h"
+
+namespace servesim {
+
+struct SweepRequest {
+  std::string scenario_path;
+  std::vector<SweepAxis> axes;
+  SweepMode mode = SweepMode::product;
+  std::optional<SweepShard> shard;        // run only this shard's points
+  std::vector<std::string> sets;          // --set overrides of every point (axes win)
+  std::optional<std::uint64_t> seed;      // every point's seed; the scenario's without it
+  int replicates = 1;                     // seeds per point (intervals in the rows)
+  int jobs = 1;
+  std::optional<std::vector<ParetoObjective>> objectives;  // default_objectives() without
+};
+
+struct SweepStudy {
+  SweepTable table;
+  std::size_t failed = 0;  // points that could not be built
+};
+
+// `on_loaded` sees the table's header (no rows yet) once every point is loaded, before any
+// runs; `on_point` each point as its run ends (its index, its summary or nullptr and the
+// error), from any thread, one at a time. Throws ConfigError on bad input.
+SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const SweepTable&)>& on_loaded = {},
+                     const std::function<void(std::size_t, const RunSummary*, const std::string&)>& on_point = {});
+
+}  // namespace servesim
