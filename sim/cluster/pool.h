@@ -9,7 +9,7 @@
 #include "sim/cluster/cluster_config.h"
 #include "sim/cluster/router.h"
 #include "sim/engine/replica.h"
-#include "sim/hardware/memory_plan.h"
+#include "sim/engine/memory_plan.h"
 
 namespace servesim {
 

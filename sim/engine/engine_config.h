@@ -42,7 +42,7 @@ struct EngineOverheads {
   bool any() const { return per_step_ns > 0 || per_request_ns > 0 || per_token_ns > 0; }
 };
 
-// How the engine sizes its KV cache from device memory (sim/hardware/memory_plan.h).
+// How the engine sizes its KV cache from device memory (sim/engine/memory_plan.h).
 enum class KvMemoryRule {
   flat,    // utilisation x memory - weights - (1 GiB + activations of the token budget)
   vllm,    // vLLM V1 determine_available_memory: utilisation x memory - weights - profile peak

@@ -12,7 +12,7 @@
 #include "sim/io/set_overrides.h"
 #include "sim/io/workload_parse.h"
 #include "sim/io/yaml_helpers.h"
-#include "sim/report/benchmark/benchmark_writer.h"
+#include "sim/io/bench_output_formats.h"
 
 namespace servesim {
 
@@ -78,11 +78,9 @@ std::vector<std::string> parse_bench_formats(const Field& f) {
   std::vector<std::string> names;
   for (const Field& item : f.is_list() ? f.items() : std::vector<Field>{f}) {
     const std::string name = item.as_string();
-    if (find_benchmark_writer(name) == nullptr) {
-      std::vector<std::string> valid;
-      for (const BenchmarkWriterFormat& w : benchmark_writer_formats()) valid.emplace_back(w.name);
+    const std::vector<std::string>& valid = bench_output_format_names();
+    if (std::find(valid.begin(), valid.end(), name) == valid.end())
       item.fail(unknown_choice_message("benchmark format", "formats", name, valid));
-    }
     if (std::find(names.begin(), names.end(), name) != names.end()) item.fail("'" + name + "' is listed twice");
     names.push_back(name);
   }

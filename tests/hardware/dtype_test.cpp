@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
-#include "sim/hardware/memory_plan.h"
+#include "sim/engine/memory_plan.h"
 #include "sim/hardware/roofline.h"
 #include "sim/io/model_loader.h"
 #include "sim/model/op_graph.h"

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "sim/hardware/memory_plan.h"
+#include "sim/engine/memory_plan.h"
 #include "sim/io/model_loader.h"
 
 using namespace servesim;

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "sim/hardware/hardware_spec.h"
-#include "sim/hardware/memory_plan.h"
+#include "sim/engine/memory_plan.h"
 #include "sim/io/model_loader.h"
 #include "sim/model/op_graph.h"
 #include "sim/model/shard.h"

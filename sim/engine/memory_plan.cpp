@@ -1,4 +1,4 @@
-#include "sim/hardware/memory_plan.h"
+#include "sim/engine/memory_plan.h"
 
 #include <algorithm>
 #include <cmath>
