@@ -18,9 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cluster/simulation.h"
-#include "sim/io/scenario_loader.h"
-#include "sim/io/summary_writer.h"
+#include "servesim/servesim.h"
 
 int main(int argc, char** argv) {
   long requests = 100000;
@@ -71,8 +69,8 @@ int main(int argc, char** argv) {
     // Wall time, and this thread's CPU time: on a shared machine the second is the steadier.
     const auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();
-    servesim::Simulation sim(s.seed, s.stop, s.workload, s.cluster);
-    const servesim::RunResult r = sim.run();
+    const servesim::RunOutcome outcome = servesim::run_scenario(s);
+    const servesim::RunResult& r = outcome.result;
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
     rusage ru{};
@@ -90,15 +88,9 @@ int main(int argc, char** argv) {
     // How the steps ran: decode tokens advanced as a count (lazy decodes), and steps run
     // inside quiet stretches of one event each (decode runs), with the priced steps that
     // a submit cut off.
-    long long lazy = 0, decode_tokens = 0, runs = 0, run_steps = 0, priced = 0;
-    for (const auto& pool : sim.pools())
-      for (const auto& replica : pool->replicas()) {
-        const servesim::ReplicaStats& st = replica->stats();
-        lazy += st.lazy_decode_tokens;
-        runs += st.decode_runs;
-        run_steps += st.decode_run_steps;
-        priced += st.decode_run_priced_steps;
-      }
+    const long long lazy = outcome.engine.lazy_decode_tokens, runs = outcome.engine.decode_runs,
+                    run_steps = outcome.engine.decode_run_steps, priced = outcome.engine.decode_run_priced_steps;
+    long long decode_tokens = 0;
     decode_tokens = static_cast<long long>(r.summary.overall.get("total_output_tokens")) - r.completed;
     std::printf("  lazy decode tokens %.1f%% of decode tokens, decode runs %lld: %.1f steps each, %.1f%% of steps; "
                 "priced steps cut off %.1f%%\n",

@@ -10,8 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/hardware/cost_model_spec.h"
-#include "sim/io/model_loader.h"
+#include "servesim/servesim.h"
 
 int main(int argc, char** argv) {
   const long calls = argc > 1 ? std::atol(argv[1]) : 2000000;

@@ -1,0 +1,38 @@
+#pragma once
+// servesim's public face: what a program other than the `servesim` command (the benchmarks
+// in bench/, a Python binding, a notebook's extension) calls, and the types it gets back.
+// Everything else under sim/ is the implementation and may change without notice.
+//
+//   Scenario s = servesim::load_scenario("scenarios/quickstart.yaml", {"stop.requests=500"});
+//   servesim::RunOutcome one = servesim::run_scenario(s);           // summary + counts
+//   one.result.summary.overall.get("p99_ttft_ms");
+//   servesim::write_summary_json(one.result.summary, std::cout);     // summary.json
+//
+//   servesim::SweepRequest sweep;  sweep.scenario_path = ...; sweep.axes = {parse_axis("...")};
+//   servesim::SweepStudy table = servesim::run_sweep(sweep);        // sweep.csv's rows
+//   servesim::CapacityRequest cap; ...; run_capacity(cap, plan_capacity(cap));
+//   servesim::SearchRequest search; ...; run_search(search);
+//
+// Bad input throws servesim::ConfigError (file, line, key, message), the same text the CLI
+// prints before exiting 2. Runs are deterministic: the same scenario and seed give the same
+// summary, bit for bit, on any number of threads.
+
+// Errors.
+#include "sim/core/errors.h"  // ConfigError, format_config_error
+
+// Scenarios: loading and validating YAML (with --set overrides), models and hardware.
+#include "sim/io/model_loader.h"     // load_model, load_hardware
+#include "sim/io/scenario_loader.h"  // Scenario, load_scenario
+
+// One run, and its summary as summary.json writes it.
+#include "sim/io/summary_writer.h"  // summary_to_json, write_summary_json
+#include "sim/study/replicates.h"   // run_replicates: a figure's interval over seeds
+#include "sim/study/run_study.h"    // run_scenario, RunOutcome, EngineStats
+
+// Studies.
+#include "sim/study/capacity_study.h"  // plan_capacity, run_capacity
+#include "sim/study/search_study.h"    // run_search
+#include "sim/study/sweep_study.h"     // run_sweep, parse_axis
+
+// Pricing one engine step (what `servesim step` shows).
+#include "sim/hardware/cost_model_spec.h"  // make_cost_model, CostModelSpec, BatchShape
