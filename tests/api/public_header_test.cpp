@@ -55,7 +55,8 @@ TEST_CASE("public header: the studies answer as their commands do", "[api]") {
               .exit_code == 0);
   const json cli_sweep = json::parse(read_file(dir.path / "sweep" / "sweep.json"));
   for (std::size_t r = 0; r < 2; ++r)
-    CHECK(table.table.rows[r]["summary"]["p99_ttft_ms"] == cli_sweep["rows"][r]["summary"]["p99_ttft_ms"]);
+    CHECK(table.table.rows[r]["summary"]["p99_ttft_ms"].get<double>() ==
+          cli_sweep["rows"][r]["summary"]["p99_ttft_ms"].get<double>());
 
   servesim::CapacityRequest cap;
   cap.scenario_path = path;
