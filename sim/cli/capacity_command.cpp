@@ -75,9 +75,7 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
     throw ConfigError("--sustain-tolerance", 0, sustain, "must be between 0% and 100%");
   if (vm.count("max-rate") && !(max_rate > 0)) throw ConfigError("--max-rate", 0, fmt(max_rate), "must be > 0");
   if (vm.count("start") && !(start > 0)) throw ConfigError("--start", 0, fmt(start), "must be > 0");
-  if (request.replicates < 1 || request.replicates > 1000)
-    throw ConfigError("", 0, "--replicates",
-                      "must be a whole number from 1 to 1000, got " + std::to_string(request.replicates));
+  check_replicates(request.replicates);
   if (vm.count("start")) request.start = start;
   if (vm.count("max-rate")) request.max_rate = max_rate;
   request.integer = vm.count("integer") > 0;

@@ -2,6 +2,8 @@
 
 #include <fstream>
 
+#include "sim/core/errors.h"
+
 namespace po = boost::program_options;
 
 namespace servesim::cli {
@@ -58,6 +60,11 @@ int emit_fitted_profile(const std::string& yaml, const std::string& output,
   report(out);
   out << "wrote " << output << "\n";
   return 0;
+}
+
+void check_replicates(int replicates) {
+  if (replicates < 1 || replicates > 1000)
+    throw ConfigError("", 0, "--replicates", "must be a whole number from 1 to 1000, got " + std::to_string(replicates));
 }
 
 }  // namespace servesim::cli

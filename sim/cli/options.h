@@ -25,6 +25,9 @@ std::optional<int> parse_scenario_command(const std::string& command, const std:
                                           boost::program_options::variables_map& vm, std::ostream& out,
                                           std::ostream& err);
 
+// `--replicates K`: throws ConfigError("--replicates") unless 1 <= K <= 1000.
+void check_replicates(int replicates);
+
 // How `calibrate` hands over a fitted profile: without `output`, the YAML on `out` and
 // `report` (the fit's figures) on `err`, so the YAML can be piped; with it, the file
 // written and `report` on `out`, then "wrote FILE". Returns the exit code: 0, or 2 when the

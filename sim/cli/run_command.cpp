@@ -77,8 +77,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   if (const auto done = parse_scenario_command("run", args, opts, about, scenario_path, vm, out, err)) return *done;
   if (vm.count("seed")) seed = vm["seed"].as<std::uint64_t>();
   const int replicates = vm.count("replicates") ? vm["replicates"].as<int>() : 1;
-  if (replicates < 1 || replicates > 1000)
-    throw ConfigError("", 0, "--replicates", "must be a whole number from 1 to 1000, got " + std::to_string(replicates));
+  check_replicates(replicates);
 
   Scenario scenario = load_scenario(scenario_path, sets);
   if (seed) scenario.seed = *seed;

@@ -61,8 +61,7 @@ int search_command(const std::vector<std::string>& args, std::ostream& out, std:
     return 2;
   }
   if (jobs < 1) throw ConfigError("--jobs", 0, std::to_string(jobs), "must be at least 1");
-  if (report_replicates < 1 || report_replicates > 1000)
-    throw ConfigError("", 0, "--replicates", "must be a whole number from 1 to 1000, got " + std::to_string(report_replicates));
+  check_replicates(report_replicates);
   if (top < 1) throw ConfigError("--top", 0, std::to_string(top), "must be at least 1");
   if (vm.count("rate") && !(rate > 0)) throw ConfigError("--rate", 0, std::to_string(rate), "must be > 0 req/s");
   SearchRequest request;

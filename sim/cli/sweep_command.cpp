@@ -45,8 +45,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
   if (const auto done = parse_scenario_command("sweep", args, opts, about, scenario_path, vm, out, err)) return *done;
   if (jobs < 1) throw ConfigError("--jobs", 0, std::to_string(jobs), "must be at least 1");
   const int replicates = vm.count("replicates") ? vm["replicates"].as<int>() : 1;
-  if (replicates < 1 || replicates > 1000)
-    throw ConfigError("", 0, "--replicates", "must be a whole number from 1 to 1000, got " + std::to_string(replicates));
+  check_replicates(replicates);
 
   SweepRequest request;
   request.scenario_path = scenario_path;

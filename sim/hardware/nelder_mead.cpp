@@ -9,6 +9,17 @@
 
 namespace servesim {
 
+double bounded_from_real(double x, double lo, double hi) {
+  const double a = std::log(lo), b = std::log(hi);
+  return std::exp(a + (1.0 / (1.0 + std::exp(-std::clamp(x, -50.0, 50.0)))) * (b - a));
+}
+
+double real_from_bounded(double value, double lo, double hi) {
+  const double a = std::log(lo), b = std::log(hi);
+  const double s = std::clamp((std::log(std::clamp(value, lo, hi)) - a) / (b - a), 1e-6, 1 - 1e-6);
+  return std::log(s / (1 - s));
+}
+
 NelderMeadResult nelder_mead_multistart(const std::function<double(const std::vector<double>&)>& f,
                                         std::vector<std::vector<double>> starts, int random_starts,
                                         const std::string& stream, int max_evaluations) {

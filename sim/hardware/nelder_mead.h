@@ -22,6 +22,12 @@ NelderMeadResult nelder_mead(const std::function<double(const std::vector<double
                              std::vector<double> start, double step = 0.5,
                              int max_evaluations = 4000, double tolerance = 1e-10);
 
+// Bounded parameters on the real line: x maps to lo..hi through a logistic in log space
+// (every real x is a valid value, the middle x = 0 is the geometric mean), and back.
+// REQUIRES: 0 < lo < hi.
+double bounded_from_real(double x, double lo, double hi);
+double real_from_bounded(double value, double lo, double hi);  // value clamped into [lo, hi]
+
 // The best of nelder_mead from each of `starts` and from `random_starts` more points drawn
 // uniformly in [-2, 2] per axis (a seeded stream named `stream`, so the same fit is the
 // same), each run restarted twice from its end point at step 0.25 (a restart rebuilds a

@@ -55,16 +55,8 @@ const Param kAllReduce[] = {
     {"comm_efficiency", &HardwareSpec::comm_efficiency, 0.05, 1.0, 1, 0.7},
 };
 
-double squash(double x) { return 1.0 / (1.0 + std::exp(-std::clamp(x, -50.0, 50.0))); }
-double to_value(double x, const Param& p) {
-  const double a = std::log(p.lo), b = std::log(p.hi);
-  return std::exp(a + squash(x) * (b - a));
-}
-double to_x(double v, const Param& p) {
-  const double a = std::log(p.lo), b = std::log(p.hi);
-  const double s = std::clamp((std::log(std::clamp(v, p.lo, p.hi)) - a) / (b - a), 1e-6, 1 - 1e-6);
-  return std::log(s / (1 - s));
-}
+double to_value(double x, const Param& p) { return bounded_from_real(x, p.lo, p.hi); }
+double to_x(double v, const Param& p) { return real_from_bounded(v, p.lo, p.hi); }
 
 // One table row as the roofline sees it: the operator the op graph would list for it (one
 // layer, one call) and the measured seconds.
