@@ -476,6 +476,7 @@ std::string KernelCostModel::describe() const {
   }
   if (!graph_sizes_.empty()) out << "; CUDA graphs up to " << graph_sizes_.back() << " sequences";
   if (!tables_->mla_note.empty()) out << "; " << tables_->mla_note;
+  if (!tables_->fp8_note.empty()) out << "; " << tables_->fp8_note;
   out << ")";
   return out.str();
 }

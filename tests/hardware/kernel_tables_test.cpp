@@ -337,6 +337,40 @@ TEST_CASE("kernels cost model: vLLM 0.14.0's MLA rows time the measurement and a
   CHECK(llama.tables->mla_note.empty());
 }
 
+TEST_CASE("kernels cost model: fp8 rows no faster than bf16 where compute-bound are set aside", "[hardware][kernels]") {
+  const auto fp8_pool = [](const std::string& model, int tp, const std::string& set) {
+    Pool p{load_model(model), load_hardware(set.rfind("h200", 0) == 0 ? "h200" : "h100-sxm"), Deployment{}, nullptr};
+    p.dep.tp = tp;
+    p.dep.weights = Dtype::fp8;
+    p.dep.activations = Dtype::fp8;
+    p.tables = load_kernel_tables(kRoot + "/" + set, set, kernel_table_query(p.model, p.dep));
+    return p;
+  };
+  // vLLM 0.14.0's gemm_perf on H100: 4096 x 4096 x 4096 takes 0.286647 ms in fp8 and
+  // 0.156046 ms in bf16; vLLM 0.24.0's fp8 row of the same shape is 0.153751 ms.
+  for (const std::string set : {"h100_sxm/vllm-0.14.0", "h200_sxm/vllm-0.14.0"}) {
+    INFO(set);
+    const Pool p = fp8_pool("llama-3-8b", 1, set);
+    CHECK(p.tables->fp8_note.find("fp8 GEMM rows set aside") != std::string::npos);
+    CHECK(p.tables->fp8_note.find(set.substr(0, set.find('/')) + "/vllm-0.24.0") != std::string::npos);
+    CHECK(model_with(p, *p.tables).describe().find("fp8 GEMM rows set aside") != std::string::npos);
+  }
+  const Pool v14 = fp8_pool("llama-3-8b", 1, "h100_sxm/vllm-0.14.0");
+  CHECK(*model_with(v14, *v14.tables).gemm_seconds(4096, 4096, 4096) == Approx(0.153751e-3).epsilon(1e-9));
+  // Sets whose fp8 rows are faster keep their own: SGLang 0.5.14 on H100, 0.119444 ms.
+  const Pool sglang = fp8_pool("llama-3-8b", 1, "h100_sxm/sglang-0.5.14");
+  CHECK(sglang.tables->fp8_note.empty());
+  CHECK(*model_with(sglang, *sglang.tables).gemm_seconds(4096, 4096, 4096) == Approx(0.119444e-3).epsilon(1e-9));
+  // vLLM 0.24.0's fp8 MoE: Mixtral-8x7B's layer at tp 2 and 1,024 tokens takes 2.15743 ms
+  // against 0.808403 ms in bf16; the pool reads vLLM 0.14.0's fp8 row, 0.465754 ms.
+  const Pool mixtral = fp8_pool("mixtral-8x7b", 2, "h100_sxm/vllm-0.24.0");
+  CHECK(mixtral.tables->fp8_note.find("fp8 MoE rows set aside") != std::string::npos);
+  CHECK(mixtral.tables->fp8_note.find("fp8 GEMM rows") == std::string::npos);
+  CHECK(*model_with(mixtral, *mixtral.tables).moe_seconds(1024) == Approx(0.465754e-3).epsilon(1e-9));
+  // A bf16 pool is not touched.
+  CHECK(pool("llama-3-8b", "h100-sxm", 1).tables->fp8_note.empty());
+}
+
 TEST_CASE("kernels cost model: the default where tables cover the pool and the roofline elsewhere", "[hardware][kernels]") {
   const ModelSpec llama = load_model("llama-3-8b");
   Deployment dep;

@@ -54,7 +54,40 @@ std::size_t optional_column(const GzCsvReader& r, const std::string& name) {
 
 constexpr double kMs = 1e-3;
 
-void load_gemm(const std::string& path, KernelTables& t) {
+// Where a GEMM or MoE layer is compute-bound, fp8 runs on tensor cores of twice bf16's
+// rate (H100 SXM datasheet: 1,979 vs 989 dense TFLOPS) and reads half the bytes, so its
+// measured time must come out below bf16's at the same shape. A table whose fp8 rows are
+// not faster there times something besides the kernel (data/kernels/README.md, "fp8 GEMM
+// rows include the activation quantization": vLLM 0.14.0's fp8 GEMMs are 1.1-1.3x bf16 at
+// m >= 1,024 on H100 where every other set's are 0.64-0.89x; vLLM 0.24.0's fp8 MoE is
+// 1.7-4x bf16). Such rows are set aside (load_kernel_tables) unless they come out at
+// least kFp8Margin faster: repeated measurements of one point differ by 2-6%.
+class Fp8Evidence {
+ public:
+  void add(bool fp8, std::string key, double latency_s) { (fp8 ? fp8_ : bf16_).emplace(std::move(key), latency_s); }
+  // Median fp8 / bf16 time over the shapes measured in both; nullopt without any.
+  std::optional<double> median_ratio() const {
+    std::vector<double> ratios;
+    for (const auto& [key, fp8_s] : fp8_) {
+      const auto it = bf16_.find(key);
+      if (it != bf16_.end() && it->second > 0) ratios.push_back(fp8_s / it->second);
+    }
+    if (ratios.empty()) return std::nullopt;
+    const auto mid = ratios.begin() + static_cast<std::ptrdiff_t>(ratios.size() / 2);
+    std::nth_element(ratios.begin(), mid, ratios.end());
+    return *mid;
+  }
+
+ private:
+  std::map<std::string, double> bf16_, fp8_;  // first row of a repeated coordinate wins
+};
+
+// Compute-bound for the check: at least 1,024 tokens through a layer-sized GEMM.
+constexpr double kComputeBoundTokens = 1024;
+constexpr double kLayerSizedFeatures = 4096;
+constexpr double kFp8Margin = 0.95;
+
+void load_gemm(const std::string& path, KernelTables& t, Fp8Evidence* evidence = nullptr) {
   GzCsvReader r(path);
   const std::size_t dtype = r.column("gemm_dtype"), m = r.column("m"), n = r.column("n"), k = r.column("k"),
                     lat = r.column("latency");
@@ -68,6 +101,10 @@ void load_gemm(const std::string& path, KernelTables& t) {
     if (rows >= 1 && rows <= 8 && latency_s > 0 && c[dtype] == "bfloat16") {
       const double nn = r.number(c, n), kk = r.number(c, k);
       if (nn * kk >= 16e6) streaming.push_back(2.0 * (rows * nn + rows * kk + nn * kk) / latency_s);
+    }
+    if (evidence && rows >= kComputeBoundTokens && (c[dtype] == "fp8" || c[dtype] == "bfloat16") &&
+        r.number(c, n) >= kLayerSizedFeatures && r.number(c, k) >= kLayerSizedFeatures) {
+      evidence->add(c[dtype] == "fp8", std::string(c[m]) + "," + std::string(c[n]) + "," + std::string(c[k]), latency_s);
     }
     if (c[dtype] != t.query.gemm_dtype || rows < 1) continue;
     const auto site = std::make_pair(static_cast<int>(r.number(c, n)), static_cast<int>(r.number(c, k)));
@@ -168,7 +205,8 @@ std::optional<KernelGrid> load_all_reduce(const std::string& path, const KernelT
 // MoE rows of the query's shape. The routing distribution is aiconfigurator's default for
 // a generic MoE model, power_law_1.2 (aiconfigurator sdk/models, moe workload default);
 // uniform routing ("balanced") where that was not measured.
-std::optional<KernelGrid> load_moe(const std::string& path, KernelTables& t, std::size_t& kept) {
+std::optional<KernelGrid> load_moe(const std::string& path, KernelTables& t, std::size_t& kept,
+                                   Fp8Evidence* evidence = nullptr) {
   const KernelTableQuery& q = t.query;
   if (!fs::exists(path) || q.experts == 0) return std::nullopt;
   GzCsvReader r(path);
@@ -179,6 +217,11 @@ std::optional<KernelGrid> load_moe(const std::string& path, KernelTables& t, std
   std::map<std::string, KernelGrid> by_distribution;
   std::vector<std::string_view> c;
   while (r.next(c)) {
+    if (evidence && (c[dtype] == "fp8" || c[dtype] == "bfloat16") && r.number(c, tokens) >= kComputeBoundTokens) {
+      std::string key;
+      for (const std::size_t col : {tokens, hidden, inter, topk, experts, mtp, mep, dist}) key.append(c[col]).push_back(',');
+      evidence->add(c[dtype] == "fp8", std::move(key), r.number(c, lat) * kMs);
+    }
     if (c[dtype] != q.moe_dtype) continue;
     if (static_cast<int>(r.number(c, hidden)) != q.moe_hidden || static_cast<int>(r.number(c, inter)) != q.moe_inter ||
         static_cast<int>(r.number(c, topk)) != q.topk || static_cast<int>(r.number(c, experts)) != q.experts ||
@@ -243,13 +286,103 @@ std::optional<KernelSetChoice> choose_kernel_set(const std::string& root, const 
   return choice;
 }
 
+namespace {
+
+// The other measured versions of the same engine on the same GPU, nearest first: newer
+// ones before older ones, as an engine's kernels are fixed forward, not backward.
+std::vector<fs::path> sibling_sets(const fs::path& set_dir) {
+  const std::string own = set_dir.filename().string();
+  const std::size_t dash = own.find('-');
+  if (dash == std::string::npos) return {};
+  const std::string prefix = own.substr(0, dash + 1), version = own.substr(dash + 1);
+  std::vector<std::string> newer, older;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(set_dir.parent_path(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_directory() || name.rfind(prefix, 0) != 0 || name == own) continue;
+    (compare_versions(name.substr(prefix.size()), version) > 0 ? newer : older).push_back(name.substr(prefix.size()));
+  }
+  const auto ascending = [](const std::string& x, const std::string& y) { return compare_versions(x, y) < 0; };
+  std::sort(newer.begin(), newer.end(), ascending);
+  std::sort(older.begin(), older.end(), [&](const std::string& x, const std::string& y) { return ascending(y, x); });
+  std::vector<fs::path> out;
+  for (const auto* list : {&newer, &older})
+    for (const std::string& v : *list) out.push_back(set_dir.parent_path() / (prefix + v));
+  return out;
+}
+
+std::string set_label(const fs::path& set_dir) {
+  return set_dir.parent_path().filename().string() + "/" + set_dir.filename().string();
+}
+
+std::string ratio_text(double ratio) {
+  std::ostringstream out;
+  out.precision(2);
+  out << std::fixed << ratio;
+  return out.str();
+}
+
+// Sets aside the set's fp8 GEMM rows when they are not faster than bf16 where compute-bound
+// (Fp8Evidence) and takes them from the nearest sibling set whose fp8 rows are; with none,
+// the roofline prices fp8 GEMMs.
+void replace_slow_fp8_gemm(const fs::path& base, double ratio, KernelTables& t) {
+  std::string source = "the roofline";
+  std::map<std::pair<int, int>, KernelGrid> replacement;
+  for (const fs::path& sibling : sibling_sets(base)) {
+    const fs::path file = sibling / "gemm_perf.csv.gz";
+    if (!fs::exists(file)) continue;
+    KernelTables other;
+    other.query = t.query;
+    Fp8Evidence evidence;
+    load_gemm(file.string(), other, &evidence);
+    const auto other_ratio = evidence.median_ratio();
+    if (!other_ratio || *other_ratio >= kFp8Margin || other.gemm.empty()) continue;
+    replacement = std::move(other.gemm);
+    source = set_label(sibling) + "'s (fp8/bf16 " + ratio_text(*other_ratio) + ")";
+    break;
+  }
+  t.gemm = std::move(replacement);
+  t.fp8_note = "fp8 GEMM rows set aside: median fp8/bf16 time " + ratio_text(ratio) +
+               " at m >= 1024, n, k >= 4096, where fp8 runs at twice bf16's rate (set aside at 0.95 or more); fp8 GEMMs from " + source;
+}
+
+void replace_slow_fp8_moe(const fs::path& base, double ratio, KernelTables& t) {
+  std::string source = "the roofline";
+  std::optional<KernelGrid> replacement;
+  std::string distribution;
+  for (const fs::path& sibling : sibling_sets(base)) {
+    const fs::path file = sibling / "moe_perf.csv.gz";
+    if (!fs::exists(file)) continue;
+    KernelTables other;
+    other.query = t.query;
+    Fp8Evidence evidence;
+    std::size_t kept = 0;
+    auto grid = load_moe(file.string(), other, kept, &evidence);
+    const auto other_ratio = evidence.median_ratio();
+    if (!grid || !other_ratio || *other_ratio >= kFp8Margin) continue;
+    replacement = std::move(grid);
+    distribution = other.moe_distribution;
+    source = set_label(sibling) + "'s (fp8/bf16 " + ratio_text(*other_ratio) + ")";
+    break;
+  }
+  t.moe = std::move(replacement);
+  t.moe_distribution = distribution;
+  if (!t.fp8_note.empty()) t.fp8_note += "; ";
+  t.fp8_note += "fp8 MoE rows set aside: median fp8/bf16 time " + ratio_text(ratio) +
+                " at >= 1024 tokens; fp8 MoE from " + source;
+}
+
+}  // namespace
+
 std::shared_ptr<const KernelTables> load_kernel_tables(const std::string& dir, const std::string& name,
                                                        const KernelTableQuery& query) {
   auto t = std::make_shared<KernelTables>();
   t->set_name = name;
   t->query = query;
   const fs::path base(dir);
-  load_gemm((base / "gemm_perf.csv.gz").string(), *t);
+  Fp8Evidence gemm_evidence;
+  load_gemm((base / "gemm_perf.csv.gz").string(), *t, query.gemm_dtype == "fp8" ? &gemm_evidence : nullptr);
+  if (const auto ratio = gemm_evidence.median_ratio(); ratio && *ratio >= kFp8Margin) replace_slow_fp8_gemm(base, *ratio, *t);
   if (query.mla) {
     t->context_attention = load_mla((base / "context_mla_perf.csv.gz").string(), *t, false, t->rows_kept);
     t->generation_attention = load_mla((base / "generation_mla_perf.csv.gz").string(), *t, true, t->rows_kept);
@@ -278,7 +411,10 @@ std::shared_ptr<const KernelTables> load_kernel_tables(const std::string& dir, c
     t->generation_attention = load_attention((base / "generation_attention_perf.csv.gz").string(), *t, true, t->rows_kept);
   }
   t->all_reduce = load_all_reduce((base / "custom_allreduce_perf.csv.gz").string(), *t, t->rows_kept);
-  t->moe = load_moe((base / "moe_perf.csv.gz").string(), *t, t->rows_kept);
+  Fp8Evidence moe_evidence;
+  t->moe = load_moe((base / "moe_perf.csv.gz").string(), *t, t->rows_kept,
+                    query.experts > 0 && query.moe_dtype == "fp8" ? &moe_evidence : nullptr);
+  if (const auto ratio = moe_evidence.median_ratio(); ratio && *ratio >= kFp8Margin) replace_slow_fp8_moe(base, *ratio, *t);
   return t;
 }
 

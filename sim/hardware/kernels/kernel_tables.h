@@ -73,6 +73,9 @@ struct KernelTables {
   std::string moe_distribution;
   // Why the set's MLA tables were not used, when they were read and set aside ("" else).
   std::string mla_note;
+  // Why the set's fp8 GEMM or MoE rows were set aside and where fp8 came from instead
+  // ("" when the set's own fp8 rows were used or the pool is not fp8).
+  std::string fp8_note;
   // The shortest GEMM in the whole table: what the smallest kernel of this engine costs on
   // this GPU inside a CUDA graph, the floor of any kernel's time.
   double min_kernel_s = 0;
