@@ -38,6 +38,7 @@ const Param kParams[] = {
     {"decode_attention_efficiency", &HardwareSpec::decode_attention_efficiency, 0.05, 1.0, 1, 0.8},
     {"decode_attention_efficiency_many", &HardwareSpec::decode_attention_efficiency_many, 0.05, 1.0, 1, 0.6},
     {"decode_attention_half_seqs", &HardwareSpec::decode_attention_half_seqs, 0.5, 1e5, 1, 16},
+    {"decode_attention_row_overhead_keys", &HardwareSpec::decode_attention_row_overhead_keys, 0.01, 1e4, 1, 100},
     {"elementwise_efficiency", &HardwareSpec::elementwise_efficiency, 0.01, 1.0, 1, 0.5},
     {"layer_overhead_us", &HardwareSpec::layer_overhead_s, 1e-9, 1e-3, 1e6, 10e-6},
 };
@@ -282,6 +283,9 @@ CalibrationResult calibrate(const ModelSpec& model, const HardwareSpec& start,
   if (decode_batches.size() >= 2) {
     last.keys.push_back("decode_attention_efficiency_many");
     last.keys.push_back("decode_attention_half_seqs");
+    // The per-sequence cost of a decode-attention row (docs/cost-model.md): a profile
+    // re-derived from kernel tables carries one, which steps measured elsewhere must refit.
+    last.keys.push_back("decode_attention_row_overhead_keys");
   }
   last.keys.push_back("elementwise_efficiency");
   last.keys.push_back("layer_overhead_us");

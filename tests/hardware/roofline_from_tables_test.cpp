@@ -98,6 +98,7 @@ TEST_CASE("The roofline fitted to the H100 vLLM tables reproduces each op family
 
 TEST_CASE("The shipped profiles carry the values the kernel tables give", "[roofline_fit]") {
   const std::pair<const char*, const char*> profiles[] = {{"h100-sxm", "h100_sxm/vllm-0.14.0"},
+                                                          {"h200", "h200_sxm/vllm-0.14.0"},
                                                           {"a100-80g-sxm", "a100_sxm/vllm-0.14.0"}};
   for (const auto& [hardware, set] : profiles) {
     INFO(hardware);
