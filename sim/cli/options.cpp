@@ -62,9 +62,4 @@ int emit_fitted_profile(const std::string& yaml, const std::string& output,
   return 0;
 }
 
-void check_replicates(int replicates) {
-  if (replicates < 1 || replicates > 1000)
-    throw ConfigError("", 0, "--replicates", "must be a whole number from 1 to 1000, got " + std::to_string(replicates));
-}
-
 }  // namespace servesim::cli

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/study/replicates.h"  // check_replicates
+
 namespace servesim::cli {
 
 // Parses `args` into `vm`; on a usage error prints it with the help text and returns false.
@@ -25,8 +27,6 @@ std::optional<int> parse_scenario_command(const std::string& command, const std:
                                           boost::program_options::variables_map& vm, std::ostream& out,
                                           std::ostream& err);
 
-// `--replicates K`: throws ConfigError("--replicates") unless 1 <= K <= 1000.
-void check_replicates(int replicates);
 
 // How `calibrate` hands over a fitted profile: without `output`, the YAML on `out` and
 // `report` (the fit's figures) on `err`, so the YAML can be piped; with it, the file

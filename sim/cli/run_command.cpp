@@ -1,50 +1,69 @@
 // `servesim run SCENARIO.yaml [--out DIR] [--seed N] [--set KEY=VALUE]...`
 #include <boost/program_options.hpp>
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
 #include "sim/cli/commands.h"
 #include "sim/cluster/engine_setup.h"
 #include "sim/cli/options.h"
-#include "sim/cli/run_reports.h"
-#include "sim/cluster/invariant_checker.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/io/console_report.h"
 #include "sim/io/replicate_report.h"
 #include "sim/io/did_you_mean.h"
-#include "sim/io/requests_csv_writer.h"
 #include "sim/io/scenario_loader.h"
 #include "sim/io/scenario_summary.h"
-#include "sim/io/summary_writer.h"
 #include "sim/io/vllm_goodput.h"
+#include "sim/report/run_files.h"
+#include "sim/report/run_reports.h"
 #include "sim/study/replicates.h"
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
-
 namespace servesim::cli {
 namespace {
 
-// Writes to PATH.partial and renames on commit(), so an interrupted run never leaves a
-// file that looks complete.
-class AtomicFile {
- public:
-  explicit AtomicFile(fs::path path) : path_(std::move(path)), tmp_(path_.string() + ".partial") {}
-  const fs::path& tmp() const { return tmp_; }
-  void commit() { fs::rename(tmp_, path_); }
-  ~AtomicFile() {
-    std::error_code ec;
-    fs::remove(tmp_, ec);
+// --goodput and --bench-format, applied to the loaded scenario.
+void apply_run_options(const std::vector<std::string>& goodput, const std::vector<std::string>& bench_formats,
+                       Scenario& scenario) {
+  // vLLM judges every request by the same bounds, so they replace each class's own.
+  if (!goodput.empty()) {
+    const SloSpec vllm_slo = parse_vllm_goodput(goodput);
+    for (ClassSpec& c : scenario.workload) c.slo = vllm_slo;
   }
+  for (const std::string& name : bench_formats) {
+    if (find_benchmark_writer(name) == nullptr) {
+      std::vector<std::string> valid;
+      for (const BenchmarkWriterFormat& w : benchmark_writer_formats()) valid.emplace_back(w.name);
+      throw ConfigError("", 0, "--bench-format", unknown_choice_message("benchmark format", "formats", name, valid));
+    }
+    auto& listed = scenario.outputs.bench_formats;
+    if (std::find(listed.begin(), listed.end(), name) == listed.end()) listed.push_back(name);
+  }
+}
 
- private:
-  fs::path path_, tmp_;
-};
+void print_run(const Scenario& scenario, const RunFilesOutcome& run, bool checked_invariants, std::ostream& out) {
+  const RunResult& result = run.result;
+  out << "servesim run: " << scenario.name << " (seed " << scenario.seed << ")\n";
+  for (std::size_t i = 0; i < scenario.cluster.pools.size(); ++i) {
+    const PoolConfig& pool = scenario.cluster.pools[i];
+    out << kv_cache_report(pool, "cluster.pools." + std::to_string(i)) << "\n"
+        << "pool " << pool.name << ": cost model " << describe_cost_model(pool.cost_model) << "\n";
+  }
+  print_console_report(result.summary, out);
+  if (run.intervals) print_replicate_intervals(*run.intervals, out);
+  out << "\narrived " << result.arrived << ", completed " << result.completed << ", rejected "
+      << result.rejected << ", unfinished " << result.unfinished << "; " << result.steps << " engine steps, "
+      << result.preemptions << " preemptions; simulated " << seconds_from_ticks(result.end_ns) << " s in "
+      << run.wall_s << " s wall\n";
+  if (result.stopped_by_time) out << "note: stop.time ended the run with requests still in flight\n";
+  out << "wrote ";
+  for (std::size_t i = 0; i < run.written.size(); ++i) out << (i ? ", " : "") << run.written[i];
+  out << "\n";
+  if (checked_invariants)
+    out << "invariants (docs/INVARIANTS.md): all held over " << run.invariant_steps << " steps\n";
+}
 
 }  // namespace
 
@@ -82,120 +101,20 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   Scenario scenario = load_scenario(scenario_path, sets);
   if (seed) scenario.seed = *seed;
   if (out_dir.empty()) out_dir = "results/" + scenario.name;
-  // vLLM judges every request by the same bounds, so they replace each class's own.
-  if (!goodput.empty()) {
-    const SloSpec vllm_slo = parse_vllm_goodput(goodput);
-    for (ClassSpec& c : scenario.workload) c.slo = vllm_slo;
+  apply_run_options(goodput, bench_formats, scenario);
+  RunFilesOptions files;
+  files.out_dir = out_dir;
+  files.replicates = replicates;
+  files.check_invariants = vm.count("check-invariants") > 0;
+  files.progress = !vm.count("quiet") && stderr_is_terminal(err) ? &err : nullptr;
+  files.notes = &err;
+  const RunFilesOutcome run = run_to_files(scenario, files);
+  if (!run.invariants_ok) {  // a simulator bug: no result file was written
+    err << "servesim run: " << run.invariant_report << "\n";
+    return 1;
   }
-  for (const std::string& name : bench_formats) {
-    if (find_benchmark_writer(name) == nullptr) {
-      std::vector<std::string> valid;
-      for (const BenchmarkWriterFormat& w : benchmark_writer_formats()) valid.emplace_back(w.name);
-      throw ConfigError("", 0, "--bench-format", unknown_choice_message("benchmark format", "formats", name, valid));
-    }
-    auto& listed = scenario.outputs.bench_formats;
-    if (std::find(listed.begin(), listed.end(), name) == listed.end()) listed.push_back(name);
-  }
-
-  std::optional<Simulation> simulation;
-  try {
-    simulation.emplace(scenario.seed, scenario.stop, scenario.workload, scenario.cluster);
-  } catch (const ConfigError& e) {
-    if (!e.file().empty()) throw;
-    throw ConfigError(scenario.source_file, e.line(), e.key(), e.message());
-  }
-
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw ConfigError(out_dir, 0, "--out", "cannot create the output folder: " + ec.message());
-
-  std::vector<std::string> class_names, pool_names;
-  for (const auto& c : scenario.workload) class_names.push_back(c.name);
-  for (const auto& p : scenario.cluster.pools) pool_names.push_back(p.name);
-
-  std::optional<AtomicFile> csv_file;
-  std::optional<RequestsCsvWriter> csv;
-  if (scenario.outputs.requests_csv) {
-    csv_file.emplace(fs::path(out_dir) / "requests.csv");
-    csv.emplace(csv_file->tmp().string(), class_names, pool_names);
-  }
-  // timeseries.csv, trace.json and the progress line (on a terminal only).
-  RunReports reports(*simulation, scenario, out_dir, !vm.count("quiet") && stderr_is_terminal(err), err);
-  const InvariantChecker::RecordSink sink = [&](const RequestRecord& r) {
-    if (csv) csv->write(r);
-    reports.on_request(r);
-  };
-
-  // The checker takes over the request sink and passes each record on.
-  std::optional<InvariantChecker> checker;
-  if (vm.count("check-invariants")) {
-    checker.emplace(*simulation, sink);
-  } else {
-    simulation->set_request_sink(sink);
-  }
-
-  const auto wall_start = std::chrono::steady_clock::now();
-  const RunResult result = simulation->run();
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  reports.end_progress();
-
-  if (checker) {
-    checker->check_end(result);
-    if (!checker->ok()) {  // a simulator bug: no result file may look trustworthy
-      err << "servesim run: " << checker->report() << "\n";
-      return 1;
-    }
-  }
-
-  if (csv) {
-    csv->close();
-    csv_file->commit();
-  }
-  reports.commit(result);
-  std::optional<ReplicateIntervals> intervals;
-  if (replicates >= 2) intervals = run_replicates(scenario, result.summary, replicates);
-  AtomicFile summary_file(fs::path(out_dir) / "summary.json");
-  {
-    std::ofstream f(summary_file.tmp());
-    write_summary_json(result.summary, f, intervals ? &*intervals : nullptr);
-    if (!f) throw ConfigError(summary_file.tmp().string(), 0, "--out", "cannot write summary.json");
-  }
-  summary_file.commit();
-  // Output files of an earlier run into the same folder that this run does not write
-  // would sit beside the new summary.json as if they belonged to it: remove them.
-  std::vector<std::string> written = {"summary.json"};
-  if (csv) written.push_back("requests.csv");
-  for (const auto& path : reports.written()) written.push_back(fs::path(path).filename().string());
-  std::vector<std::string> outputs = {"requests.csv", "timeseries.csv", "trace.json"};
-  for (const BenchmarkWriterFormat& w : benchmark_writer_formats()) outputs.emplace_back(w.file_name);
-  for (const std::string& name : outputs) {
-    if (std::find(written.begin(), written.end(), name) != written.end()) continue;
-    const fs::path stale = fs::path(out_dir) / name;
-    std::error_code remove_ec;
-    if (fs::is_regular_file(stale, remove_ec) && fs::remove(stale, remove_ec))
-      err << "servesim run: note: removed " << stale.string()
-          << ", left by an earlier run: this run's outputs do not include it\n";
-  }
-
   if (!vm.count("quiet")) {
-    out << "servesim run: " << scenario.name << " (seed " << scenario.seed << ")\n";
-    for (std::size_t i = 0; i < scenario.cluster.pools.size(); ++i) {
-      const PoolConfig& pool = scenario.cluster.pools[i];
-      out << kv_cache_report(pool, "cluster.pools." + std::to_string(i)) << "\n"
-          << "pool " << pool.name << ": cost model " << describe_cost_model(pool.cost_model) << "\n";
-    }
-    print_console_report(result.summary, out);
-    if (intervals) print_replicate_intervals(*intervals, out);
-    out << "\narrived " << result.arrived << ", completed " << result.completed << ", rejected "
-        << result.rejected << ", unfinished " << result.unfinished << "; " << result.steps << " engine steps, "
-        << result.preemptions << " preemptions; simulated " << seconds_from_ticks(result.end_ns) << " s in "
-        << wall_s << " s wall\n";
-    if (result.stopped_by_time) out << "note: stop.time ended the run with requests still in flight\n";
-    out << "wrote " << (fs::path(out_dir) / "summary.json").string();
-    if (csv) out << ", " << (fs::path(out_dir) / "requests.csv").string();
-    for (const auto& path : reports.written()) out << ", " << path;
-    out << "\n";
-    if (checker) out << "invariants (docs/INVARIANTS.md): all held over " << checker->figures().steps << " steps\n";
+    print_run(scenario, run, files.check_invariants, out);
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include "sim/cluster/simulation.h"
 #include "sim/core/assert.h"
+#include "sim/core/errors.h"
 
 namespace servesim {
 
@@ -16,6 +17,11 @@ ReplicateIntervals run_replicates(const Scenario& s, const RunSummary& first, in
     seeds.push_back(seed);
   }
   return replicate_intervals(runs, seeds);
+}
+
+void check_replicates(int replicates, const std::string& key) {
+  if (replicates < 1 || replicates > 1000)
+    throw ConfigError("", 0, key, "must be a whole number from 1 to 1000, got " + std::to_string(replicates));
 }
 
 }  // namespace servesim

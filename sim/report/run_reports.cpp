@@ -1,4 +1,4 @@
-#include "sim/cli/run_reports.h"
+#include "sim/report/run_reports.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 
 namespace fs = std::filesystem;
 
-namespace servesim::cli {
+namespace servesim {
 namespace {
 
 // At most this many progress lines per wall second; the clock is read every
@@ -153,4 +153,4 @@ BenchmarkRunInfo bench_run_info(const Scenario& scenario, const RunResult& resul
   return info;
 }
 
-}  // namespace servesim::cli
+}  // namespace servesim

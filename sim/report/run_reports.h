@@ -19,7 +19,7 @@
 #include "sim/metrics/timeseries.h"
 #include "sim/report/benchmark/benchmark_writer.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 class RunReports {
  public:
@@ -81,4 +81,4 @@ BenchmarkRunInfo bench_run_info(const Scenario& scenario, const RunResult& resul
 // people watching, never for logs or pipes).
 bool stderr_is_terminal(const std::ostream& err);
 
-}  // namespace servesim::cli
+}  // namespace servesim

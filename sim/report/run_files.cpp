@@ -1,0 +1,137 @@
+#include "sim/report/run_files.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+#include "sim/cluster/invariant_checker.h"
+#include "sim/core/errors.h"
+#include "sim/io/atomic_write.h"
+#include "sim/io/requests_csv_writer.h"
+#include "sim/io/summary_writer.h"
+#include "sim/report/benchmark/benchmark_writer.h"
+#include "sim/report/html_report.h"
+#include "sim/report/run_reports.h"
+
+namespace fs = std::filesystem;
+
+namespace servesim {
+namespace {
+
+// Writes to PATH.partial and renames on commit(), so an interrupted run never leaves a
+// file that looks complete.
+class AtomicFile {
+ public:
+  explicit AtomicFile(fs::path path) : path_(std::move(path)), tmp_(path_.string() + ".partial") {}
+  const fs::path& tmp() const { return tmp_; }
+  void commit() { fs::rename(tmp_, path_); }
+  ~AtomicFile() {
+    std::error_code ec;
+    fs::remove(tmp_, ec);
+  }
+
+ private:
+  fs::path path_, tmp_;
+};
+
+// Output files of an earlier run into the same folder that this run does not write would
+// sit beside the new summary.json as if they belonged to it.
+void remove_stale_outputs(const fs::path& out_dir, const std::vector<std::string>& written, std::ostream* notes) {
+  std::vector<std::string> outputs = {"requests.csv", "timeseries.csv", "trace.json", "report.html"};
+  for (const BenchmarkWriterFormat& w : benchmark_writer_formats()) outputs.emplace_back(w.file_name);
+  for (const std::string& name : outputs) {
+    const fs::path path = out_dir / name;
+    if (std::find(written.begin(), written.end(), path.string()) != written.end()) continue;
+    std::error_code ec;
+    if (fs::is_regular_file(path, ec) && fs::remove(path, ec) && notes)
+      *notes << "servesim run: note: removed " << path.string()
+             << ", left by an earlier run: this run's outputs do not include it\n";
+  }
+}
+
+}  // namespace
+
+RunFilesOutcome run_to_files(const Scenario& scenario, const RunFilesOptions& options) {
+  std::optional<Simulation> simulation;
+  try {
+    simulation.emplace(scenario.seed, scenario.stop, scenario.workload, scenario.cluster);
+  } catch (const ConfigError& e) {
+    if (!e.file().empty()) throw;
+    throw ConfigError(scenario.source_file, e.line(), e.key(), e.message());
+  }
+  const fs::path out_dir(options.out_dir);
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw ConfigError(options.out_dir, 0, "--out", "cannot create the output folder: " + ec.message());
+
+  std::vector<std::string> class_names, pool_names;
+  for (const auto& c : scenario.workload) class_names.push_back(c.name);
+  for (const auto& p : scenario.cluster.pools) pool_names.push_back(p.name);
+
+  std::optional<AtomicFile> csv_file;
+  std::optional<RequestsCsvWriter> csv;
+  if (scenario.outputs.requests_csv) {
+    csv_file.emplace(out_dir / "requests.csv");
+    csv.emplace(csv_file->tmp().string(), class_names, pool_names);
+  }
+  std::ostream null_stream(nullptr);
+  RunReports reports(*simulation, scenario, out_dir, options.progress != nullptr,
+                     options.progress ? *options.progress : null_stream);
+  const std::atomic<bool>* interrupt = options.interrupt;
+  const InvariantChecker::RecordSink sink = [&](const RequestRecord& r) {
+    if (interrupt && interrupt->load(std::memory_order_relaxed)) throw RunInterrupted();
+    if (csv) csv->write(r);
+    reports.on_request(r);
+  };
+  // The checker takes over the request sink and passes each record on.
+  std::optional<InvariantChecker> checker;
+  if (options.check_invariants) {
+    checker.emplace(*simulation, sink);
+  } else {
+    simulation->set_request_sink(sink);
+  }
+
+  RunFilesOutcome outcome;
+  const auto wall_start = std::chrono::steady_clock::now();
+  outcome.result = simulation->run();
+  outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  reports.end_progress();
+
+  if (checker) {
+    checker->check_end(outcome.result);
+    outcome.invariant_steps = checker->figures().steps;
+    if (!checker->ok()) {  // a simulator bug: no result file may look trustworthy
+      outcome.invariants_ok = false;
+      outcome.invariant_report = checker->report();
+      return outcome;
+    }
+  }
+  if (csv) {
+    csv->close();
+    csv_file->commit();
+  }
+  reports.commit(outcome.result);
+  if (options.replicates >= 2) outcome.intervals = run_replicates(scenario, outcome.result.summary, options.replicates);
+  AtomicFile summary_file(out_dir / "summary.json");
+  {
+    std::ofstream f(summary_file.tmp());
+    write_summary_json(outcome.result.summary, f, outcome.intervals ? &*outcome.intervals : nullptr);
+    if (!f) throw ConfigError(summary_file.tmp().string(), 0, "--out", "cannot write summary.json");
+  }
+  summary_file.commit();
+  outcome.written.push_back((out_dir / "summary.json").string());
+  if (csv) outcome.written.push_back((out_dir / "requests.csv").string());
+  for (const auto& path : reports.written()) outcome.written.push_back(path);
+  if (scenario.outputs.html) {
+    const std::string page = html_report(options.out_dir);
+    const std::string path = (out_dir / "report.html").string();
+    write_file_atomically(path, "--out", [&](std::ostream& f) { f << page; });
+    outcome.written.push_back(path);
+  }
+  remove_stale_outputs(out_dir, outcome.written, options.notes);
+  return outcome;
+}
+
+}  // namespace servesim
