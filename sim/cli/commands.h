@@ -21,5 +21,6 @@ int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::
 int calibrate_from_kernels_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int replay_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int merge_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int report_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace servesim::cli

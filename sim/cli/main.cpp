@@ -28,6 +28,7 @@ const Subcommand kSubcommands[] = {
     {"explain", "rank how far one-lever variants move TTFT, ITL and throughput", servesim::cli::explain_command},
     {"replay", "replay a real benchmark run's requests; measured vs simulated, per figure", servesim::cli::replay_command},
     {"merge", "join the tables of sweep shards into one", servesim::cli::merge_command},
+    {"report", "one self-contained interactive HTML page for a run or sweep folder", servesim::cli::report_command},
 };
 
 void print_usage(std::ostream& os) {

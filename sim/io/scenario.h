@@ -21,6 +21,7 @@ struct OutputsSpec {
   // guidellm; sim/report/benchmark/benchmark_writer.h), one file each. `bench_format: vllm`
   // or a list; `servesim run --bench-format` adds to it.
   std::vector<std::string> bench_formats;
+  bool html = false;                             // report.html (sim/report/html_report.h)
 };
 
 struct Scenario {

@@ -88,7 +88,7 @@ std::vector<std::string> parse_bench_formats(const Field& f) {
 }
 
 OutputsSpec parse_outputs(const Field& f) {
-  f.expect_map({"requests_csv", "chrome_trace", "timeseries", "timeseries_interval", "bench_format"});
+  f.expect_map({"requests_csv", "chrome_trace", "timeseries", "timeseries_interval", "bench_format", "html"});
   OutputsSpec out;
   if (auto v = f.get("requests_csv")) out.requests_csv = v->as_bool();
   if (auto v = f.get("chrome_trace")) out.chrome_trace = v->as_bool();
@@ -98,6 +98,7 @@ OutputsSpec parse_outputs(const Field& f) {
     if (out.timeseries_interval_ns <= 0) v->fail("the interval must be > 0, got " + v->node().Scalar());
   }
   if (auto v = f.get("bench_format")) out.bench_formats = parse_bench_formats(*v);
+  if (auto v = f.get("html")) out.html = v->as_bool();
   return out;
 }
 

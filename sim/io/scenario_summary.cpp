@@ -162,7 +162,7 @@ std::string describe_scenario(const Scenario& s) {
       << (replicas == 1 ? " replica" : " replicas") << ", router " << s.cluster.router << "\n";
   for (const PoolConfig& p : s.cluster.pools) out << "    " << describe_pool(p) << "\n";
   out << "  outputs: requests_csv " << (s.outputs.requests_csv ? "on" : "off") << ", chrome_trace "
-      << (s.outputs.chrome_trace ? "on" : "off") << ", timeseries ";
+      << (s.outputs.chrome_trace ? "on" : "off") << ", html " << (s.outputs.html ? "on" : "off") << ", timeseries ";
   if (s.outputs.timeseries) {
     out << "every " << static_cast<double>(s.outputs.timeseries_interval_ns) * 1e-9 << " s";
   } else {
