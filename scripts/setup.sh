@@ -7,7 +7,13 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${SERVESIM_BUILD_DIR:-$ROOT/build}"
 PACKAGES=(build-essential cmake ninja-build libboost-graph-dev libboost-program-options-dev
           nlohmann-json3-dev libyaml-cpp-dev catch2 zlib1g-dev
-          python3-matplotlib)  # scripts/plot.py
+          python3-matplotlib  # scripts/plot.py
+          pybind11-dev python3-dev python3-pandas python3-pytest)  # the Python package (python/)
+# For the test suite only: a real browser to render `servesim report`'s page
+# (tests/report/html_report_test.cpp), headless; the engines the sweep recipes run on
+# (python/tests/test_distributed.py); Jupyter to run examples/quickstart.ipynb.
+TEST_PACKAGES=(chromium parallel python3-distributed slurm-wlm munge
+               python3-nbconvert python3-nbclient python3-ipykernel)
 # For the instrumented build (scripts/fuzz, the fuzz smoke runs of scripts/test, and
 # scripts/test --sanitize): clang and its compiler-rt, which holds libFuzzer.
 FUZZ_PACKAGES=(clang libclang-rt-dev)
@@ -36,8 +42,28 @@ configure_and_build() {
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ] || { [ ! -f "$BUILD_DIR/build.ninja" ] && [ ! -f "$BUILD_DIR/Makefile" ]; }; then
     cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
   fi
-  # SERVESIM_BUILD_TARGET limits the build to one target (scripts/demo needs only the CLI).
-  cmake --build "$BUILD_DIR" -j "$(nproc)" ${SERVESIM_BUILD_TARGET:+--target "$SERVESIM_BUILD_TARGET"}
+  # SERVESIM_BUILD_TARGET limits the build to these targets (scripts/demo needs the CLI and
+  # the Python extension, not the test suite).
+  # shellcheck disable=SC2086
+  cmake --build "$BUILD_DIR" -j "$(nproc)" ${SERVESIM_BUILD_TARGET:+--target $SERVESIM_BUILD_TARGET}
+}
+
+# Makes `import servesim` work for Debian's /usr/bin/python3 from any folder: a .pth file in
+# its site-packages naming $BUILD_DIR/python, where the build puts the package. Rebuilding
+# updates the package in place. Skipped with a note when the extension was not built.
+install_python_package() {
+  local py=/usr/bin/python3
+  [ -x "$py" ] || { echo "servesim: note: no /usr/bin/python3; the Python package is not installed" >&2; return 0; }
+  if ! ls "$BUILD_DIR"/python/servesim/_servesim*.so >/dev/null 2>&1; then
+    echo "servesim: note: the Python extension was not built (pybind11-dev missing?); not installed" >&2
+    return 0
+  fi
+  local site
+  site="$("$py" -c 'import site; print(site.getsitepackages()[0])')"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo mkdir -p "$site"
+  echo "$BUILD_DIR/python" | $sudo tee "$site/servesim.pth" >/dev/null
 }
 
 # Does this clang link a libFuzzer program? (Debian ships libFuzzer in libclang-rt-N-dev.)

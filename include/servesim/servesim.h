@@ -29,10 +29,15 @@
 #include "sim/study/replicates.h"   // run_replicates: a figure's interval over seeds
 #include "sim/study/run_study.h"    // run_scenario, RunOutcome, EngineStats
 
-// Studies.
-#include "sim/study/capacity_study.h"  // plan_capacity, run_capacity
-#include "sim/study/search_study.h"    // run_search
-#include "sim/study/sweep_study.h"     // run_sweep, parse_axis
+// One run with the files `servesim run` writes (summary.json, requests.csv, ...).
+#include "sim/report/run_files.h"  // run_to_files, RunFilesOptions, RunInterrupted
+
+// Studies, and their results as the CLI writes them.
+#include "sim/report/capacity_report.h"  // capacity_to_json
+#include "sim/report/search_report.h"    // search_report_to_json
+#include "sim/study/capacity_study.h"    // plan_capacity, run_capacity
+#include "sim/study/search_study.h"      // run_search
+#include "sim/study/sweep_study.h"       // run_sweep, parse_axis, write_sweep_csv
 
 // Pricing one engine step (what `servesim step` shows).
 #include "sim/hardware/cost_model_spec.h"  // make_cost_model, CostModelSpec, BatchShape

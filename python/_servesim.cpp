@@ -1,0 +1,192 @@
+// The Python extension behind `import servesim` (python/servesim/__init__.py): each study of
+// the public header (include/servesim/servesim.h) as a function that takes plain values and
+// returns what the CLI would write (file paths, JSON or CSV text), which the Python layer
+// turns into dicts and pandas DataFrames. The GIL is released while simulating; Ctrl-C
+// stops a run at its next finished request and raises KeyboardInterrupt.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <csignal>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "servesim/servesim.h"
+
+namespace py = pybind11;
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+// Catches SIGINT for the duration of a run on Python's main thread, where Python's own
+// handler could not run while the GIL is released; restores the previous handler after.
+class SigintScope {
+ public:
+  SigintScope() {
+    g_interrupted.store(false);
+    const py::module_ threading = py::module_::import("threading");
+    active_ = threading.attr("current_thread")().is(threading.attr("main_thread")());
+    if (!active_) return;
+    struct sigaction action {};
+    action.sa_handler = on_sigint;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_);
+  }
+  ~SigintScope() {
+    if (active_) sigaction(SIGINT, &previous_, nullptr);
+  }
+  SigintScope(const SigintScope&) = delete;
+  SigintScope& operator=(const SigintScope&) = delete;
+
+ private:
+  bool active_ = false;
+  struct sigaction previous_ {};
+};
+
+py::dict run(const std::string& scenario_path, const std::vector<std::string>& sets,
+             std::optional<std::uint64_t> seed, int replicates, const std::string& out_dir) {
+  servesim::check_replicates(replicates, "replicates");
+  servesim::Scenario scenario = servesim::load_scenario(scenario_path, sets);
+  if (seed) scenario.seed = *seed;
+  servesim::RunFilesOptions options;
+  options.out_dir = out_dir;
+  options.replicates = replicates;
+  options.interrupt = &g_interrupted;
+  servesim::RunFilesOutcome outcome;
+  {
+    SigintScope sigint;
+    py::gil_scoped_release release;
+    outcome = servesim::run_to_files(scenario, options);
+  }
+  py::dict d;
+  d["written"] = outcome.written;
+  d["wall_s"] = outcome.wall_s;
+  d["name"] = scenario.name;
+  d["seed"] = scenario.seed;
+  std::vector<std::string> classes, pools;
+  for (const auto& c : scenario.workload) classes.push_back(c.name);
+  for (const auto& p : scenario.cluster.pools) pools.push_back(p.name);
+  d["classes"] = classes;
+  d["pools"] = pools;
+  return d;
+}
+
+// The sweep's table as sweep.csv (format "csv") or sweep.json ("json") text; with
+// shard_count > 1, only the points of shard `shard_index` (`servesim sweep --shard I/N`).
+std::string sweep(const std::string& scenario_path, const std::vector<std::string>& axes, bool zip, int jobs,
+                  const std::vector<std::string>& sets, std::optional<std::uint64_t> seed, int replicates,
+                  std::size_t shard_index, std::size_t shard_count, const std::string& format) {
+  servesim::check_replicates(replicates, "replicates");
+  servesim::SweepRequest request;
+  if (shard_count > 1) request.shard = servesim::parse_shard(std::to_string(shard_index) + "/" + std::to_string(shard_count));
+  request.scenario_path = scenario_path;
+  for (const std::string& axis : axes) request.axes.push_back(servesim::parse_axis(axis));
+  request.mode = zip ? servesim::SweepMode::zip : servesim::SweepMode::product;
+  request.sets = sets;
+  request.seed = seed;
+  request.replicates = replicates;
+  request.jobs = jobs;
+  servesim::SweepStudy study;
+  {
+    py::gil_scoped_release release;
+    study = servesim::run_sweep(request);
+  }
+  std::ostringstream text;
+  if (format == "json") {
+    servesim::write_sweep_json(study.table, text);
+  } else {
+    servesim::write_sweep_csv(study.table, text);
+  }
+  return text.str();
+}
+
+// The shards' sweep.json files joined into the unsharded sweep's sweep.csv text (`servesim
+// merge`): the same table, byte for byte.
+std::string merge(const std::vector<std::string>& shard_paths) {
+  std::vector<servesim::SweepTable> tables;
+  for (const std::string& path : shard_paths) tables.push_back(servesim::read_sweep_table(path));
+  const servesim::SweepTable merged = servesim::merge_sweep_tables(tables, shard_paths, false);
+  std::ostringstream csv;
+  servesim::write_sweep_csv(merged, csv);
+  return csv.str();
+}
+
+std::string capacity(const std::string& scenario_path, const std::vector<std::string>& sets,
+                     const std::string& class_name, const std::string& slo, double tolerance,
+                     double max_rejected, std::optional<std::uint64_t> seed, int replicates) {
+  servesim::check_replicates(replicates, "replicates");
+  servesim::CapacityRequest request;
+  request.scenario_path = scenario_path;
+  request.sets = sets;
+  request.class_name = class_name;
+  request.slo_text = slo;
+  request.tolerance = tolerance;
+  request.reject_share = max_rejected;
+  request.seed = seed;
+  request.replicates = replicates;
+  const servesim::CapacityPlan plan = servesim::plan_capacity(request);
+  std::optional<servesim::CapacityStudy> study;
+  {
+    py::gil_scoped_release release;
+    study.emplace(servesim::run_capacity(request, plan));
+  }
+  return servesim::capacity_to_json(*study, request.sustain_tolerance).dump();
+}
+
+std::string search(const std::string& scenario_path, const std::string& space_path,
+                   const std::vector<std::string>& sets, const std::string& class_name, std::optional<double> rate,
+                   const std::string& slo, const std::string& prices, int jobs, std::optional<std::uint64_t> seed,
+                   int replicates) {
+  servesim::check_replicates(replicates, "replicates");
+  servesim::SearchRequest request;
+  request.scenario_path = scenario_path;
+  request.space_path = space_path;
+  request.sets = sets;
+  request.class_name = class_name;
+  request.rate = rate;
+  request.slo_text = slo;
+  request.price_text = prices;
+  request.jobs = jobs;
+  request.seed = seed;
+  request.replicates = replicates;
+  std::optional<servesim::SearchReport> report;
+  {
+    py::gil_scoped_release release;
+    report.emplace(servesim::run_search(request));
+  }
+  return servesim::search_report_to_json(*report).dump();
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_servesim, m) {
+  m.doc() = "servesim's C++ library; use the `servesim` package, not this module";
+  // The CLI's message (file, line, key, did-you-mean), as a ValueError.
+  static py::exception<servesim::ConfigError> config_error(m, "ConfigError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const servesim::ConfigError& e) {
+      config_error(e.what());
+    } catch (const servesim::RunInterrupted&) {
+      PyErr_SetNone(PyExc_KeyboardInterrupt);
+    }
+  });
+  m.def("run", &run, py::arg("scenario_path"), py::arg("sets"), py::arg("seed"), py::arg("replicates"),
+        py::arg("out_dir"));
+  m.def("sweep", &sweep, py::arg("scenario_path"), py::arg("axes"), py::arg("zip"), py::arg("jobs"),
+        py::arg("sets"), py::arg("seed"), py::arg("replicates"), py::arg("shard_index") = 0,
+        py::arg("shard_count") = 1, py::arg("format") = "csv");
+  m.def("merge", &merge, py::arg("shard_paths"));
+  m.def("capacity", &capacity, py::arg("scenario_path"), py::arg("sets"), py::arg("class_name"), py::arg("slo"),
+        py::arg("tolerance"), py::arg("max_rejected"), py::arg("seed"), py::arg("replicates"));
+  m.def("search", &search, py::arg("scenario_path"), py::arg("space_path"), py::arg("sets"),
+        py::arg("class_name"), py::arg("rate"), py::arg("slo"), py::arg("prices"), py::arg("jobs"),
+        py::arg("seed"), py::arg("replicates"));
+  m.attr("__version__") = SERVESIM_VERSION;
+}

@@ -1,0 +1,273 @@
+"""servesim from Python: simulate an LLM serving cluster and get its results as pandas.
+
+    import servesim
+    r = servesim.run("scenarios/quickstart.yaml", set={"stop.requests": 500})
+    r.summary["p99_ttft_ms"]                 # the figures of summary.json, bit for bit
+    r.requests                               # requests.csv as a DataFrame
+    r.timeseries                             # timeseries.csv as a DataFrame
+    table = servesim.sweep("scenarios/quickstart.yaml",
+                           axes={"workload.0.trace.speedup": [1, 2, 4]})
+
+A scenario is a path to a YAML file, a YAML text or a dict (the YAML's structure). `set`
+takes the CLI's --set overrides as a dict ({"cluster.pools.0.replicas": 4}) or a list of
+"key=value" strings. Bad input raises servesim.ConfigError (a ValueError) with the CLI's
+message: file, line, key and a did-you-mean. The simulation runs in C++ without the GIL;
+Ctrl-C stops a run and raises KeyboardInterrupt.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Optional, Sequence, Union
+
+from . import _servesim
+
+__all__ = ["ConfigError", "Result", "run", "sweep", "capacity", "search", "__version__"]
+
+ConfigError = _servesim.ConfigError
+__version__ = _servesim.__version__
+
+Scenario = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+Sets = Union[None, Mapping[str, Any], Sequence[str]]
+
+
+def _pandas():
+    import pandas  # imported when a table is asked for: `import servesim` stays light
+
+    return pandas
+
+
+def _set_value(value: Any) -> str:
+    """A --set value as the YAML text the loader reads."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    return json.dumps(value)  # lists and mappings: JSON is YAML flow style
+
+
+def _sets(sets: Sets) -> list[str]:
+    if sets is None:
+        return []
+    if isinstance(sets, Mapping):
+        return [f"{key}={_set_value(value)}" for key, value in sets.items()]
+    if isinstance(sets, str):
+        raise TypeError("set= takes a dict or a list of 'key=value' strings, not one string")
+    return [str(s) for s in sets]
+
+
+@contextlib.contextmanager
+def _scenario_file(scenario: Scenario) -> Iterator[str]:
+    """A path to the scenario: the file itself, or a temporary file holding a YAML text or
+    a dict. Errors name "<scenario>" instead of the temporary file."""
+    if isinstance(scenario, Mapping):
+        text = json.dumps(scenario)  # JSON is YAML: line numbers stay meaningful per key
+    elif isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and "\n" not in scenario):
+        yield os.fspath(scenario)
+        return
+    elif isinstance(scenario, str):
+        text = scenario
+    else:
+        raise TypeError(f"a scenario is a path, a YAML text or a dict, not {type(scenario).__name__}")
+    with tempfile.TemporaryDirectory(prefix="servesim-") as folder:
+        path = os.path.join(folder, "scenario.yaml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        try:
+            yield path
+        except ConfigError as e:
+            raise ConfigError(str(e).replace(path, "<scenario>")) from None
+
+
+@dataclass
+class Result:
+    """One run: `summary` is summary.json as a dict; `requests` and `timeseries` are its CSV
+    files as DataFrames (read when first asked for); `out_dir` holds the files."""
+
+    summary: dict
+    out_dir: str
+    name: str
+    seed: int
+    files: list = field(default_factory=list)
+    wall_s: float = 0.0
+    _tables: dict = field(default_factory=dict, repr=False)
+    _keep: Any = field(default=None, repr=False)  # a TemporaryDirectory that holds the files
+
+    def _table(self, file_name: str):
+        if file_name not in self._tables:
+            path = os.path.join(self.out_dir, file_name)
+            if not os.path.exists(path):
+                raise FileNotFoundError(f"{path}: this run did not write {file_name}")
+            self._tables[file_name] = _pandas().read_csv(path)
+        return self._tables[file_name]
+
+    @property
+    def requests(self):
+        """requests.csv: one row per request (docs/metrics.md)."""
+        return self._table("requests.csv")
+
+    @property
+    def timeseries(self):
+        """timeseries.csv: one row per pool and interval (docs/metrics.md)."""
+        return self._table("timeseries.csv")
+
+    @property
+    def classes(self):
+        """summary.json's "classes": one row per workload class."""
+        return _pandas().DataFrame.from_dict(self.summary.get("classes", {}), orient="index")
+
+    @property
+    def pools(self):
+        """summary.json's "pools": one row per pool."""
+        return _pandas().DataFrame.from_dict(self.summary.get("pools", {}), orient="index")
+
+
+def run(
+    scenario: Scenario,
+    set: Sets = None,  # noqa: A002 - the CLI's name
+    seed: Optional[int] = None,
+    replicates: Optional[int] = None,
+    out: Optional[str] = None,
+    timeseries: bool = True,
+) -> Result:
+    """Simulates `scenario` once (`servesim run`). The files go to `out`, or to a temporary
+    folder kept as long as the Result lives. `timeseries` adds timeseries.csv (and requests.csv
+    is always written) unless the scenario or `set` says otherwise. `replicates` K >= 2 runs
+    the K seeds from `seed` and adds each figure's mean and 95% interval to the summary's
+    "replicates"."""
+    overrides = ["outputs.requests_csv=true"] + (["outputs.timeseries=true"] if timeseries else []) + _sets(set)
+    keep = None
+    if out is None:
+        keep = tempfile.TemporaryDirectory(prefix="servesim-run-")
+        out = keep.name
+    with _scenario_file(scenario) as path:
+        info = _servesim.run(path, overrides, seed, 1 if replicates is None else replicates, out)
+    with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
+        summary = json.load(f)
+    return Result(summary=summary, out_dir=out, name=info["name"], seed=info["seed"], files=info["written"],
+                  wall_s=info["wall_s"], _keep=keep)
+
+
+def _axis(key: str, values: Any) -> str:
+    if isinstance(values, str):
+        return f"{key}={values}"
+    return f"{key}=" + ",".join(_set_value(v) for v in values)
+
+
+def _table(csv_text: str):
+    """sweep.csv's text as a DataFrame; the text itself in .attrs["sweep_csv"]."""
+    table = _pandas().read_csv(io.StringIO(csv_text))
+    table.attrs["sweep_csv"] = csv_text
+    return table
+
+
+def _sweep_shard(scenario: Scenario, axis_texts: list, zip_: bool, sets: list, seed: Optional[int],
+                 replicates: int, shard_index: int, shard_count: int) -> str:
+    """One shard of a sweep as sweep.json text: what an executor's worker runs."""
+    with _scenario_file(scenario) as path:
+        return _servesim.sweep(path, axis_texts, zip_, 1, sets, seed, replicates, shard_index, shard_count, "json")
+
+
+def sweep(
+    scenario: Scenario,
+    axes: Union[Mapping[str, Any], Sequence[str]],
+    zip: bool = False,  # noqa: A002 - the CLI's name
+    jobs: int = 1,
+    set: Sets = None,  # noqa: A002
+    seed: Optional[int] = None,
+    replicates: Optional[int] = None,
+    executor: Any = None,
+    shards: Optional[int] = None,
+):
+    """Runs one simulation per point of `axes` ({"key": [values]} or the CLI's "key=a,b,c"
+    strings), their cartesian product or, with zip=True, zipped (`servesim sweep`). Returns
+    the sweep table as a DataFrame: one row a point, sweep.csv's columns (and sweep.csv's
+    text in .attrs["sweep_csv"]).
+
+    Points run on `jobs` threads here, or, given an `executor` (a dask.distributed Client, a
+    concurrent.futures executor: anything with submit(fn, *args) returning a future with
+    result()), as `shards` tasks there (default 8), each `servesim sweep --shard I/N`; the
+    shards' tables are joined as `servesim merge` joins them, so the table is the local
+    sweep's, byte for byte. The workers must import servesim and read the scenario's files
+    at the same paths."""
+    if isinstance(axes, Mapping):
+        axis_texts = [_axis(k, v) for k, v in axes.items()]
+    else:
+        axis_texts = [str(a) for a in axes]
+    sets_list, reps = _sets(set), 1 if replicates is None else replicates
+    if executor is None:
+        with _scenario_file(scenario) as path:
+            text = _servesim.sweep(path, axis_texts, zip, jobs, sets_list, seed, reps)
+        return _table(text)
+    count = shards or 8
+    portable = scenario
+    if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and "\n" not in scenario):
+        portable = os.path.abspath(os.fspath(scenario))
+    futures = [executor.submit(_sweep_shard, portable, axis_texts, zip, sets_list, seed, reps, i, count)
+               for i in range(count)]
+    with tempfile.TemporaryDirectory(prefix="servesim-shards-") as folder:
+        paths = []
+        for i, future in enumerate(futures):
+            path = os.path.join(folder, f"shard-{i}.json")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(future.result())
+            paths.append(path)
+        text = _servesim.merge(paths)
+    return _table(text)
+
+
+def _slo_text(slo: Union[None, str, Mapping[str, Any]]) -> str:
+    if slo is None:
+        return ""
+    if isinstance(slo, str):
+        return slo
+    return ",".join(f"{k}={v}" for k, v in slo.items())
+
+
+def capacity(
+    scenario: Scenario,
+    slo: Union[None, str, Mapping[str, Any]] = None,
+    class_name: str = "",
+    tolerance: float = 0.01,
+    max_rejected: float = 0.0,
+    set: Sets = None,  # noqa: A002
+    seed: Optional[int] = None,
+    replicates: Optional[int] = None,
+) -> dict:
+    """The highest sustained load that meets the SLO (`servesim capacity --json`), as a dict.
+    `slo` is the CLI's text ("ttft_p99=2s,tpot_p99=100ms") or a dict of it; without it each
+    class's own slo: block."""
+    with _scenario_file(scenario) as path:
+        text = _servesim.capacity(path, _sets(set), class_name, _slo_text(slo), tolerance, max_rejected, seed,
+                                  1 if replicates is None else replicates)
+    return json.loads(text)
+
+
+def search(
+    scenario: Scenario,
+    space: str,
+    slo: Union[None, str, Mapping[str, Any]] = None,
+    class_name: str = "",
+    rate: Optional[float] = None,
+    prices: Union[None, str, Mapping[str, float]] = None,
+    jobs: int = 1,
+    set: Sets = None,  # noqa: A002
+    seed: Optional[int] = None,
+    replicates: Optional[int] = None,
+) -> dict:
+    """The cheapest deployment in the search space file `space` that meets the SLO
+    (`servesim search --json`), as a dict whose "candidates" is also given as a DataFrame
+    under "table"."""
+    price_text = prices if isinstance(prices, str) or prices is None else ",".join(
+        f"{k}={v}" for k, v in prices.items())
+    with _scenario_file(scenario) as path:
+        text = _servesim.search(path, os.fspath(space), _sets(set), class_name, rate, _slo_text(slo),
+                                price_text or "", jobs, seed, 1 if replicates is None else replicates)
+    report = json.loads(text)
+    if isinstance(report.get("candidates"), list):
+        report["table"] = _pandas().json_normalize(report["candidates"])
+    return report

@@ -1,0 +1,184 @@
+"""The Python package against the CLI: the same scenario gives the same files, bit for bit.
+
+Run by CTest (python/CMakeLists.txt) with PYTHONPATH=<build>/python and SERVESIM_BUILD_DIR,
+from the repository root.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+import servesim
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("SERVESIM_BUILD_DIR", os.path.join(ROOT, "build"))
+CLI = os.path.join(BUILD, "servesim")
+QUICKSTART = os.path.join(ROOT, "scenarios", "quickstart.yaml")
+
+# A small synthetic scenario: 200 requests at 4 req/s on one H100.
+SMALL = {
+    "name": "py-small",
+    "seed": 7,
+    "stop": {"requests": 200},
+    "workload": [{
+        "class": "chat",
+        "arrival": {"process": "poisson", "rate": 4},
+        "input": {"fixed": 512},
+        "output": {"fixed": 64},
+    }],
+    "cluster": {"pools": [{"name": "main", "replicas": 1, "model": "llama-3-8b", "hardware": "h100-sxm",
+                           "engine": {"preset": "vllm"}}]},
+}
+
+
+def cli(*args, cwd=ROOT):
+    done = subprocess.run([CLI, *args], cwd=cwd, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_run_matches_the_cli_bit_for_bit(tmp_path):
+    cli("run", QUICKSTART, "--set", "stop.requests=300", "--set", "outputs.timeseries=true",
+        "--out", str(tmp_path / "cli"), "-q")
+    r = servesim.run(QUICKSTART, set={"stop.requests": 300}, out=str(tmp_path / "py"))
+    for name in ("summary.json", "requests.csv", "timeseries.csv"):
+        assert (tmp_path / "cli" / name).read_bytes() == (tmp_path / "py" / name).read_bytes(), name
+    with open(tmp_path / "cli" / "summary.json") as f:
+        assert r.summary == json.load(f)
+    assert r.summary["completed"] == 300
+    assert len(r.requests) == 300
+    assert {"ttft_ms", "e2el_ms"} <= set(r.requests.columns)
+    assert r.requests["ttft_ms"].mean() == pytest.approx(r.summary["mean_ttft_ms"], rel=1e-9)
+    assert len(r.timeseries) > 0
+    assert list(r.classes.index) == ["conversation"]
+    assert list(r.pools.index) == ["main"]
+    assert r.name == "quickstart" and r.seed == 1
+
+
+def test_a_dict_a_yaml_text_and_a_file_are_the_same_scenario(tmp_path):
+    from_dict = servesim.run(SMALL)
+    path = tmp_path / "small.yaml"
+    path.write_text(json.dumps(SMALL))
+    from_file = servesim.run(str(path))
+    text = json.dumps(SMALL, indent=2)  # several lines: read as YAML text, not a path
+    from_text = servesim.run(text)
+    assert from_dict.summary == from_file.summary == from_text.summary
+    assert from_dict.summary["completed"] == 200
+    # A temporary folder holds the files while the Result lives.
+    assert os.path.exists(os.path.join(from_dict.out_dir, "requests.csv"))
+
+
+def test_seed_changes_the_run_and_replicates_add_intervals():
+    a = servesim.run(SMALL, seed=1)
+    b = servesim.run(SMALL, seed=2)
+    assert a.summary["mean_ttft_ms"] != b.summary["mean_ttft_ms"]
+    r = servesim.run(SMALL, seed=1, replicates=3)
+    assert r.summary["replicates"]["n"] == 3
+    interval = r.summary["replicates"]["mean_ttft_ms"]
+    assert interval["lo"] <= interval["mean"] <= interval["hi"]
+    # The files are the first seed's run.
+    assert r.summary["mean_ttft_ms"] == a.summary["mean_ttft_ms"]
+
+
+def test_bad_input_raises_config_error_with_the_cli_message(tmp_path):
+    bad = dict(SMALL, cluster={"pools": [dict(SMALL["cluster"]["pools"][0], replicaz=2)]})
+    with pytest.raises(servesim.ConfigError) as e:
+        servesim.run(bad)
+    assert isinstance(e.value, ValueError)
+    message = str(e.value)
+    assert "replicaz" in message and "did you mean 'replicas'" in message
+    assert "<scenario>" in message and "servesim-" not in message
+    path = tmp_path / "bad.yaml"
+    path.write_text(textwrap.dedent("""\
+        name: bad
+        stop: {requests: 10}
+        workload:
+          - class: chat
+            arrival: {process: poisson, rate: 1}
+            input: {fixed: 10}
+            output: {fixed: 10}
+        cluster:
+          pools:
+            - {name: main, replicas: 1, model: llama-3-8c, hardware: h100-sxm}
+        """))
+    with pytest.raises(servesim.ConfigError) as e:
+        servesim.run(str(path))
+    assert f"{path}:10:" in str(e.value) and "llama-3-8b" in str(e.value)
+    done = subprocess.run([CLI, "validate", str(path)], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert str(e.value) in done.stderr
+    with pytest.raises(servesim.ConfigError, match="replicates"):
+        servesim.run(SMALL, replicates=0)
+    with pytest.raises(servesim.ConfigError, match="stop.requestz"):
+        servesim.run(SMALL, set={"stop.requestz": 5})
+
+
+def test_sweep_is_the_cli_table(tmp_path):
+    cli("sweep", QUICKSTART, "--set", "stop.requests=200", "--axis", "workload.0.trace.speedup=1,4",
+        "--out", str(tmp_path / "cli"), "-q")
+    table = servesim.sweep(QUICKSTART, axes={"workload.0.trace.speedup": [1, 4]}, set={"stop.requests": 200},
+                           jobs=2)
+    assert table.attrs["sweep_csv"] == (tmp_path / "cli" / "sweep.csv").read_text()
+    pd.testing.assert_frame_equal(table, pd.read_csv(tmp_path / "cli" / "sweep.csv"))
+    assert len(table) == 2
+    # A busier replay waits longer for its first token.
+    assert table["p99_ttft_ms"].iloc[1] > table["p99_ttft_ms"].iloc[0]
+
+
+def test_capacity_is_the_cli_answer(tmp_path):
+    args = ["--set", "stop.requests=300", "--slo", "ttft_p99=500ms", "--tolerance", "5%"]
+    done = cli("capacity", os.path.join(ROOT, "scenarios", "quickstart.yaml"), *args, "--json")
+    expected = json.loads(done.stdout)
+    got = servesim.capacity(QUICKSTART, slo={"ttft_p99": "500ms"}, tolerance=0.05, set={"stop.requests": 300})
+    assert got == expected
+
+
+def test_the_gil_is_released_while_simulating():
+    ticks = []
+    result = {}
+
+    def simulate():
+        result["r"] = servesim.run(QUICKSTART, timeseries=False)
+
+    thread = threading.Thread(target=simulate)
+    thread.start()
+    while thread.is_alive():
+        ticks.append(time.monotonic())
+        time.sleep(0.001)
+    thread.join()
+    assert result["r"].summary["completed"] == 2000
+    # The main thread kept running Python while the other thread simulated.
+    assert len(ticks) >= 5
+
+
+def test_ctrl_c_stops_a_run():
+    endless = dict(SMALL, stop={"requests": 50000000})
+    program = textwrap.dedent(f"""\
+        import servesim, sys
+        try:
+            servesim.run({endless!r}, timeseries=False)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(3)
+        """)
+    env = dict(os.environ)
+    proc = subprocess.Popen([sys.executable, "-c", program], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 3, out
+    assert "interrupted" in out
+
+
+def test_imports_from_any_folder(tmp_path):
+    done = subprocess.run([sys.executable, "-c", "import servesim; print(servesim.__version__)"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == servesim.__version__
