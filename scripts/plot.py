@@ -61,6 +61,27 @@ def number(cell):
         return None
 
 
+def log_if_wide(ax, axis, values):
+    """Log scale where the positive values span more than 100x (50 ms .. 377 s stays legible)."""
+    positive = [v for v in values if v is not None and v > 0]
+    if len(positive) >= 2 and max(positive) / min(positive) > 100:
+        (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+
+
+def legend_outside(ax, entries, columns=4):
+    """The legend below the axes, never over the data; left out of the layout, so the axes
+    keep their size and savefig(bbox_inches="tight") takes the legend in."""
+    legend = ax.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.14),
+                       ncol=min(max(entries, 1), columns), frameon=False)
+    legend.set_in_layout(False)
+
+
+def save(fig, path):
+    """The PNG, cropped to the figure's content, legends outside the axes included."""
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    fig.savefig(path, dpi=110, bbox_inches="tight", bbox_extra_artists=legends)
+
+
 def cdf_plot(plt, by_class, xlabel, title, path):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for name in sorted(by_class):
@@ -73,10 +94,11 @@ def cdf_plot(plt, by_class, xlabel, title, path):
     ax.set_ylabel("fraction of requests")
     ax.set_title(title)
     ax.set_ylim(0, 1.01)
+    log_if_wide(ax, "x", [v for values in by_class.values() for v in values])
     ax.grid(True, alpha=0.3)
-    ax.legend()
+    legend_outside(ax, len(by_class))
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save(fig, path)
     plt.close(fig)
     print(f"wrote {path}")
 
@@ -135,10 +157,10 @@ def plot_run(plt, run_dir, out_dir):
     axes[0].set_title("Per replica over simulated time (timeseries.csv)")
     axes[-1].set_xlabel("simulated time (s)")
     if len(series) <= 12:
-        axes[0].legend(fontsize="small", ncol=min(len(series), 4))
+        legend_outside(axes[-1], len(series))
     fig.tight_layout()
     path = os.path.join(out_dir, "timeline.png")
-    fig.savefig(path, dpi=110)
+    save(fig, path)
     plt.close(fig)
     print(f"wrote {path}")
 
@@ -171,7 +193,8 @@ def plot_attribution(plt, run_dir, out_dir):
             ax.bar(names, values, bottom=bottoms, label=part.replace("_ms", "").replace("_", " "))
             bottoms = [b + v for b, v in zip(bottoms, values)]
         ax.set_title(title)
-        ax.legend(fontsize="small")
+        ax.set_ylabel("ms")
+        legend_outside(ax, len(parts))
         ax.grid(True, axis="y", alpha=0.3)
         drawn = True
     if not drawn:
@@ -180,7 +203,7 @@ def plot_attribution(plt, run_dir, out_dir):
         return
     fig.tight_layout()
     path = os.path.join(out_dir, "attribution.png")
-    fig.savefig(path, dpi=110)
+    save(fig, path)
     plt.close(fig)
     print(f"wrote {path}")
 
@@ -191,40 +214,60 @@ def plot_sweep(plt, sweep, out_dir):
         fail(f"{path}: not found (give a `servesim sweep` output folder or its sweep.csv)")
     rows = read_csv(path)
     need_columns(path, rows, ["point", "pareto", "output_throughput", "p99_ttft_ms", "p99_itl_ms"])
-    pts = []
+    # The axes are the columns between `point` and `pareto` (docs/sweeps.md).
+    columns = list(rows[0].keys())
+    axes_keys = columns[columns.index("point") + 1:columns.index("pareto")]
+    series = {}
     for r in rows:
         x, ttft, itl = number(r["output_throughput"]), number(r["p99_ttft_ms"]), number(r["p99_itl_ms"])
         if x is None or ttft is None or itl is None:
             continue  # a point that failed to run
+        # One series per value of the axes after the first; the points along the first.
+        key = ", ".join(f"{k}={r[k]}" for k in axes_keys[1:]) or "sweep points"
+        label = f"{axes_keys[0]}={r[axes_keys[0]]}" if axes_keys else r["point"]
         # Tables written before the column existed have no `saturated`: drawn as stable.
-        pts.append((x, ttft, itl, r["pareto"] == "1", r["point"], r.get("saturated") == "1"))
-    if not pts:
+        series.setdefault(key, []).append((x, ttft, itl, r["pareto"] == "1", label, r.get("saturated") == "1"))
+    if not series:
         fail(f"{path}: no point has throughput and latency figures")
-    pts.sort()
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.5))
+    everything = [p for pts in series.values() for p in pts]
     for ax, col, label in [(axes[0], 1, "p99 TTFT (ms)"), (axes[1], 2, "p99 ITL (ms)")]:
-        ax.plot([p[0] for p in pts], [p[col] for p in pts], "-", alpha=0.6, color="C0")
-        stable = [p for p in pts if not p[5]]
-        saturated = [p for p in pts if p[5]]
-        if stable:
-            ax.scatter([p[0] for p in stable], [p[col] for p in stable], color="C0", label="sweep points")
-        if saturated:
-            ax.scatter([p[0] for p in saturated], [p[col] for p in saturated], facecolors="none",
-                       edgecolors="C0", label="saturated (queue still growing)")
-        front = [p for p in pts if p[3]]
+        for i, (key, pts) in enumerate(series.items()):
+            pts = sorted(pts)
+            color = f"C{i % 10}"
+            ax.plot([p[0] for p in pts], [p[col] for p in pts], "-", alpha=0.6, color=color, label=key)
+            stable = [p for p in pts if not p[5]]
+            saturated = [p for p in pts if p[5]]
+            if stable:
+                ax.scatter([p[0] for p in stable], [p[col] for p in stable], color=color)
+            if saturated:
+                ax.scatter([p[0] for p in saturated], [p[col] for p in saturated], facecolors="none",
+                           edgecolors=color)
+        front = [p for p in everything if p[3]]
         if front:
-            ax.scatter([p[0] for p in front], [p[col] for p in front], s=120, facecolors="none",
+            ax.scatter([p[0] for p in front], [p[col] for p in front], s=140, facecolors="none",
                        edgecolors="red", label="Pareto front")
-        for p in pts:
-            ax.annotate(p[4], (p[0], p[col]), fontsize="x-small", xytext=(3, 3), textcoords="offset points")
-        ax.set_xlabel("output throughput (tok/s)")
+        if any(p[5] for p in everything):
+            ax.scatter([], [], facecolors="none", edgecolors="gray", label="hollow: saturated (queue still growing)")
+        log_if_wide(ax, "x", [p[0] for p in everything])
+        log_if_wide(ax, "y", [p[col] for p in everything])
+        ax.set_xlabel("output throughput (tokens/s)")
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
-    fig.suptitle("Latency / throughput trade-off (numbers: sweep point)")
+    # One legend for both panels, below them.
+    handles, labels = axes[0].get_legend_handles_labels()
+    legend = fig.legend(handles, labels, fontsize="small", loc="upper center", bbox_to_anchor=(0.5, 0.02),
+                        ncol=2, frameon=False)
+    legend.set_in_layout(False)
+    print(f"{len(series)} series ({'; '.join(series)}); x {axes[0].get_xscale()}, "
+          f"p99 TTFT {axes[0].get_yscale()}, p99 ITL {axes[1].get_yscale()}")
+    title = "Latency / throughput trade-off"
+    if axes_keys:
+        title += f": points along {axes_keys[0]}"
+    fig.suptitle(title)
     fig.tight_layout()
     out = os.path.join(out_dir, "sweep_tradeoff.png")
-    fig.savefig(out, dpi=110)
+    save(fig, out)
     plt.close(fig)
     print(f"wrote {out}")
 
