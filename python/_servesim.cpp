@@ -162,6 +162,47 @@ std::string search(const std::string& scenario_path, const std::string& space_pa
   return servesim::search_report_to_json(*report).dump();
 }
 
+// One step priced (`servesim step --json`): prefills as (new tokens, cached tokens) pairs,
+// decodes as (sequences, context tokens each) pairs.
+std::string step(const std::string& model, const std::string& hardware, int tp, int pp, int ep,
+                 int micro_batches, const std::string& weights, const std::string& kv, const std::string& activations,
+                 const std::vector<std::pair<std::int64_t, std::int64_t>>& prefills,
+                 const std::vector<std::pair<std::int64_t, std::int64_t>>& decodes, const std::string& cost_model,
+                 const std::string& engine, const std::string& engine_version, int cuda_graphs) {
+  const auto dtype = [](const std::string& name, const char* key) {
+    for (const servesim::Dtype d : {servesim::Dtype::bf16, servesim::Dtype::fp8, servesim::Dtype::int8,
+                                    servesim::Dtype::int4})
+      if (name == servesim::dtype_name(d)) return d;
+    throw servesim::ConfigError("", 0, key, "must be bf16, fp8, int8 or int4, got '" + name + "'");
+  };
+  servesim::StepRequest request;
+  request.model = model;
+  request.hardware = hardware;
+  request.dep.tp = tp;
+  request.dep.pp = pp;
+  request.dep.ep = ep;
+  request.dep.micro_batches = micro_batches;
+  request.dep.weights = dtype(weights, "weights");
+  request.dep.kv = dtype(kv, "kv");
+  request.dep.activations = dtype(activations, "activations");
+  if (tp < 1 || pp < 1 || ep < 1 || micro_batches < 0)
+    throw servesim::ConfigError("", 0, "tp", "tp, pp and ep must be at least 1, micro_batches 0 or more");
+  for (const auto& [tokens, cached] : prefills) {
+    if (tokens < 1 || cached < 0) throw servesim::ConfigError("", 0, "prefill", "a chunk is >= 1 new tokens over >= 0 cached");
+    request.batch.prefills.push_back({tokens, cached, true});
+  }
+  for (const auto& [seqs, context] : decodes) {
+    if (seqs < 1 || context < 1) throw servesim::ConfigError("", 0, "decode", "a group is >= 1 sequences of >= 1 tokens");
+    request.batch.decode_seqs += seqs;
+    request.batch.decode_context_sum += seqs * context;
+  }
+  request.cost_model = cost_model;
+  request.engine = engine;
+  request.engine_version = engine_version;
+  request.cuda_graph_max_batch = cuda_graphs;
+  return servesim::step_to_json(servesim::price_step(request)).dump();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_servesim, m) {
@@ -188,5 +229,10 @@ PYBIND11_MODULE(_servesim, m) {
   m.def("search", &search, py::arg("scenario_path"), py::arg("space_path"), py::arg("sets"),
         py::arg("class_name"), py::arg("rate"), py::arg("slo"), py::arg("prices"), py::arg("jobs"),
         py::arg("seed"), py::arg("replicates"));
+  m.def("step", &step, py::arg("model"), py::arg("hardware"), py::arg("tp"), py::arg("pp"), py::arg("ep"),
+        py::arg("micro_batches"), py::arg("weights"), py::arg("kv"), py::arg("activations"), py::arg("prefills"),
+        py::arg("decodes"), py::arg("cost_model"), py::arg("engine"), py::arg("engine_version"),
+        py::arg("cuda_graphs"));
+  m.def("html_report", &servesim::html_report, py::arg("dir"));
   m.attr("__version__") = SERVESIM_VERSION;
 }

@@ -41,3 +41,8 @@
 
 // Pricing one engine step (what `servesim step` shows).
 #include "sim/hardware/cost_model_spec.h"  // make_cost_model, CostModelSpec, BatchShape
+#include "sim/report/step_report.h"        // step_to_json
+#include "sim/study/step_study.h"          // price_step, StepRequest
+
+// The self-contained HTML page of a run or sweep folder (`servesim report`).
+#include "sim/report/html_report.h"  // html_report

@@ -26,7 +26,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _servesim
 
-__all__ = ["ConfigError", "Result", "run", "sweep", "capacity", "search", "__version__"]
+__all__ = ["ConfigError", "Result", "run", "sweep", "capacity", "search", "step", "report", "__version__"]
 
 ConfigError = _servesim.ConfigError
 __version__ = _servesim.__version__
@@ -114,6 +114,11 @@ class Result:
     def timeseries(self):
         """timeseries.csv: one row per pool and interval (docs/metrics.md)."""
         return self._table("timeseries.csv")
+
+    def to_html(self, path: Optional[str] = None) -> str:
+        """The run's self-contained HTML report (`servesim report`), written to `path`
+        (default: report.html in out_dir); returns the path."""
+        return report(self.out_dir, path)
 
     @property
     def classes(self):
@@ -271,3 +276,42 @@ def search(
     if isinstance(report.get("candidates"), list):
         report["table"] = _pandas().json_normalize(report["candidates"])
     return report
+
+
+def report(folder: str, path: Optional[str] = None) -> str:
+    """Writes the self-contained interactive HTML page of a run or sweep folder (`servesim
+    report`) to `path` (default FOLDER/report.html) and returns the path."""
+    page = _servesim.html_report(os.fspath(folder))
+    path = path or os.path.join(folder, "report.html")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(page)
+    return path
+
+
+def step(
+    model: str,
+    hardware: str,
+    prefill: Sequence[Union[int, tuple]] = (),
+    decode: Sequence[tuple] = (),
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    micro_batches: int = 0,
+    weights: str = "bf16",
+    kv: str = "bf16",
+    activations: str = "bf16",
+    cost_model: str = "",
+    engine: str = "vllm",
+    engine_version: str = "",
+    cuda_graphs: int = 0,
+) -> dict:
+    """The predicted duration of one engine step (`servesim step --json`) as a dict, with
+    "ops" (one row per operator: FLOPs, bytes, ms, bound, source) as a DataFrame. `prefill`
+    lists chunks as new tokens or (new tokens, cached tokens); `decode` lists (sequences,
+    context tokens each)."""
+    prefills = [(p, 0) if isinstance(p, int) else (int(p[0]), int(p[1])) for p in prefill]
+    decodes = [(int(b), int(c)) for b, c in decode]
+    result = json.loads(_servesim.step(model, hardware, tp, pp, ep, micro_batches, weights, kv, activations,
+                                       prefills, decodes, cost_model, engine, engine_version, cuda_graphs))
+    result["ops"] = _pandas().DataFrame(result["ops"])
+    return result

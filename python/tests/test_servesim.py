@@ -182,3 +182,25 @@ def test_imports_from_any_folder(tmp_path):
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == servesim.__version__
+
+
+def test_step_is_the_cli_step():
+    done = cli("step", "--model", "llama-3-8b", "--hardware", "h100-sxm", "--prefill", "2048", "--prefill", "512:1024",
+               "--decode", "32:4096", "--json")
+    expected = json.loads(done.stdout)
+    got = servesim.step("llama-3-8b", "h100-sxm", prefill=[2048, (512, 1024)], decode=[(32, 4096)])
+    ops = got.pop("ops")
+    assert ops.to_dict("records") == expected.pop("ops")
+    assert got == expected
+    with pytest.raises(servesim.ConfigError, match="llama-3-8b"):
+        servesim.step("llama-3-8c", "h100-sxm", decode=[(1, 10)])
+    with pytest.raises(servesim.ConfigError, match="engine"):
+        servesim.step("llama-3-8b", "h100-sxm", decode=[(1, 10)], engine="tgi")
+
+
+def test_to_html_writes_the_cli_report(tmp_path):
+    r = servesim.run(QUICKSTART, set={"stop.requests": 200}, out=str(tmp_path / "run"))
+    path = r.to_html()
+    assert path == str(tmp_path / "run" / "report.html")
+    cli("report", str(tmp_path / "run"), "-o", str(tmp_path / "cli.html"))
+    assert (tmp_path / "cli.html").read_bytes() == (tmp_path / "run" / "report.html").read_bytes()

@@ -2,21 +2,16 @@
 // breakdown (docs/INTERFACE.md, docs/cost-model.md).
 #include <charconv>
 #include <cstdint>
-#include <iomanip>
-#include <optional>
 #include <ostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <boost/program_options.hpp>
-#include <nlohmann/json.hpp>
 
 #include "sim/cli/commands.h"
 #include "sim/core/errors.h"
-#include "sim/hardware/cost_model_spec.h"
-#include "sim/io/model_loader.h"
-#include "sim/io/resource_paths.h"
+#include "sim/report/step_report.h"
+#include "sim/study/step_study.h"
 
 namespace servesim::cli {
 
@@ -103,79 +98,6 @@ po::options_description step_options() {
   return o;
 }
 
-std::string describe_batch(const BatchShape& b) {
-  std::ostringstream s;
-  s << b.prefills.size() << " prefill sequence(s) (" << b.prefill_tokens() << " new tokens), "
-    << b.decode_seqs << " decode sequence(s) (" << b.decode_context_sum
-    << " context tokens): " << b.total_tokens() << " tokens computed";
-  return s.str();
-}
-
-void print_table(std::ostream& out, const std::string& header, const BatchShape& batch,
-                 const StepCost& cost, const std::vector<OpTiming>& ops) {
-  out << header << "\n" << describe_batch(batch) << "\n\n";
-  out << std::left << std::setw(20) << "op" << std::right << std::setw(13) << "GFLOP"
-      << std::setw(12) << "MB" << std::setw(12) << "comm MB" << std::setw(11) << "ms"
-      << "  bound\n";
-  out << std::fixed;
-  for (const OpTiming& op : ops) {
-    out << std::left << std::setw(20) << op.name << std::right << std::setprecision(3)
-        << std::setw(13) << op.flops / 1e9 << std::setw(12) << op.bytes / 1e6 << std::setw(12)
-        << op.comm_bytes / 1e6 << std::setw(11) << op.time_s * 1e3 << "  " << op.bound
-        << (op.link.empty() ? "" : " over " + op.link)
-        << (op.source == "roofline" || op.bound == "overhead" ? "" : "  [" + op.source + "]") << "\n";
-  }
-  out << "\ntotal " << std::setprecision(3) << ms_from_ticks(cost.total_ns)
-      << " ms = compute " << ms_from_ticks(cost.compute_ns) << " + memory "
-      << ms_from_ticks(cost.memory_ns) << " + communication " << ms_from_ticks(cost.comm_ns)
-      << " + overhead " << ms_from_ticks(cost.overhead_ns) << "\n";
-  if (cost.table_fallback_ops > 0) {
-    out << cost.table_fallback_ops
-        << " table operator(s) outside the measured range were timed by the roofline\n";
-  }
-  out.unsetf(std::ios::fixed);
-}
-
-void print_json(std::ostream& out, const ModelSpec& model, const HardwareSpec& hw,
-                const Deployment& dep, const BatchShape& batch, const StepCost& cost,
-                const std::vector<OpTiming>& ops, const std::string& cost_model) {
-  nlohmann::ordered_json j;
-  j["ms"] = ms_from_ticks(cost.total_ns);
-  j["compute_ms"] = ms_from_ticks(cost.compute_ns);
-  j["memory_ms"] = ms_from_ticks(cost.memory_ns);
-  j["comm_ms"] = ms_from_ticks(cost.comm_ns);
-  j["overhead_ms"] = ms_from_ticks(cost.overhead_ns);
-  j["model"] = model.name;
-  j["hardware"] = hw.name;
-  j["cost_model"] = cost_model;
-  j["tp"] = dep.tp;
-  j["pp"] = dep.pp;
-  j["ep"] = dep.ep;
-  j["micro_batches"] = dep.micro_batches;
-  j["weights"] = std::string(dtype_name(dep.weights));
-  j["kv"] = std::string(dtype_name(dep.kv));
-  j["activations"] = std::string(dtype_name(dep.activations));
-  j["prefill_tokens"] = batch.prefill_tokens();
-  j["decode_seqs"] = batch.decode_seqs;
-  j["decode_context_tokens"] = batch.decode_context_sum;
-  j["tokens"] = batch.total_tokens();
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const OpTiming& op : ops) {
-    list.push_back({{"name", op.name},
-                    {"flops", op.flops},
-                    {"bytes", op.bytes},
-                    {"comm_bytes", op.comm_bytes},
-                    {"ms", op.time_s * 1e3},
-                    {"bound", op.bound},
-                    {"source", op.source}});
-    // Communication operators only: which link priced them (OpTiming::link).
-    if (!op.link.empty()) list.back()["link"] = op.link;
-  }
-  j["ops"] = std::move(list);
-  j["table_fallback_ops"] = cost.table_fallback_ops;
-  out << j.dump(2) << "\n";
-}
-
 }  // namespace
 
 int step_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -241,43 +163,31 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
     }
     if (batch.empty()) throw UsageError{"give at least one --prefill N[:PAST] or --decode B:CTX"};
 
-    const ModelSpec model = load_model(vm["model"].as<std::string>());
-    const HardwareSpec hw = load_hardware(vm["hardware"].as<std::string>());
-    CostModelSpec spec;
-    const std::string chosen = vm.count("cost-model") ? vm["cost-model"].as<std::string>() : "";
-    if (!chosen.empty() && chosen != "roofline" && chosen != "kernels") {
-      throw UsageError{"--cost-model must be roofline or kernels, got '" + chosen + "'"};
-    }
-    const std::string engine = vm["engine"].as<std::string>();
-    if (engine != "vllm" && engine != "sglang" && engine != "trtllm") {
-      throw UsageError{"--engine must be vllm, sglang or trtllm, got '" + engine + "'"};
-    }
-    if (vm["cuda-graphs"].as<int>() < 0) throw UsageError{"--cuda-graphs must be 0 or more"};
+    StepRequest request;
+    request.model = vm["model"].as<std::string>();
+    request.hardware = vm["hardware"].as<std::string>();
+    request.dep = dep;
+    request.batch = batch;
+    request.cost_model = vm.count("cost-model") ? vm["cost-model"].as<std::string>() : "";
     if (vm.count("table")) {
-      if (!chosen.empty()) throw UsageError{"give --table or --cost-model, not both"};
-      spec.kind = "table";
-      spec.table_path = vm["table"].as<std::string>();
-    } else if (chosen != "roofline") {
-      resolve_kernel_cost_model(spec, chosen == "kernels", resource_root() + "/data/kernels", model, hw, dep, engine,
-                                vm.count("engine-version") ? vm["engine-version"].as<std::string>() : "",
-                                vm["cuda-graphs"].as<int>());
+      if (!request.cost_model.empty()) throw UsageError{"give --table or --cost-model, not both"};
+      request.table_path = vm["table"].as<std::string>();
     }
-    const auto cost_model = make_cost_model(spec, model, hw, dep);
-    const StepCost cost = cost_model->step_cost(batch);
-    const std::vector<OpTiming> ops = cost_model->breakdown(batch);
-
+    request.engine = vm["engine"].as<std::string>();
+    request.engine_version = vm.count("engine-version") ? vm["engine-version"].as<std::string>() : "";
+    request.cuda_graph_max_batch = vm["cuda-graphs"].as<int>();
+    if (request.cost_model != "" && request.cost_model != "roofline" && request.cost_model != "kernels") {
+      throw UsageError{"--cost-model must be roofline or kernels, got '" + request.cost_model + "'"};
+    }
+    if (request.engine != "vllm" && request.engine != "sglang" && request.engine != "trtllm") {
+      throw UsageError{"--engine must be vllm, sglang or trtllm, got '" + request.engine + "'"};
+    }
+    if (request.cuda_graph_max_batch < 0) throw UsageError{"--cuda-graphs must be 0 or more"};
+    const StepStudy step = price_step(request);
     if (vm.count("json")) {
-      print_json(out, model, hw, dep, batch, cost, ops, cost_model->describe());
+      out << step_to_json(step).dump(2) << "\n";
     } else {
-      std::ostringstream header;
-      header << model.name << " on " << hw.name << " (tp=" << dep.tp << ", pp=" << dep.pp
-             << (dep.ep > 1 ? ", ep=" + std::to_string(dep.ep) : std::string())
-             << (dep.pp > 1 && dep.micro_batches > 0
-                     ? ", " + std::to_string(dep.micro_batches) + " micro-batches"
-                     : std::string())
-             << ", weights " << dtype_name(dep.weights) << ", kv " << dtype_name(dep.kv) << ")\n"
-             << "cost model: " << cost_model->describe();
-      print_table(out, header.str(), batch, cost, ops);
+      print_step_table(step, out);
     }
     return 0;
   } catch (const UsageError& e) {

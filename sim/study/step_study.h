@@ -1,0 +1,42 @@
+#pragma once
+// Pricing one engine step (`servesim step`): a batch of prefill chunks and decode
+// sequences on one deployment of a model on a GPU, by the cost model a pool would get
+// (the measured kernels where they cover it, else the roofline), with every operator's
+// FLOPs, bytes, time, bound and source.
+#include <string>
+#include <vector>
+
+#include "sim/hardware/cost_model.h"
+#include "sim/hardware/hardware_spec.h"
+#include "sim/model/deployment.h"
+#include "sim/model/model_spec.h"
+
+namespace servesim {
+
+struct StepRequest {
+  std::string model;     // models/NAME.yaml, a YAML path or a Hugging Face config.json
+  std::string hardware;  // configs/hardware/NAME.yaml or a path
+  Deployment dep;
+  BatchShape batch;
+  std::string cost_model;      // "" (kernels where the tables cover it), roofline or kernels
+  std::string table_path;      // the `table` cost model's Vidur profile instead
+  std::string engine = "vllm";  // whose kernel tables: vllm | sglang | trtllm
+  std::string engine_version;   // "" the engine's default
+  int cuda_graph_max_batch = 0;  // decode-only steps padded to CUDA-graph sizes up to this
+};
+
+struct StepStudy {
+  ModelSpec model;
+  HardwareSpec hardware;
+  Deployment dep;
+  BatchShape batch;
+  StepCost cost;
+  std::vector<OpTiming> ops;
+  std::string cost_model;  // describe() of the model that priced it
+};
+
+// Throws ConfigError for a model, hardware or option it cannot use (the key names the
+// option: "cost_model", "engine", ...).
+StepStudy price_step(const StepRequest& request);
+
+}  // namespace servesim
