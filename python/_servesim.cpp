@@ -162,6 +162,22 @@ std::string search(const std::string& scenario_path, const std::string& space_pa
   return servesim::search_report_to_json(*report).dump();
 }
 
+// The explain study (`servesim explain --json`) as JSON text.
+std::string explain(const std::string& scenario_path, const std::vector<std::string>& sets,
+                    std::optional<std::uint64_t> seed, int jobs) {
+  servesim::ExplainRequest request;
+  request.scenario_path = scenario_path;
+  request.sets = sets;
+  request.seed = seed;
+  request.jobs = jobs;
+  std::optional<servesim::ExplainStudy> study;
+  {
+    py::gil_scoped_release release;
+    study.emplace(servesim::run_explain(request));
+  }
+  return servesim::explain_to_json(*study).dump();
+}
+
 // One step priced (`servesim step --json`): prefills as (new tokens, cached tokens) pairs,
 // decodes as (sequences, context tokens each) pairs.
 std::string step(const std::string& model, const std::string& hardware, int tp, int pp, int ep,
@@ -233,6 +249,7 @@ PYBIND11_MODULE(_servesim, m) {
         py::arg("micro_batches"), py::arg("weights"), py::arg("kv"), py::arg("activations"), py::arg("prefills"),
         py::arg("decodes"), py::arg("cost_model"), py::arg("engine"), py::arg("engine_version"),
         py::arg("cuda_graphs"));
+  m.def("explain", &explain, py::arg("scenario_path"), py::arg("sets"), py::arg("seed"), py::arg("jobs"));
   m.def("html_report", &servesim::html_report, py::arg("dir"));
   m.attr("__version__") = SERVESIM_VERSION;
 }

@@ -26,7 +26,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _servesim
 
-__all__ = ["ConfigError", "Result", "run", "sweep", "capacity", "search", "step", "report", "__version__"]
+__all__ = ["ConfigError", "Result", "run", "sweep", "capacity", "search", "step", "explain", "report", "__version__"]
 
 ConfigError = _servesim.ConfigError
 __version__ = _servesim.__version__
@@ -314,4 +314,19 @@ def step(
     result = json.loads(_servesim.step(model, hardware, tp, pp, ep, micro_batches, weights, kv, activations,
                                        prefills, decodes, cost_model, engine, engine_version, cuda_graphs))
     result["ops"] = _pandas().DataFrame(result["ops"])
+    return result
+
+
+def explain(scenario: Scenario, set: Sets = None, seed: Optional[int] = None, jobs: int = 1) -> dict:  # noqa: A002
+    """The scenario and its one-lever variants ranked by how far each moves TTFT, TPOT, ITL
+    and throughput, and which phase owns each figure (`servesim explain --json`), as a dict;
+    "table" holds the variants' changes as a DataFrame, one row per lever."""
+    with _scenario_file(scenario) as path:
+        result = json.loads(_servesim.explain(path, _sets(set), seed, jobs))
+    rows = []
+    for v in result["variants"]:
+        row = {"lever": v["lever"], "phase": v["phase"], "overloaded": v["overloaded"]}
+        row.update({f"change_{k}": c for k, c in v["change"].items()})
+        rows.append(row)
+    result["table"] = _pandas().DataFrame(rows)
     return result

@@ -204,3 +204,13 @@ def test_to_html_writes_the_cli_report(tmp_path):
     assert path == str(tmp_path / "run" / "report.html")
     cli("report", str(tmp_path / "run"), "-o", str(tmp_path / "cli.html"))
     assert (tmp_path / "cli.html").read_bytes() == (tmp_path / "run" / "report.html").read_bytes()
+
+
+def test_explain_is_the_cli_explain(tmp_path):
+    done = cli("explain", QUICKSTART, "--set", "stop.requests=200", "--json", "--out", str(tmp_path))
+    expected = json.loads(done.stdout)
+    got = servesim.explain(QUICKSTART, set={"stop.requests": 200}, jobs=2)
+    table = got.pop("table")
+    assert got == expected
+    assert list(table["lever"]) == [v["lever"] for v in expected["variants"]]
+    assert got["metrics"]["median_ttft_ms"]["owner"] in ("prefill", "decode", "capacity", "none")

@@ -8,7 +8,7 @@
 
 #include "sim/io/scenario.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 struct Lever {
   std::string name;                    // "weights fp8", "max_num_seqs x2", ...
@@ -31,4 +31,4 @@ std::vector<Lever> make_levers(const Scenario& base, const std::string& disaggre
 // The draft model speculative decoding is tried with (models/llama-3.2-1b.yaml).
 inline constexpr const char* kExplainDraftModel = "llama-3.2-1b";
 
-}  // namespace servesim::cli
+}  // namespace servesim

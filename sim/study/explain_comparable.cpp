@@ -1,8 +1,8 @@
-#include "sim/cli/explain_comparable.h"
+#include "sim/study/explain_comparable.h"
 
 #include <cstdint>
 
-namespace servesim::cli {
+namespace servesim {
 
 std::string overload_of(const SummaryBlock& run, const SummaryBlock* base) {
   std::string why;
@@ -35,4 +35,4 @@ bool several_tokens_per_step(const Scenario& s) {
   return false;
 }
 
-}  // namespace servesim::cli
+}  // namespace servesim

@@ -1,10 +1,10 @@
-#include "sim/cli/explain_levers.h"
+#include "sim/study/explain_levers.h"
 
 #include <functional>
 
 #include "sim/model/dtype.h"
 
-namespace servesim::cli {
+namespace servesim {
 namespace {
 
 std::string pool_key(std::size_t pool, const std::string& rest) {
@@ -97,4 +97,4 @@ std::vector<Lever> make_levers(const Scenario& s, const std::string& disaggregat
   return levers;
 }
 
-}  // namespace servesim::cli
+}  // namespace servesim

@@ -9,7 +9,7 @@
 #include "sim/io/scenario.h"
 #include "sim/metrics/summary.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 // Why `run` is overloaded, or "" when it kept up: "saturated by kv_cache" (summary
 // `saturated`, `saturated_by`: the backlog was still growing at the last arrival) and/or
@@ -24,4 +24,4 @@ std::string overload_of(const SummaryBlock& run, const SummaryBlock* base);
 // tokens together with its own, so their inter-token gaps are 0 (docs/engine.md).
 bool several_tokens_per_step(const Scenario& s);
 
-}  // namespace servesim::cli
+}  // namespace servesim

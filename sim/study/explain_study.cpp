@@ -1,0 +1,210 @@
+#include "sim/study/explain_study.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/cluster/parallel_runs.h"
+#include "sim/cluster/simulation.h"
+#include "sim/core/errors.h"
+#include "sim/io/scenario_loader.h"
+#include "sim/study/explain_comparable.h"
+
+namespace servesim {
+namespace {
+
+// (variant - base) / base; NaN when either is missing or the base is 0.
+double relative_change(double base, double variant) {
+  if (!std::isfinite(base) || !std::isfinite(variant) || base == 0) return std::nan("");
+  return (variant - base) / base;
+}
+
+struct RunOutcomeOrError {
+  std::optional<RunSummary> summary;
+  std::string error;
+};
+
+// Per metric: levers ranked by how far they move it, and the phase whose levers move it most.
+ExplainRanking rank(const ExplainStudy& s, std::size_t m) {
+  const ExplainMetric& metric = explain_metrics()[m];
+  ExplainRanking r;
+  for (std::size_t v = 0; v < s.variants.size(); ++v) r.order.push_back(v);
+  // Comparable variants first, then the others (overloaded, or ITL of a several-tokens
+  // variant) whatever their change; within each, largest move first, NaN last, ties keep
+  // the lever order (stable).
+  std::stable_sort(r.order.begin(), r.order.end(), [&](std::size_t a, std::size_t c) {
+    const ExplainVariant& va = s.variants[a];
+    const ExplainVariant& vc = s.variants[c];
+    const bool ka = va.not_comparable(metric).empty(), kc = vc.not_comparable(metric).empty();
+    if (ka != kc) return ka;
+    const double x = std::isfinite(va.changes[m]) ? std::fabs(va.changes[m]) : -1;
+    const double y = std::isfinite(vc.changes[m]) ? std::fabs(vc.changes[m]) : -1;
+    return x > y;
+  });
+  // A phase owns the metric when its levers improve it most: a lever that only makes the
+  // metric worse (speculation's draft prefill adds to TTFT) shows what it costs, not where
+  // the problem lies. A lever that undoes a setting of the base counts the other way: what
+  // turning it off costs is what the setting gives. Variants that cannot be compared do not
+  // count.
+  for (const std::size_t v : r.order) {
+    const ExplainVariant& variant = s.variants[v];
+    if (!variant.not_comparable(metric).empty()) continue;
+    const Lever& l = s.levers[variant.lever];
+    double c = std::isfinite(variant.changes[m])
+                   ? (metric.higher_is_better ? variant.changes[m] : -variant.changes[m])
+                   : 0;
+    if (l.undoes_base) c = -c;
+    if (!r.by_phase.count(l.phase) || c > r.by_phase[l.phase]) {
+      r.by_phase[l.phase] = c;
+      r.top_of_phase[l.phase] = l.name;
+    }
+  }
+  double owner_move = kExplainMovesThreshold;
+  for (const char* phase : {"prefill", "decode", "capacity"}) {
+    if (r.by_phase.count(phase) && r.by_phase[phase] > owner_move) {
+      r.owner = phase;
+      owner_move = r.by_phase[phase];
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+// Per-token latency is ranked by TPOT, each request's (finish - first token) / (output - 1):
+// it counts every token whether it came alone or with accepted draft tokens. p50 as for
+// TTFT, with p99 for the tail; ITL is printed beside them.
+const std::vector<ExplainMetric>& explain_metrics() {
+  static const std::vector<ExplainMetric> m = {
+      {"median_ttft_ms", "TTFT p50", "ms", false},
+      {"p99_ttft_ms", "TTFT p99", "ms", false},
+      {"median_tpot_ms", "TPOT p50", "ms", false, false, true, "median_itl_ms"},
+      {"p99_tpot_ms", "TPOT p99", "ms", false, false, true, "p99_itl_ms"},
+      {"median_itl_ms", "ITL p50", "ms", false, true, false},
+      {"p99_itl_ms", "ITL p99", "ms", false, true, false},
+      {"output_throughput", "throughput", "tok/s", true}};
+  return m;
+}
+
+std::size_t explain_metric_index(const std::string& field) {
+  for (std::size_t m = 0; m < explain_metrics().size(); ++m)
+    if (field == explain_metrics()[m].field) return m;
+  return explain_metrics().size();
+}
+
+std::string ExplainVariant::not_comparable(const ExplainMetric& m) const {
+  if (!overload.empty()) return "overloaded: " + overload;
+  if (m.per_gap && several_tokens) return "several tokens per step: accepted draft tokens arrive with gap 0";
+  return "";
+}
+
+ExplainStudy run_explain(const ExplainRequest& request) {
+  const std::string& scenario_path = request.scenario_path;
+  const std::vector<std::string>& sets = request.sets;
+  Scenario base = load_scenario(scenario_path, sets);
+  if (request.seed) base.seed = *request.seed;
+  std::string split_skip;
+  const std::string split = disaggregation_override(scenario_path, sets, split_skip);
+  ExplainStudy study;
+  study.scenario = base.name;
+  study.seed = base.seed;
+  study.base_several_tokens = several_tokens_per_step(base);
+  study.levers = make_levers(base, split, split_skip);
+  std::vector<Lever>& levers = study.levers;
+
+  // Load every variant first: one that does not validate is skipped with the loader's
+  // message, before anything runs.
+  constexpr std::size_t kNoLever = static_cast<std::size_t>(-1);
+  std::vector<Scenario> scenarios = {base};
+  std::vector<std::size_t> lever_of_run = {kNoLever};
+  // A variant that leaves the measured kernel tables (int4 weights, fp8 on a GPU without
+  // fp8 rows) is priced by the roofline; it is compared with the base priced by the
+  // roofline too, so the change is the lever's and not the gap between the two models.
+  std::vector<std::size_t> base_of_run = {0};
+  std::map<std::string, std::size_t> roofline_bases;
+  std::vector<std::string> baseline_of_lever(levers.size(), "base");
+  for (std::size_t i = 0; i < levers.size(); ++i) {
+    if (!levers[i].skip_reason.empty()) continue;
+    std::vector<std::string> overrides = sets;
+    overrides.insert(overrides.end(), levers[i].overrides.begin(), levers[i].overrides.end());
+    try {
+      Scenario s = load_scenario(scenario_path, overrides);
+      s.seed = base.seed;
+      std::vector<std::string> to_roofline;
+      if (s.cluster.pools.size() == base.cluster.pools.size()) {
+        for (std::size_t p = 0; p < s.cluster.pools.size(); ++p) {
+          if (base.cluster.pools[p].cost_model.kind == "kernels" && s.cluster.pools[p].cost_model.kind == "roofline") {
+            to_roofline.push_back("cluster.pools." + std::to_string(p) + ".cost_model=roofline");
+          }
+        }
+      }
+      std::size_t base_run = 0;
+      if (!to_roofline.empty()) {
+        std::string key;
+        for (const std::string& o : to_roofline) key += o + " ";
+        auto it = roofline_bases.find(key);
+        if (it == roofline_bases.end()) {
+          std::vector<std::string> base_overrides = sets;
+          base_overrides.insert(base_overrides.end(), to_roofline.begin(), to_roofline.end());
+          Scenario rb = load_scenario(scenario_path, base_overrides);
+          rb.seed = base.seed;
+          scenarios.push_back(std::move(rb));
+          lever_of_run.push_back(kNoLever);
+          base_of_run.push_back(scenarios.size() - 1);
+          it = roofline_bases.emplace(key, scenarios.size() - 1).first;
+        }
+        base_run = it->second;
+        baseline_of_lever[i] = "base priced by the roofline (" + key.substr(0, key.size() - 1) +
+                               "): the variant leaves the measured kernel tables";
+      }
+      scenarios.push_back(std::move(s));
+      lever_of_run.push_back(i);
+      base_of_run.push_back(base_run);
+    } catch (const ConfigError& e) {
+      levers[i].skip_reason = e.message();
+    }
+  }
+
+  std::vector<RunOutcomeOrError> outcomes(scenarios.size());
+  run_parallel(scenarios.size(), request.jobs, [&](std::size_t i) {
+    const Scenario& s = scenarios[i];
+    try {
+      Simulation sim(s.seed, s.stop, s.workload, s.cluster);
+      outcomes[i].summary = sim.run().summary;
+    } catch (const ConfigError& e) {
+      outcomes[i].error = e.message();
+    }
+  });
+  if (!outcomes[0].summary) {
+    throw ConfigError(scenario_path, 0, "", "the base scenario cannot run: " + outcomes[0].error);
+  }
+  study.base = outcomes[0].summary->overall;
+  study.base_overload = overload_of(study.base, nullptr);
+
+  for (std::size_t i = 1; i < scenarios.size(); ++i) {
+    if (lever_of_run[i] == kNoLever) continue;  // a roofline-priced base
+    Lever& lever = levers[lever_of_run[i]];
+    if (!outcomes[i].summary) {
+      lever.skip_reason = outcomes[i].error;
+      continue;
+    }
+    const RunOutcomeOrError& compared = outcomes[base_of_run[i]];
+    if (!compared.summary) {
+      lever.skip_reason = "its roofline-priced base cannot run: " + compared.error;
+      continue;
+    }
+    ExplainVariant v;
+    v.lever = lever_of_run[i];
+    v.overload = overload_of(outcomes[i].summary->overall, &compared.summary->overall);
+    v.several_tokens = several_tokens_per_step(scenarios[i]) || several_tokens_per_step(scenarios[base_of_run[i]]);
+    v.compared_with = baseline_of_lever[v.lever];
+    for (const auto& m : explain_metrics()) {
+      v.values.push_back(outcomes[i].summary->overall.get(m.field));
+      v.changes.push_back(relative_change(compared.summary->overall.get(m.field), v.values.back()));
+    }
+    study.variants.push_back(std::move(v));
+  }
+  for (std::size_t m = 0; m < explain_metrics().size(); ++m) study.rankings.push_back(rank(study, m));
+  return study;
+}
+
+}  // namespace servesim

@@ -1,0 +1,82 @@
+#pragma once
+// The explain study (`servesim explain`, docs/explain.md): the scenario and one-lever
+// variants of it (explain_levers.h) run side by side; for TTFT p50/p99, TPOT p50/p99, ITL
+// p50/p99 and throughput, how far each lever moves the figure, the levers ranked, and which
+// phase owns each figure. Variants whose figures cannot be set against the base's
+// (explain_comparable.h) are marked and ranked last.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/metrics/summary.h"
+#include "sim/study/explain_levers.h"
+
+namespace servesim {
+
+struct ExplainMetric {
+  const char* field;  // summary.json field
+  const char* label;
+  const char* unit;
+  bool higher_is_better;
+  // A per-gap figure (ITL): a variant that emits several tokens per step records gaps of 0
+  // for its extra tokens, so its change is not comparable with the other levers'.
+  bool per_gap = false;
+  // Printed as a block of its own; the others are in the JSON and beside a printed one.
+  bool printed = true;
+  const char* beside = nullptr;  // the field printed next to each variant's change
+};
+
+// The figures explain ranks, in report order.
+const std::vector<ExplainMetric>& explain_metrics();
+std::size_t explain_metric_index(const std::string& field);  // explain_metrics().size() if none
+
+// A lever improves a metric when it changes it by more than this; smaller moves are noise
+// of a finite run, not an effect worth acting on.
+inline constexpr double kExplainMovesThreshold = 0.01;
+
+// One variant that ran, against the run it is compared with.
+struct ExplainVariant {
+  std::size_t lever;                // index into ExplainStudy::levers
+  std::vector<double> values;       // per explain_metrics()
+  std::vector<double> changes;      // (variant - compared) / compared, NaN when undefined
+  std::string overload;             // overload_of(): "" when the variant kept up
+  bool several_tokens = false;      // it, or the run it is compared with, emits several per step
+  std::string compared_with = "base";  // or the base priced by the roofline, and why
+  // Why its change in `m` cannot be ranked with the others', or "".
+  std::string not_comparable(const ExplainMetric& m) const;
+};
+
+// One metric: the variants ranked (comparable first, largest move first) and its owner.
+struct ExplainRanking {
+  std::vector<std::size_t> order;                    // indices into ExplainStudy::variants
+  std::string owner = "none";                        // prefill | decode | capacity | none
+  std::map<std::string, double> by_phase;            // phase -> its levers' largest improvement
+  std::map<std::string, std::string> top_of_phase;   // phase -> the lever that made it
+};
+
+struct ExplainRequest {
+  std::string scenario_path;
+  std::vector<std::string> sets;       // --set overrides of the base (and every variant)
+  std::optional<std::uint64_t> seed;   // every run's seed; the scenario's without it
+  int jobs = 1;                        // runs at once
+};
+
+struct ExplainStudy {
+  std::string scenario;
+  std::uint64_t seed = 0;
+  bool base_several_tokens = false;
+  SummaryBlock base;
+  std::string base_overload;             // overload_of(base, nullptr)
+  std::vector<Lever> levers;             // every lever; skipped ones carry skip_reason
+  std::vector<ExplainVariant> variants;  // the ones that ran, in lever order
+  std::vector<ExplainRanking> rankings;  // per explain_metrics()
+};
+
+// Throws ConfigError when the base scenario does not load or cannot run; a variant that
+// does not is a skipped lever with the reason.
+ExplainStudy run_explain(const ExplainRequest& request);
+
+}  // namespace servesim
