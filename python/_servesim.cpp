@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <map>
 #include <csignal>
 #include <optional>
 #include <sstream>
@@ -178,6 +179,16 @@ std::string explain(const std::string& scenario_path, const std::vector<std::str
   return servesim::explain_to_json(*study).dump();
 }
 
+// Two summary.json files or sweep tables compared (`servesim compare --json`) as JSON text;
+// tolerances are fractions (0.05 for 5%), per figure in `per_field`.
+std::string compare(const std::string& baseline, const std::string& candidate, double tolerance,
+                    const std::map<std::string, double>& per_field) {
+  servesim::Tolerances tolerances;
+  tolerances.default_fraction = tolerance;
+  for (const auto& [field, fraction] : per_field) tolerances.per_field[field] = fraction;
+  return servesim::comparison_to_json(servesim::compare_files(baseline, candidate, tolerances)).dump();
+}
+
 // One step priced (`servesim step --json`): prefills as (new tokens, cached tokens) pairs,
 // decodes as (sequences, context tokens each) pairs.
 std::string step(const std::string& model, const std::string& hardware, int tp, int pp, int ep,
@@ -250,6 +261,8 @@ PYBIND11_MODULE(_servesim, m) {
         py::arg("decodes"), py::arg("cost_model"), py::arg("engine"), py::arg("engine_version"),
         py::arg("cuda_graphs"));
   m.def("explain", &explain, py::arg("scenario_path"), py::arg("sets"), py::arg("seed"), py::arg("jobs"));
+  m.def("compare", &compare, py::arg("baseline"), py::arg("candidate"), py::arg("tolerance"),
+        py::arg("per_field"));
   m.def("html_report", &servesim::html_report, py::arg("dir"));
   m.attr("__version__") = SERVESIM_VERSION;
 }

@@ -35,8 +35,10 @@
 // Studies, and their results as the CLI writes them.
 #include "sim/report/capacity_report.h"  // capacity_to_json
 #include "sim/report/search_report.h"    // search_report_to_json
+#include "sim/report/compare_report.h"   // comparison_to_json, print_comparison
 #include "sim/report/explain_report.h"   // explain_to_json, explain_text
 #include "sim/study/capacity_study.h"    // plan_capacity, run_capacity
+#include "sim/study/compare_study.h"     // compare_files, Tolerances
 #include "sim/study/explain_study.h"     // run_explain
 #include "sim/study/search_study.h"      // run_search
 #include "sim/study/sweep_study.h"       // run_sweep, parse_axis, write_sweep_csv

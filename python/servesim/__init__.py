@@ -26,7 +26,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _servesim
 
-__all__ = ["ConfigError", "Result", "run", "sweep", "capacity", "search", "step", "explain", "report", "__version__"]
+__all__ = ["ConfigError", "Result", "run", "sweep", "capacity", "search", "step", "explain", "compare", "report", "__version__"]
 
 ConfigError = _servesim.ConfigError
 __version__ = _servesim.__version__
@@ -329,4 +329,34 @@ def explain(scenario: Scenario, set: Sets = None, seed: Optional[int] = None, jo
         row.update({f"change_{k}": c for k, c in v["change"].items()})
         rows.append(row)
     result["table"] = _pandas().DataFrame(rows)
+    return result
+
+
+def _fraction(value: Union[str, float]) -> float:
+    """5% or 0.05 as 0.05."""
+    if isinstance(value, str):
+        text = value.strip()
+        if not text.endswith("%"):
+            raise ConfigError(f"tolerance: {value!r}: expected a percentage with a % sign, e.g. 5%, or a fraction")
+        return float(text[:-1]) / 100
+    return float(value)
+
+
+def compare(baseline: str, candidate: str, tolerance: Union[str, float] = "5%",
+            tolerance_for: Optional[Mapping[str, Union[str, float]]] = None) -> dict:
+    """Two summary.json files (or sweep tables, or the folders holding them) figure by figure
+    (`servesim compare --json`), as a dict with "regressions" and "changes" (also as a
+    DataFrame under "table"). `tolerance` is "5%" or 0.05; `tolerance_for` per figure
+    ({"p99_ttft_ms": "10%"} or "classes.chat.p99_ttft_ms")."""
+    def path_of(p):
+        p = os.fspath(p)
+        if os.path.isdir(p):
+            for name in ("summary.json", "sweep.json"):
+                if os.path.exists(os.path.join(p, name)):
+                    return os.path.join(p, name)
+        return p
+
+    per_field = {k: _fraction(v) for k, v in (tolerance_for or {}).items()}
+    result = json.loads(_servesim.compare(path_of(baseline), path_of(candidate), _fraction(tolerance), per_field))
+    result["table"] = _pandas().DataFrame(result["changes"])
     return result

@@ -214,3 +214,19 @@ def test_explain_is_the_cli_explain(tmp_path):
     assert got == expected
     assert list(table["lever"]) == [v["lever"] for v in expected["variants"]]
     assert got["metrics"]["median_ttft_ms"]["owner"] in ("prefill", "decode", "capacity", "none")
+
+
+def test_compare_is_the_cli_compare(tmp_path):
+    base = servesim.run(SMALL, out=str(tmp_path / "a"))
+    worse = servesim.run(SMALL, set={"workload.0.arrival.rate": 12}, out=str(tmp_path / "b"))
+    assert worse.summary["p99_ttft_ms"] > 1.1 * base.summary["p99_ttft_ms"]
+    done = subprocess.run([CLI, "compare", str(tmp_path / "a" / "summary.json"), str(tmp_path / "b" / "summary.json"),
+                           "--tolerance", "10%", "--json"], capture_output=True, text=True)
+    assert done.returncode == 1  # a regression
+    got = servesim.compare(tmp_path / "a", tmp_path / "b", tolerance="10%")
+    table = got.pop("table")
+    assert got == json.loads(done.stdout)
+    assert got["regressions"] > 0
+    assert "p99_ttft_ms" in set(table[table["verdict"] == "regression"]["field"])
+    same = servesim.compare(tmp_path / "a", tmp_path / "a", tolerance=0.05)
+    assert same["regressions"] == 0
