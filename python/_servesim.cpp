@@ -49,6 +49,13 @@ class SigintScope {
   struct sigaction previous_ {};
 };
 
+// Runs `study` with the GIL released: other Python threads go on while it simulates.
+template <class Study>
+auto without_gil(Study&& study) {
+  py::gil_scoped_release release;
+  return study();
+}
+
 py::dict run(const std::string& scenario_path, const std::vector<std::string>& sets,
              std::optional<std::uint64_t> seed, int replicates, const std::string& out_dir) {
   servesim::check_replicates(replicates, "replicates");
@@ -92,11 +99,7 @@ std::string sweep(const std::string& scenario_path, const std::vector<std::strin
   request.seed = seed;
   request.replicates = replicates;
   request.jobs = jobs;
-  servesim::SweepStudy study;
-  {
-    py::gil_scoped_release release;
-    study = servesim::run_sweep(request);
-  }
+  const servesim::SweepStudy study = without_gil([&] { return servesim::run_sweep(request); });
   std::ostringstream text;
   if (format == "json") {
     servesim::write_sweep_json(study.table, text);
@@ -131,12 +134,8 @@ std::string capacity(const std::string& scenario_path, const std::vector<std::st
   request.seed = seed;
   request.replicates = replicates;
   const servesim::CapacityPlan plan = servesim::plan_capacity(request);
-  std::optional<servesim::CapacityStudy> study;
-  {
-    py::gil_scoped_release release;
-    study.emplace(servesim::run_capacity(request, plan));
-  }
-  return servesim::capacity_to_json(*study, request.sustain_tolerance).dump();
+  const servesim::CapacityStudy study = without_gil([&] { return servesim::run_capacity(request, plan); });
+  return servesim::capacity_to_json(study, request.sustain_tolerance).dump();
 }
 
 std::string search(const std::string& scenario_path, const std::string& space_path,
@@ -155,12 +154,8 @@ std::string search(const std::string& scenario_path, const std::string& space_pa
   request.jobs = jobs;
   request.seed = seed;
   request.replicates = replicates;
-  std::optional<servesim::SearchReport> report;
-  {
-    py::gil_scoped_release release;
-    report.emplace(servesim::run_search(request));
-  }
-  return servesim::search_report_to_json(*report).dump();
+  const servesim::SearchReport report = without_gil([&] { return servesim::run_search(request); });
+  return servesim::search_report_to_json(report).dump();
 }
 
 // The explain study (`servesim explain --json`) as JSON text.
@@ -171,12 +166,8 @@ std::string explain(const std::string& scenario_path, const std::vector<std::str
   request.sets = sets;
   request.seed = seed;
   request.jobs = jobs;
-  std::optional<servesim::ExplainStudy> study;
-  {
-    py::gil_scoped_release release;
-    study.emplace(servesim::run_explain(request));
-  }
-  return servesim::explain_to_json(*study).dump();
+  const servesim::ExplainStudy study = without_gil([&] { return servesim::run_explain(request); });
+  return servesim::explain_to_json(study).dump();
 }
 
 // Two summary.json files or sweep tables compared (`servesim compare --json`) as JSON text;
