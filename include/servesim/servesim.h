@@ -37,6 +37,7 @@
 #include "sim/report/search_report.h"    // search_report_to_json
 #include "sim/report/compare_report.h"   // comparison_to_json, print_comparison
 #include "sim/report/explain_report.h"   // explain_to_json, explain_text
+#include "sim/study/cache_curve_study.h" // run_cache_curve
 #include "sim/study/capacity_study.h"    // plan_capacity, run_capacity
 #include "sim/study/compare_study.h"     // compare_files, Tolerances
 #include "sim/study/explain_study.h"     // run_explain

@@ -18,7 +18,7 @@
 #include "sim/cli/options.h"
 #include "sim/cluster/router.h"
 #include "sim/core/errors.h"
-#include "sim/engine/prefix_cache_replay.h"
+#include "sim/study/cache_curve_study.h"
 
 namespace po = boost::program_options;
 
@@ -59,33 +59,6 @@ std::vector<std::int64_t> parse_sizes(const std::string& list) {
   return sizes;
 }
 
-// Adapts a cluster router to the replay: there are no queues without timing, so a
-// replica's load is the number of requests routed to it so far.
-class ReplayRouting {
- public:
-  ReplayRouting(std::unique_ptr<Router> router, const PrefixUnitTrace& trace, int replicas)
-      : router_(std::move(router)), trace_(trace), routed_(static_cast<std::size_t>(replicas), 0),
-        snapshots_(static_cast<std::size_t>(replicas)) {}
-  int operator()(std::size_t index, std::span<const std::int64_t> cached) {
-    for (std::size_t i = 0; i < snapshots_.size(); ++i) {
-      snapshots_[i] = ReplicaSnapshot{static_cast<int>(i), routed_[i], 0, routed_[i], 0.0};
-      snapshots_[i].cached_prefix_tokens = cached[i];
-    }
-    RequestSpec spec;
-    spec.id = index;
-    spec.prompt_tokens = trace_.requests[index].prompt_tokens;
-    const int target = router_->route(spec, snapshots_).target;
-    ++routed_[static_cast<std::size_t>(target)];
-    return target;
-  }
-
- private:
-  std::unique_ptr<Router> router_;
-  const PrefixUnitTrace& trace_;
-  std::vector<std::int64_t> routed_;
-  std::vector<ReplicaSnapshot> snapshots_;
-};
-
 std::string size_text(std::int64_t size) { return size == kUnlimitedCacheTokens ? "inf" : std::to_string(size); }
 
 }  // namespace
@@ -122,23 +95,19 @@ int cache_curve_command(const std::vector<std::string>& args, std::ostream& out,
     if (hash_block_tokens < 1 || hash_block_tokens > (1 << 24)) throw UsageError{"--hash-block-tokens must be 1 to 16777216"};
     if (vm.count("hash-block-tokens") && format != "csv") throw UsageError{"--hash-block-tokens applies to --format csv"};
     const std::vector<std::int64_t> sizes = parse_sizes(sizes_text);
-    const auto routers = make_router_registry();
-    const auto* router = routers.find(router_name);
-    if (!router) throw UsageError{"unknown router '" + router_name + "'; valid: " + routers.names()};
-
-    const auto start = std::chrono::steady_clock::now();
-    const PrefixUnitTrace trace = read_prefix_units(trace_path, format, hash_block_tokens);
-    std::vector<CacheCurvePoint> points;
-    for (std::int64_t size : sizes) {
-      if (replicas == 1) {
-        points.push_back(replay_prefix_cache(trace, size));
-      } else {
-        // A fresh router per size: the same seed gives the same choices for each curve point.
-        auto routing = std::make_shared<ReplayRouting>(router->factory(0, "cache-curve"), trace, replicas);
-        points.push_back(replay_prefix_cache(trace, size, replicas,
-                                             [routing](std::size_t i, std::span<const std::int64_t> c) { return (*routing)(i, c); }));
-      }
+    CacheCurveRequest request;
+    request.trace_path = trace_path;
+    request.format = format;
+    request.sizes = sizes;
+    request.replicas = replicas;
+    request.router = router_name;
+    request.hash_block_tokens = hash_block_tokens;
+    if (make_router_registry().find(router_name) == nullptr) {
+      throw UsageError{"unknown router '" + router_name + "'; valid: " + make_router_registry().names()};
     }
+    const auto start = std::chrono::steady_clock::now();
+    const CacheCurveStudy study = run_cache_curve(request);
+    const std::vector<CacheCurvePoint>& points = study.points;
     const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
     if (vm.count("json")) {
@@ -154,8 +123,8 @@ int cache_curve_command(const std::vector<std::string>& args, std::ostream& out,
       }
       out << list.dump(2) << "\n";
     } else {
-      out << "cache-curve: " << trace.requests.size() << " requests, " << trace.total_prompt_tokens
-          << " prompt tokens, blocks of " << trace.block_tokens << " tokens";
+      out << "cache-curve: " << study.requests << " requests, " << study.prompt_tokens << " prompt tokens, blocks of "
+          << study.block_tokens << " tokens";
       if (replicas > 1) out << ", " << replicas << " replicas (" << router_name << ")";
       out << "\n  size_tokens   hit_ratio   hit_tokens\n";
       for (const auto& p : points) {
