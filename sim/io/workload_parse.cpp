@@ -1,6 +1,8 @@
 #include "sim/io/workload_parse.h"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 #include <set>
 
 #include "sim/io/data_paths.h"
@@ -9,6 +11,7 @@
 #include "sim/io/prompt_parse.h"
 #include "sim/io/slo_parse.h"
 #include "sim/workload/benchmark/benchmark_source.h"
+#include "sim/workload/csv_reader.h"
 
 namespace servesim {
 
@@ -16,9 +19,10 @@ namespace {
 
 const std::vector<std::string> kClassKeys = {"class",    "arrival", "input",  "output", "slo",
                                              "priority", "trace",   "prompt", "session"};
-const std::vector<std::string> kArrivalKeys = {"process", "rate", "stages", "cv", "concurrency",
+const std::vector<std::string> kArrivalKeys = {"process", "rate", "stages", "rate_curve", "cv", "concurrency",
                                                "think_time"};
 const std::vector<std::string> kStageKeys = {"duration", "rate"};
+const std::vector<std::string> kRateCurveKeys = {"path", "period", "scale", "repeat"};
 const std::vector<std::string> kProcesses = {"poisson", "gamma", "constant", "closed"};
 const std::vector<std::string> kTraceKeys = {"format", "path", "speedup", "hash_block_tokens", "stage"};
 const std::vector<std::string> kTraceFormats = {"azure",      "vidur",          "lengths",  "mooncake", "csv",
@@ -33,11 +37,11 @@ bool contains(const std::vector<std::string>& list, const std::string& s) {
 std::vector<std::string> keys_of_process(ArrivalSpec::Process p) {
   switch (p) {
     case ArrivalSpec::Process::poisson:
-      return {"process", "rate", "stages"};
+      return {"process", "rate", "stages", "rate_curve"};
     case ArrivalSpec::Process::gamma:
-      return {"process", "rate", "stages", "cv"};
+      return {"process", "rate", "stages", "rate_curve", "cv"};
     case ArrivalSpec::Process::constant:
-      return {"process", "rate", "stages"};
+      return {"process", "rate", "stages", "rate_curve"};
     case ArrivalSpec::Process::closed:
       return {"process", "concurrency", "think_time"};
   }
@@ -77,6 +81,61 @@ std::vector<ArrivalSpec::Stage> parse_stages(const Field& f) {
   return stages;
 }
 
+// `rate_curve: {path: day.csv, period: 24h, scale: 1, repeat: 1}`: a measured rate over
+// time (a daily profile) as stages. The CSV has columns `time_s` and `rate` (req/s), times
+// rising from 0; each rate holds until the next row's time, and the last row's until
+// `period` (without it the last row's time ends the curve and its rate is not used). The
+// rates are multiplied by `scale` and the curve is run `repeat` times back to back.
+std::vector<ArrivalSpec::Stage> parse_rate_curve(const Field& f) {
+  f.expect_map(kRateCurveKeys);
+  const std::string path = existing_data_path(f.require("path"), "rate curve");
+  std::optional<double> period_s;
+  if (auto p = f.get("period")) {
+    period_s = p->as_duration_s();
+    if (!(*period_s > 0)) p->fail("the period must be > 0, got " + p->node().Scalar());
+  }
+  const double scale = f.get("scale") ? f.get("scale")->non_negative_double() : 1.0;
+  const std::int64_t repeat = f.get("repeat") ? f.get("repeat")->int_at_least(1) : 1;
+  CsvReader csv(path);
+  const int time_col = csv.column("time_s"), rate_col = csv.column("rate");
+  std::vector<std::pair<double, double>> points;  // (time_s, rate)
+  while (csv.next_row()) {
+    const double t = csv.number(time_col);
+    const double rate = csv.number(rate_col);
+    if (points.empty() && t != 0) csv.fail(time_col, "the curve starts at time 0, got " + std::string(csv.field(time_col)));
+    if (!points.empty() && !(t > points.back().first)) {
+      csv.fail(time_col, "times must rise, got " + std::string(csv.field(time_col)) + " after " +
+                             std::to_string(points.back().first));
+    }
+    if (rate < 0) csv.fail(rate_col, "a rate is >= 0 req/s, got " + std::string(csv.field(rate_col)));
+    points.emplace_back(t, rate * scale);
+  }
+  if (points.empty()) f.require("path").fail(path + " has no rows");
+  if (period_s && !(*period_s > points.back().first)) {
+    f.get("period")->fail("the period must end after the curve's last time, " + std::to_string(points.back().first) + " s");
+  }
+  std::vector<ArrivalSpec::Stage> one;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const double end_s = i + 1 < points.size() ? points[i + 1].first : period_s.value_or(points[i].first);
+    if (end_s > points[i].first) one.push_back({end_s - points[i].first, points[i].second});
+  }
+  if (one.empty()) f.require("path").fail(path + ": give two rows or a period; one row without a period lasts 0 s");
+  std::vector<ArrivalSpec::Stage> stages;
+  double total_s = 0;
+  bool any_arrivals = false;
+  for (std::int64_t r = 0; r < repeat; ++r) {
+    for (const ArrivalSpec::Stage& stage : one) {
+      if (stage.rate_per_s * stage.duration_s > kMaxStageArrivals) f.fail("a stage of the curve would send more than 1e15 requests");
+      total_s += stage.duration_s;
+      if (total_s > kMaxStagedSeconds) f.fail("the curve lasts longer than 9e9 s (285 years)");
+      any_arrivals = any_arrivals || stage.rate_per_s > 0;
+      stages.push_back(stage);
+    }
+  }
+  if (!any_arrivals) f.fail("every rate of the curve is 0: the class would send nothing");
+  return stages;
+}
+
 ArrivalSpec parse_arrival(const Field& f) {
   f.expect_map(kArrivalKeys);
   ArrivalSpec spec;
@@ -109,12 +168,16 @@ ArrivalSpec parse_arrival(const Field& f) {
   } else {
     const std::optional<Field> rate = f.get("rate");
     const std::optional<Field> stages = f.get("stages");
-    if (rate && stages) {
-      stages->fail_at_key("give either 'rate' (one rate for the whole run) or 'stages', not both");
+    const std::optional<Field> curve = f.get("rate_curve");
+    if ((rate ? 1 : 0) + (stages ? 1 : 0) + (curve ? 1 : 0) > 1) {
+      (curve ? curve : stages)->fail_at_key("give one of 'rate' (one rate for the whole run), 'stages' or 'rate_curve'");
     }
-    if (!rate && !stages) f.fail_at_key("missing required key 'rate' (or 'stages', rates in turn)");
+    if (!rate && !stages && !curve) {
+      f.fail_at_key("missing required key 'rate' (or 'stages', rates in turn, or 'rate_curve', a rate over time from a CSV)");
+    }
     if (rate) spec.rate_per_s = rate->positive_double();
     if (stages) spec.stages = parse_stages(*stages);
+    if (curve) spec.stages = parse_rate_curve(*curve);
     if (auto cv = f.get("cv")) spec.cv = cv->positive_double();
   }
   return spec;
