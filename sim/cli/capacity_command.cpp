@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/feasibility_options.h"
 #include "sim/cli/options.h"
 #include "sim/core/errors.h"
 #include "sim/io/atomic_write.h"
@@ -35,31 +36,26 @@ std::string fmt(double v) {
 int capacity_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("servesim capacity SCENARIO.yaml --slo ttft_p99=2s,... [options]");
   CapacityRequest request;
-  std::string tolerance = "1%", max_rejected = "0%", out_dir, sustain = "5%";
+  std::string tolerance = "1%", out_dir, sustain = "5%";
   double max_rate = 0, start = 0;
+  FeasibilityOptions feasible;
   opts.add_options()("help,h", "show this help")
-      ("slo", po::value(&request.slo_text), "objectives: METRIC_STAT=DURATION,... (ttft|itl|tpot|e2el|queue, "
-                                    "mean|p50|p90|p95|p99|p999|every; none: p99); default: each class's slo:")
-      ("class", po::value(&request.class_name), "search this class's rate and check the SLO on it (default: scale "
-                                        "every class's rate together, check the SLO overall)")
       ("rate-key", po::value(&request.rate_key), "the scenario key to search instead (e.g. workload.0.arrival.concurrency)")
       ("start", po::value(&start), "first value tried (default: the scenario's own value)")
       ("max-rate", po::value(&max_rate), "never try above this value")
       ("tolerance", po::value(&tolerance), "stop when the bracket is this narrow, relative (default 1%)")
       ("integer", "the searched value is a whole number (implied for *.concurrency)")
-      ("max-rejected", po::value(&max_rejected), "share of requests that may be rejected (default 0%)")
       ("sustain-tolerance", po::value(&sustain),
        "a run must serve the offered rate within this share over the second half of its arrivals; "
        "a run too short to tell is lengthened up to 16x (default 5%)")
-      ("no-early-stop", "run every trial to its end, even when its queue plainly grows without bound")
-      ("set", po::value(&request.sets)->composing(), "override a scenario key: --set stop.requests=20000")
-      ("seed", po::value<std::uint64_t>(), "override the scenario's seed")
       ("replicates", po::value(&request.replicates),
        "search again with the seeds after it, K searches in all, and give the capacity as the mean with its "
        "95% interval (the trials shown are the first seed's)")
       ("out,o", po::value(&out_dir), "also write capacity.json and the run at capacity's summary.json here")
       ("json", "print the result as JSON")
       ("quiet,q", "print only the result line");
+  opts.add(feasible.describe("trial", "search this class's rate and check the SLO on it (default: scale every "
+                                      "class's rate together, check the SLO overall)"));
   const char* about =
       "Finds the highest arrival rate (or concurrency) whose SLOs hold: doubling until a run\n"
       "fails, then bisection. A run whose queue grows without bound fails as saturated,\n"
@@ -69,7 +65,13 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
     return *done;
   request.tolerance = parse_percent_or_throw(tolerance, "--tolerance");
   if (!(request.tolerance > 0)) throw ConfigError("--tolerance", 0, tolerance, "must be > 0%");
-  request.reject_share = parse_percent_or_throw(max_rejected, "--max-rejected");
+  feasible.read(vm);
+  request.slo_text = feasible.slo_text;
+  request.class_name = feasible.class_name;
+  request.sets = feasible.sets;
+  request.reject_share = feasible.reject_share;
+  request.early_stop = feasible.early_stop;
+  request.seed = feasible.seed;
   request.sustain_tolerance = parse_percent_or_throw(sustain, "--sustain-tolerance");
   if (!(request.sustain_tolerance > 0 && request.sustain_tolerance < 1))
     throw ConfigError("--sustain-tolerance", 0, sustain, "must be between 0% and 100%");
@@ -79,8 +81,6 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   if (vm.count("start")) request.start = start;
   if (vm.count("max-rate")) request.max_rate = max_rate;
   request.integer = vm.count("integer") > 0;
-  request.early_stop = vm.count("no-early-stop") == 0;
-  if (vm.count("seed")) request.seed = vm["seed"].as<std::uint64_t>();
 
   const CapacityPlan plan = plan_capacity(request);
   const bool quiet = vm.count("quiet") > 0, json = vm.count("json") > 0;

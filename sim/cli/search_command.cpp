@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/feasibility_options.h"
 #include "sim/cli/options.h"
 #include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
@@ -25,8 +26,8 @@ namespace servesim::cli {
 
 int search_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("servesim search SCENARIO.yaml --space SPACE.yaml [--class NAME] [--rate R] [--slo ...] [options]");
-  std::string scenario_path, space_path, slo_text, class_name, max_rejected = "0%", out_dir, price_text;
-  std::vector<std::string> sets;
+  std::string scenario_path, space_path, out_dir, price_text;
+  FeasibilityOptions feasible;
   double rate = 0;
   int jobs = default_jobs();
   int report_replicates = 1;
@@ -34,22 +35,17 @@ int search_command(const std::vector<std::string>& args, std::ostream& out, std:
   opts.add_options()("help,h", "show this help")
       ("space", po::value(&space_path), "YAML file: scenario keys (as --set paths), each with a list of candidate values")
       ("rate", po::value(&rate), "target arrival rate (req/s) of the class (--class, or the only class)")
-      ("class", po::value(&class_name), "the class whose rate --rate sets and on which --slo is checked")
-      ("slo", po::value(&slo_text), "objectives: METRIC_STAT=DURATION,... as for capacity (STAT also every); default: each class's slo:")
       ("price", po::value(&price_text), "USD per GPU-hour by hardware name, over the profiles' price_per_gpu_hour: h100-sxm=2.5,l40s=0.9")
       ("jobs,j", po::value(&jobs), "candidates run at once on local cores (default: all hardware threads)")
       ("top", po::value(&top), "show the winner and this many minus one runners-up (default 5)")
       ("no-prune", "run every candidate, even those the replica order already settles")
-      ("max-rejected", po::value(&max_rejected), "share of requests that may be rejected (default 0%)")
-      ("no-early-stop", "run every candidate to its end, even when its queue plainly grows without bound")
-      ("set", po::value(&sets)->composing(), "override a scenario key for every candidate")
-      ("seed", po::value<std::uint64_t>(), "override the scenario's seed (every candidate uses the same seed)")
       ("replicates", po::value<int>(&report_replicates),
        "run every candidate with K seeds and rank by the share that meets the SLO (with its 95% interval), "
        "then by cost; runs every candidate (no pruning)")
       ("out,o", po::value(&out_dir), "output folder for search.json and search.csv (default results/NAME-search)")
       ("json", "print the result (search.json) instead of the table")
       ("quiet,q", "print only the winner line");
+  opts.add(feasible.describe("candidate", "the class whose rate --rate sets and on which --slo is checked"));
   const char* about =
       "Finds the cheapest configuration that carries the target rate within the SLOs: every\n"
       "candidate of the space runs at that rate; the feasible ones are ranked by cost per hour\n"
@@ -67,16 +63,17 @@ int search_command(const std::vector<std::string>& args, std::ostream& out, std:
   SearchRequest request;
   request.scenario_path = scenario_path;
   request.space_path = space_path;
-  request.sets = sets;
-  request.class_name = class_name;
+  feasible.read(vm);
+  request.sets = feasible.sets;
+  request.class_name = feasible.class_name;
   if (vm.count("rate")) request.rate = rate;
-  request.slo_text = slo_text;
+  request.slo_text = feasible.slo_text;
   request.price_text = price_text;
   request.jobs = jobs;
   request.prune = vm.count("no-prune") == 0;
-  request.reject_share = parse_percent_or_throw(max_rejected, "--max-rejected");
-  request.early_stop = vm.count("no-early-stop") == 0;
-  if (vm.count("seed")) request.seed = vm["seed"].as<std::uint64_t>();
+  request.reject_share = feasible.reject_share;
+  request.early_stop = feasible.early_stop;
+  request.seed = feasible.seed;
   request.replicates = report_replicates;
 
   const bool quiet = vm.count("quiet") > 0, json = vm.count("json") > 0;
