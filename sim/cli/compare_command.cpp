@@ -10,9 +10,9 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
 #include "sim/core/errors.h"
-#include "sim/io/json_file.h"
-#include "sim/io/percent.h"
-#include "sim/io/summary_compare.h"
+#include "sim/scenario/percent.h"
+#include "sim/study/json_file.h"
+#include "sim/study/summary_compare.h"
 
 namespace po = boost::program_options;
 

@@ -21,8 +21,8 @@
 #include "sim/cluster/parallel_runs.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
-#include "sim/io/atomic_write.h"
-#include "sim/io/scenario_loader.h"
+#include "sim/report/atomic_write.h"
+#include "sim/scenario/scenario_loader.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;

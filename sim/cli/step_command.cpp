@@ -15,8 +15,8 @@
 #include "sim/cli/commands.h"
 #include "sim/core/errors.h"
 #include "sim/hardware/cost_model_spec.h"
-#include "sim/io/model_loader.h"
-#include "sim/io/resource_paths.h"
+#include "sim/scenario/model_loader.h"
+#include "sim/scenario/resource_paths.h"
 
 namespace servesim::cli {
 

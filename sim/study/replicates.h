@@ -2,8 +2,8 @@
 // `--replicates K`: a scenario run again with the seeds after its own (seed + 1 ..
 // seed + K - 1), the first run's summary included, reduced to each figure's mean and 95%
 // interval (sim/metrics/replicate_intervals.h).
-#include "sim/io/scenario.h"
 #include "sim/metrics/replicate_intervals.h"
+#include "sim/scenario/scenario.h"
 
 namespace servesim {
 
