@@ -36,7 +36,6 @@ class ChromeTraceWriter {
   // The pid of pool p's process and of the requests' process.
   static int pool_pid(int pool) { return pool + 1; }
   int requests_pid() const { return static_cast<int>(pool_names_.size()) + 1; }
-  std::int64_t events_written() const { return events_; }
 
  private:
   void begin_event();  // the comma between events
