@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/cluster/invariant_checker.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

@@ -21,13 +21,13 @@
 #include "sim/core/errors.h"  // ConfigError, format_config_error
 
 // Scenarios: loading and validating YAML (with --set overrides), models and hardware.
-#include "sim/io/model_loader.h"     // load_model, load_hardware
-#include "sim/io/scenario_loader.h"  // Scenario, load_scenario
+#include "sim/scenario/model_loader.h"     // load_model, load_hardware
+#include "sim/scenario/scenario_loader.h"  // Scenario, load_scenario
 
 // One run, and its summary as summary.json writes it.
-#include "sim/io/summary_writer.h"  // summary_to_json, write_summary_json
-#include "sim/study/replicates.h"   // run_replicates: a figure's interval over seeds
-#include "sim/study/run_study.h"    // run_scenario, RunOutcome, EngineStats
+#include "sim/report/summary_writer.h"  // summary_to_json, write_summary_json
+#include "sim/study/replicates.h"       // run_replicates: a figure's interval over seeds
+#include "sim/study/run_study.h"        // run_scenario, RunOutcome, EngineStats
 
 // One run with the files `servesim run` writes (summary.json, requests.csv, ...).
 #include "sim/report/run_files.h"  // run_to_files, RunFilesOptions, RunInterrupted

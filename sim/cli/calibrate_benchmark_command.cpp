@@ -10,9 +10,9 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
 #include "sim/cli/replay_report.h"
-#include "sim/io/atomic_write.h"
-#include "sim/io/scenario_loader.h"
+#include "sim/report/atomic_write.h"
 #include "sim/report/engine_profile_writer.h"
+#include "sim/scenario/scenario_loader.h"
 #include "sim/study/overhead_calibration.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
 

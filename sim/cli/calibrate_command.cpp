@@ -13,9 +13,9 @@
 #include "sim/cli/options.h"
 #include "sim/core/errors.h"
 #include "sim/hardware/calibration.h"
-#include "sim/io/calibrated_hardware_writer.h"
-#include "sim/io/measurements_csv.h"
-#include "sim/io/model_loader.h"
+#include "sim/report/calibrated_hardware_writer.h"
+#include "sim/scenario/measurements_csv.h"
+#include "sim/scenario/model_loader.h"
 
 namespace po = boost::program_options;
 

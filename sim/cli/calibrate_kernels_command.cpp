@@ -12,10 +12,10 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
 #include "sim/core/errors.h"
-#include "sim/io/calibrated_hardware_writer.h"
-#include "sim/io/model_loader.h"
-#include "sim/io/kernel_fit_hardware_writer.h"
-#include "sim/io/resource_paths.h"
+#include "sim/report/calibrated_hardware_writer.h"
+#include "sim/scenario/model_loader.h"
+#include "sim/report/kernel_fit_hardware_writer.h"
+#include "sim/scenario/resource_paths.h"
 
 namespace po = boost::program_options;
 

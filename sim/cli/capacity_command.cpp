@@ -12,10 +12,10 @@
 #include "sim/cli/feasibility_options.h"
 #include "sim/cli/options.h"
 #include "sim/core/errors.h"
-#include "sim/io/atomic_write.h"
-#include "sim/io/percent.h"
-#include "sim/io/summary_writer.h"
+#include "sim/report/atomic_write.h"
 #include "sim/report/capacity_report.h"
+#include "sim/report/summary_writer.h"
+#include "sim/scenario/percent.h"
 #include "sim/study/capacity_study.h"
 
 namespace po = boost::program_options;

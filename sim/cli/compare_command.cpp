@@ -7,7 +7,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
 #include "sim/core/errors.h"
-#include "sim/io/percent.h"
+#include "sim/scenario/percent.h"
 #include "sim/report/compare_report.h"
 #include "sim/study/compare_study.h"
 

@@ -9,7 +9,7 @@
 #include "sim/cli/options.h"
 #include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
-#include "sim/io/atomic_write.h"
+#include "sim/report/atomic_write.h"
 #include "sim/report/explain_report.h"
 #include "sim/study/explain_study.h"
 

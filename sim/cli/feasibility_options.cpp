@@ -1,6 +1,6 @@
 #include "sim/cli/feasibility_options.h"
 
-#include "sim/io/percent.h"
+#include "sim/scenario/percent.h"
 
 namespace po = boost::program_options;
 

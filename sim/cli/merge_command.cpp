@@ -6,8 +6,8 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
-#include "sim/io/atomic_write.h"
-#include "sim/io/sweep_table.h"
+#include "sim/report/atomic_write.h"
+#include "sim/study/sweep_table.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;

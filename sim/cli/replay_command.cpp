@@ -12,8 +12,8 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
 #include "sim/cli/replay_report.h"
-#include "sim/io/percent.h"
-#include "sim/io/scenario_loader.h"
+#include "sim/scenario/percent.h"
+#include "sim/scenario/scenario_loader.h"
 #include "sim/study/benchmark_replay.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
 

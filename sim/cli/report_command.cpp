@@ -6,7 +6,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
-#include "sim/io/atomic_write.h"
+#include "sim/report/atomic_write.h"
 #include "sim/report/html_report.h"
 
 namespace po = boost::program_options;

@@ -13,9 +13,9 @@
 #include "sim/cli/options.h"
 #include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
-#include "sim/io/atomic_write.h"
-#include "sim/io/percent.h"
+#include "sim/report/atomic_write.h"
 #include "sim/report/search_report.h"
+#include "sim/scenario/percent.h"
 #include "sim/study/search_study.h"
 
 namespace po = boost::program_options;

@@ -9,8 +9,8 @@
 #include "sim/cli/options.h"
 #include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
-#include "sim/io/atomic_write.h"
-#include "sim/io/summary_writer.h"
+#include "sim/report/atomic_write.h"
+#include "sim/report/summary_writer.h"
 #include "sim/report/sweep_report.h"
 #include "sim/study/sweep_study.h"
 

@@ -8,8 +8,8 @@
 #include "sim/cli/options.h"
 #include "sim/cluster/engine_setup.h"
 #include "sim/core/errors.h"
-#include "sim/io/scenario_loader.h"
-#include "sim/io/scenario_summary.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/scenario/scenario_summary.h"
 
 namespace po = boost::program_options;
 

@@ -1,6 +1,6 @@
 #pragma once
 // Pools of replicas and how requests reach them (the scenario's `cluster:` block), with
-// model and hardware already resolved from their YAML files by io.
+// model and hardware already resolved from their YAML files by sim/scenario.
 #include <cstdint>
 #include <optional>
 #include <string>

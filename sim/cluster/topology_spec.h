@@ -1,6 +1,6 @@
 #pragma once
 // The cluster network as the scenario declares it (`cluster.topology:`), before it is built
-// into a graph (topology.h). Plain data, so io can fill it without Boost.
+// into a graph (topology.h). Plain data, so sim/scenario can fill it without Boost.
 #include <string>
 #include <vector>
 

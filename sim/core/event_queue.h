@@ -71,7 +71,6 @@ class EventQueue {
   // `order` gets the popped event's place among its nanosecond's events (SameTimeOrder
   // value, a plain event's sequence number added).
   PopResult pop_due(Tick until, Tick& when, Callback& fn, std::uint64_t* order = nullptr);
-  std::size_t size_including_cancelled() const { return heap_.size(); }
 
  private:
   struct Entry {

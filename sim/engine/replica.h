@@ -133,7 +133,6 @@ class Replica {
     SS_ASSERT(!in_run_, "decode runs are switched off between runs");
     runs_enabled_ = false;
   }
-  bool runs_decode_runs() const { return runs_enabled_; }
 
   // preemption_mode swap: host memory of `capacity_blocks` KV blocks, and what one KV token
   // costs to move (bytes per GPU, over a host link of bytes/s per GPU). Without this call

@@ -1,7 +1,7 @@
 #pragma once
 // One row of a step-time measurement file (data/measurements/*.csv, written by
 // scripts/profile_gpu.py): a whole engine step, one kernel, or an isolated ceiling.
-// The io layer reads the CSV (sim/io/measurements_csv.h); calibration fits to it.
+// The scenario layer reads the CSV (sim/scenario/measurements_csv.h); calibration fits to it.
 #include <cstdint>
 #include <string>
 

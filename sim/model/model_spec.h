@@ -1,6 +1,6 @@
 #pragma once
 // The architecture of a decoder-only transformer, as read from models/NAME.yaml or a
-// Hugging Face config.json by the io layer: dense Llama-style blocks, optionally with
+// Hugging Face config.json by the scenario layer: dense Llama-style blocks, optionally with
 // QKV biases (Qwen2), mixture-of-experts MLPs (Mixtral, DeepSeek) and multi-head latent
 // attention (DeepSeek-V2/V3).
 #include <cstdint>

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "sim/io/summary_writer.h"
+#include "sim/study/summary_json.h"
 
 namespace servesim {
 

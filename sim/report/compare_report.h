@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/io/summary_compare.h"
+#include "sim/study/summary_compare.h"
 
 namespace servesim {
 

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/errors.h"
-#include "sim/io/resource_paths.h"
+#include "sim/scenario/resource_paths.h"
 #include "sim/report/html_report_page.h"
 #include "sim/workload/csv_reader.h"
 

@@ -8,9 +8,9 @@
 
 #include "sim/cluster/invariant_checker.h"
 #include "sim/core/errors.h"
-#include "sim/io/atomic_write.h"
-#include "sim/io/requests_csv_writer.h"
-#include "sim/io/summary_writer.h"
+#include "sim/report/atomic_write.h"
+#include "sim/report/requests_csv_writer.h"
+#include "sim/report/summary_writer.h"
 #include "sim/report/benchmark/benchmark_writer.h"
 #include "sim/report/html_report.h"
 #include "sim/report/run_reports.h"

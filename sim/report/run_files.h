@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "sim/cluster/simulation.h"
-#include "sim/io/scenario.h"
+#include "sim/scenario/scenario.h"
 #include "sim/study/replicates.h"
 
 namespace servesim {

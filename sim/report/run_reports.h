@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "sim/cluster/simulation.h"
-#include "sim/io/chrome_trace.h"
-#include "sim/io/scenario.h"
 #include "sim/metrics/timeseries.h"
 #include "sim/report/benchmark/benchmark_writer.h"
+#include "sim/report/chrome_trace.h"
+#include "sim/scenario/scenario.h"
 
 namespace servesim {
 

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "sim/io/sweep_table.h"
+#include "sim/study/sweep_table.h"
 
 namespace servesim {
 

@@ -1,9 +1,9 @@
 #pragma once
 // The sweep table on the console (`servesim sweep`): a short view, one line per point;
-// sweep.csv and sweep.json (sim/io/sweep_table.h) hold everything.
+// sweep.csv and sweep.json (sim/study/sweep_table.h) hold everything.
 #include <iosfwd>
 
-#include "sim/io/sweep_table.h"
+#include "sim/study/sweep_table.h"
 
 namespace servesim {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/engine/engine_config.h"
-#include "sim/io/scenario.h"
+#include "sim/scenario/scenario.h"
 #include "sim/study/benchmark_figures.h"
 #include "sim/workload/benchmark/benchmark_run.h"
 

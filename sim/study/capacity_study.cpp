@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/errors.h"
-#include "sim/io/scenario_loader.h"
-#include "sim/io/slo_targets.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/study/slo_targets.h"
 
 namespace servesim {
 

@@ -1,8 +1,8 @@
 #include "sim/study/compare_study.h"
 
 #include "sim/core/errors.h"
-#include "sim/io/json_file.h"
-#include "sim/io/sweep_table.h"
+#include "sim/study/json_file.h"
+#include "sim/study/sweep_table.h"
 
 namespace servesim {
 

@@ -4,7 +4,7 @@
 // moves its bad way by more than its tolerance.
 #include <string>
 
-#include "sim/io/summary_compare.h"
+#include "sim/study/summary_compare.h"
 
 namespace servesim {
 

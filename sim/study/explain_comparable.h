@@ -6,8 +6,8 @@
 // for all but one of them, so its ITL percentiles say little about how fast tokens come.
 #include <string>
 
-#include "sim/io/scenario.h"
 #include "sim/metrics/summary.h"
+#include "sim/scenario/scenario.h"
 
 namespace servesim {
 

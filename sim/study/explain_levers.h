@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/io/scenario.h"
+#include "sim/scenario/scenario.h"
 
 namespace servesim {
 

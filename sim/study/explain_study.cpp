@@ -6,7 +6,7 @@
 #include "sim/cluster/parallel_runs.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
-#include "sim/io/scenario_loader.h"
+#include "sim/scenario/scenario_loader.h"
 #include "sim/study/explain_comparable.h"
 
 namespace servesim {

@@ -4,7 +4,7 @@
 // interval (sim/metrics/replicate_intervals.h).
 #include <string>
 
-#include "sim/io/scenario.h"
+#include "sim/scenario/scenario.h"
 #include "sim/metrics/replicate_intervals.h"
 
 namespace servesim {

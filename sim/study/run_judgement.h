@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "sim/cluster/simulation.h"
-#include "sim/io/scenario.h"
-#include "sim/io/slo_targets.h"
+#include "sim/scenario/scenario.h"
+#include "sim/study/slo_targets.h"
 #include "sim/study/sustained_rate.h"
 
 namespace servesim {

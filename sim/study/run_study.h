@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "sim/cluster/simulation.h"
-#include "sim/io/scenario.h"
+#include "sim/scenario/scenario.h"
 
 namespace servesim {
 

@@ -10,11 +10,11 @@
 
 #include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
-#include "sim/io/scenario_loader.h"
-#include "sim/io/search_space.h"
-#include "sim/io/sweep_spec.h"
+#include "sim/scenario/scenario_loader.h"
 #include "sim/study/run_judgement.h"
 #include "sim/study/search_cost.h"
+#include "sim/study/search_space.h"
+#include "sim/study/sweep_spec.h"
 
 namespace servesim {
 

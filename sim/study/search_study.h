@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "sim/io/slo_targets.h"
 #include "sim/metrics/replicate_intervals.h"
 #include "sim/metrics/summary.h"
 #include "sim/study/search_plan.h"
+#include "sim/study/slo_targets.h"
 
 namespace servesim {
 

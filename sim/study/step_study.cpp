@@ -2,8 +2,8 @@
 
 #include "sim/core/errors.h"
 #include "sim/hardware/cost_model_spec.h"
-#include "sim/io/model_loader.h"
-#include "sim/io/resource_paths.h"
+#include "sim/scenario/model_loader.h"
+#include "sim/scenario/resource_paths.h"
 
 namespace servesim {
 

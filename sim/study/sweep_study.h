@@ -1,7 +1,7 @@
 #pragma once
 // The sweep study (`servesim sweep`, docs/sweeps.md): one full run per point of the axes
 // (their cartesian product, or zipped), on `jobs` threads, every point loaded and validated
-// before any runs; the result is the sweep table (sim/io/sweep_table.h) with its Pareto
+// before any runs; the result is the sweep table (sim/study/sweep_table.h) with its Pareto
 // front. A point whose configuration cannot be built is a row with its error, not a failure
 // of the sweep.
 #include <cstddef>
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/io/sweep_spec.h"
-#include "sim/io/sweep_table.h"
 #include "sim/metrics/summary.h"
+#include "sim/study/sweep_spec.h"
+#include "sim/study/sweep_table.h"
 
 namespace servesim {
 

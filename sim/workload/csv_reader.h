@@ -32,7 +32,6 @@ class CsvReader {
   // 1-based line number of the current row (the header is line 1).
   int line() const { return line_; }
   const std::string& path() const { return path_; }
-  const std::string& column_name(int column) const { return header_[column]; }
 
   // The trimmed text of `column` in the current row. Throws ConfigError if the row is short.
   std::string_view field(int column) const;

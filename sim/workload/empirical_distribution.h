@@ -20,7 +20,6 @@ class EmpiricalDistribution : public ClampedDistribution {
 
   // The arithmetic mean of the column's values (exact for this distribution).
   double mean() const override { return mean_; }
-  const std::vector<double>& sorted_values() const { return values_; }
 
  protected:
   double draw(Rng& rng) const override;

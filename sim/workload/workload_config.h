@@ -1,5 +1,5 @@
 #pragma once
-// One workload class of a scenario (the `workload:` list), already validated by io.
+// One workload class of a scenario (the `workload:` list), already validated by sim/scenario.
 #include <cstdint>
 #include <optional>
 #include <string>

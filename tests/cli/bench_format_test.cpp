@@ -163,7 +163,7 @@ TEST_CASE("bench format vllm: the written file reads back as the run's requests 
   for (std::size_t i = 0; i < expected.size(); ++i) CHECK(std::llabs(actual[i] + shift - expected[i]) <= 1);
 }
 
-TEST_CASE("bench format: the scenario key takes one name or a list and bad names exit 2", "[cli][benchmark][io]") {
+TEST_CASE("bench format: the scenario key takes one name or a list and bad names exit 2", "[cli][benchmark][scenario]") {
   TempDir dir("bench-key");
   const auto run_with = [&](const std::string& outputs, const std::string& flags = "") {
     const auto yaml = dir.write("key.yaml", std::string(kWritten) + outputs);

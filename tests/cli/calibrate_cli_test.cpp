@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cli/cli_test_util.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using servesim::testing::read_file;
 using servesim::testing::run_cli;

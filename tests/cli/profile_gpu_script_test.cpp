@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli/cli_test_util.h"
-#include "sim/io/measurements_csv.h"
+#include "sim/scenario/measurements_csv.h"
 
 using namespace servesim;
 

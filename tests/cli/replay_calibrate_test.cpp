@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
-#include "sim/io/scenario_loader.h"
+#include "sim/scenario/scenario_loader.h"
 #include "sim/study/benchmark_replay.h"
 #include "sim/study/overhead_calibration.h"
 #include "sim/workload/benchmark/benchmark_reader.h"

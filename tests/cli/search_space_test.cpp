@@ -1,11 +1,11 @@
-// The space file of `servesim search` (sim/io/search_space.h): values as --set text, where
+// The space file of `servesim search` (sim/study/search_space.h): values as --set text, where
 // each is written, and the errors a malformed file gets.
 #include <catch2/catch.hpp>
 
 #include "cli/cli_test_util.h"
 #include "sim/core/errors.h"
-#include "sim/io/scenario_loader.h"
-#include "sim/io/search_space.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/study/search_space.h"
 
 using namespace servesim;
 using servesim::testing::TempDir;

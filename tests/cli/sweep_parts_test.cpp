@@ -5,12 +5,12 @@
 
 #include "sim/study/capacity_search.h"
 #include "sim/core/errors.h"
-#include "sim/io/pareto.h"
-#include "sim/io/percent.h"
-#include "sim/io/slo_targets.h"
-#include "sim/io/summary_compare.h"
-#include "sim/io/sweep_spec.h"
-#include "sim/io/sweep_table.h"
+#include "sim/study/pareto.h"
+#include "sim/scenario/percent.h"
+#include "sim/study/slo_targets.h"
+#include "sim/study/summary_compare.h"
+#include "sim/study/sweep_spec.h"
+#include "sim/study/sweep_table.h"
 
 using namespace servesim;
 

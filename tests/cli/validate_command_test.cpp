@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "io/scenario_fixture.h"
+#include "scenario/scenario_fixture.h"
 #include "sim/cli/commands.h"
 
 using servesim::testing::edit_line;

@@ -2,9 +2,9 @@
 // YAML, and bad values reported at their line and key.
 #include <catch2/catch.hpp>
 
-#include "io/scenario_fixture.h"
+#include "scenario/scenario_fixture.h"
 #include "sim/core/errors.h"
-#include "sim/io/scenario_loader.h"
+#include "sim/scenario/scenario_loader.h"
 
 using servesim::testing::ScenarioDir;
 using namespace servesim;

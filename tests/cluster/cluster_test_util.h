@@ -2,7 +2,7 @@
 // Small pools and classes for the cluster tests: llama-3-8b on an H100 with a constant or
 // linear cost model, so step times are known exactly.
 #include "sim/cluster/simulation.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 namespace servesim::test {
 

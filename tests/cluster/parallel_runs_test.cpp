@@ -6,7 +6,7 @@
 
 #include "sim/cluster/parallel_runs.h"
 #include "sim/cluster/simulation.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

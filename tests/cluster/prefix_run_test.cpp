@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sim/cluster/simulation.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "sim/cluster/simulation.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

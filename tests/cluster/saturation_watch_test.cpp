@@ -5,7 +5,7 @@
 
 #include "sim/cluster/saturation_watch.h"
 #include "sim/cluster/simulation.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

@@ -15,7 +15,7 @@ namespace {
 // know nothing of each other.
 const std::map<std::string, int> kLayer = {
     {"core", 0},    {"model", 1},    {"hardware", 2}, {"workload", 2}, {"metrics", 2}, {"engine", 3},
-    {"cluster", 4}, {"io", 5},       {"study", 6},    {"report", 7},   {"cli", 8},
+    {"cluster", 4}, {"scenario", 5}, {"study", 6},    {"report", 7},   {"cli", 8},
 };
 
 }  // namespace

@@ -2,7 +2,7 @@
 // max(model, cpu) instead of model + cpu (docs/engine.md, "CPU overheads").
 #include <catch2/catch.hpp>
 
-#include "sim/io/engine_parse.h"
+#include "sim/scenario/engine_parse.h"
 #include "tests/engine/policy_harness.h"
 
 using namespace servesim;

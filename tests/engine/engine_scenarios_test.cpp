@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sim/cluster/simulation.h"
-#include "sim/io/scenario_loader.h"
+#include "sim/scenario/scenario_loader.h"
 
 using namespace servesim;
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "io/scenario_fixture.h"
+#include "scenario/scenario_fixture.h"
 #include "sim/cli/commands.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
-#include "sim/io/scenario_loader.h"
+#include "sim/scenario/scenario_loader.h"
 
 using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "sim/cluster/simulation.h"
-#include "sim/io/scenario_loader.h"
-#include "sim/io/summary_writer.h"
+#include "sim/report/summary_writer.h"
+#include "sim/scenario/scenario_loader.h"
 #include "engine/policy_harness.h"
 
 using namespace servesim;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "sim/cluster/invariant_checker.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

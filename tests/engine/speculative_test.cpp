@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "sim/engine/speculative.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 #include "tests/engine/policy_harness.h"
 
 using namespace servesim;

@@ -10,12 +10,12 @@
 
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
-#include "sim/io/json_file.h"
-#include "sim/io/measurements_csv.h"
-#include "sim/io/model_loader.h"
-#include "sim/io/scenario_loader.h"
-#include "sim/io/summary_compare.h"
-#include "sim/io/sweep_table.h"
+#include "sim/scenario/measurements_csv.h"
+#include "sim/scenario/model_loader.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/study/json_file.h"
+#include "sim/study/summary_compare.h"
+#include "sim/study/sweep_table.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace servesim::fuzz {

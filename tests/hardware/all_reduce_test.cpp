@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "sim/hardware/roofline.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

@@ -13,9 +13,9 @@
 
 #include "sim/hardware/calibration.h"
 #include "sim/hardware/nelder_mead.h"
-#include "sim/io/calibrated_hardware_writer.h"
-#include "sim/io/measurements_csv.h"
-#include "sim/io/model_loader.h"
+#include "sim/report/calibrated_hardware_writer.h"
+#include "sim/scenario/measurements_csv.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

@@ -2,7 +2,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/hardware/cost_model_spec.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

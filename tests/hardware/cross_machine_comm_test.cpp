@@ -18,7 +18,7 @@
 #include "sim/cli/commands.h"
 #include "sim/core/errors.h"
 #include "sim/hardware/roofline.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "sim/hardware/roofline.h"
-#include "sim/io/model_loader.h"
 #include "sim/model/op_graph.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

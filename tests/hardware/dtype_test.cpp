@@ -12,8 +12,8 @@
 #include "cli/cli_test_util.h"
 #include "sim/engine/memory_plan.h"
 #include "sim/hardware/roofline.h"
-#include "sim/io/model_loader.h"
 #include "sim/model/op_graph.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

@@ -15,7 +15,7 @@
 #include "sim/hardware/kernel_cost_model.h"
 #include "sim/hardware/kernels/gz_csv.h"
 #include "sim/hardware/kernels/kernel_tables.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

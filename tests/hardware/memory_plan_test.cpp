@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/engine/memory_plan.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

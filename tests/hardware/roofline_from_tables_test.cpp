@@ -12,8 +12,8 @@
 #include "sim/hardware/kernels/gz_csv.h"
 #include "sim/hardware/kernels/roofline_fit.h"
 #include "sim/hardware/roofline.h"
-#include "sim/io/model_loader.h"
 #include "sim/model/op_graph.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 using servesim::testing::read_file;

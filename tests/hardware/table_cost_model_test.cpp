@@ -13,7 +13,7 @@
 #include "sim/core/errors.h"
 #include "sim/hardware/cost_model_spec.h"
 #include "sim/hardware/table_cost_model.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

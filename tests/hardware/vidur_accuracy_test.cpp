@@ -19,8 +19,8 @@
 #include "sim/hardware/nelder_mead.h"
 #include "sim/hardware/roofline.h"
 #include "sim/hardware/vidur_table.h"
-#include "sim/io/model_loader.h"
 #include "sim/model/op_graph.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

@@ -7,7 +7,7 @@
 
 #include "sim/cluster/simulation.h"
 #include "sim/engine/replica.h"
-#include "sim/io/scenario_loader.h"
+#include "sim/scenario/scenario_loader.h"
 
 using namespace servesim;
 

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "sim/io/console_report.h"
+#include "sim/report/console_report.h"
 
 using namespace servesim;
 

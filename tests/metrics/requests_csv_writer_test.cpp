@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/core/errors.h"
-#include "sim/io/requests_csv_writer.h"
+#include "sim/report/requests_csv_writer.h"
 
 using namespace servesim;
 

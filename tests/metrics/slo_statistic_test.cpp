@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "cli/cli_test_util.h"
-#include "sim/io/scenario_loader.h"
-#include "sim/io/slo_targets.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/study/slo_targets.h"
 
 using namespace servesim::testing;
 

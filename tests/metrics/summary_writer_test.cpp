@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "sim/io/summary_writer.h"
 #include "sim/metrics/recorder.h"
+#include "sim/report/summary_writer.h"
 
 using namespace servesim;
 

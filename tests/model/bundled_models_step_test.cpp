@@ -11,7 +11,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/hardware/hardware_spec.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

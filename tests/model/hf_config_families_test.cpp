@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "sim/core/errors.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

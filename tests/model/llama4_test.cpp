@@ -15,9 +15,9 @@
 
 #include "sim/cli/commands.h"
 #include "sim/core/errors.h"
-#include "sim/io/model_loader.h"
 #include "sim/model/op_graph.h"
 #include "sim/model/shard.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

@@ -10,7 +10,7 @@
 
 #include "sim/hardware/hardware_spec.h"
 #include "sim/engine/memory_plan.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 #include "sim/model/op_graph.h"
 #include "sim/model/shard.h"
 

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "io/scenario_fixture.h"
+#include "scenario/scenario_fixture.h"
 #include "sim/core/errors.h"
-#include "sim/io/scenario_loader.h"
 #include "sim/model/shard.h"
+#include "sim/scenario/scenario_loader.h"
 
 using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;

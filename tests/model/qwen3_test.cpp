@@ -13,8 +13,8 @@
 #include "sim/core/errors.h"
 #include "sim/hardware/cost_model_spec.h"
 #include "sim/hardware/kernels/kernel_tables.h"
-#include "sim/io/model_loader.h"
 #include "sim/model/shard.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 

@@ -3,7 +3,7 @@
 
 #include "cli/cli_test_util.h"
 #include "sim/core/errors.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 #include "sim/workload/azure_trace_source.h"
 
 using namespace servesim;

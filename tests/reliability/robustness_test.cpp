@@ -7,7 +7,7 @@
 
 #include "cli/cli_test_util.h"
 #include "sim/cluster/simulation.h"
-#include "sim/io/model_loader.h"
+#include "sim/scenario/model_loader.h"
 
 using namespace servesim;
 using namespace servesim::testing;

@@ -7,7 +7,7 @@
 
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
-#include "sim/io/scenario_loader.h"
+#include "sim/scenario/scenario_loader.h"
 
 namespace servesim::whatif {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "io/scenario_fixture.h"
+#include "scenario/scenario_fixture.h"
 #include "sim/core/errors.h"
-#include "sim/io/scenario_loader.h"
+#include "sim/scenario/scenario_loader.h"
 #include "sim/workload/arrival_process.h"
 #include "sim/workload/source.h"
 
@@ -184,7 +184,7 @@ const std::vector<BadStages> kBadStages = {
 
 }  // namespace
 
-TEST_CASE("stages: bad stages name the file and line and key", "[workload][io]") {
+TEST_CASE("stages: bad stages name the file and line and key", "[workload][scenario]") {
   for (const BadStages& bad : kBadStages) {
     CAPTURE(bad.what);
     ScenarioDir dir;
@@ -203,7 +203,7 @@ TEST_CASE("stages: bad stages name the file and line and key", "[workload][io]")
 }
 
 TEST_CASE("stages: sessions refuse stages while a lengths trace takes them and staged classes need no stop",
-          "[workload][io]") {
+          "[workload][scenario]") {
   ScenarioDir dir;
   // No `stop`: the stages end, so the run does.
   std::string yaml = kMinimalScenario;

@@ -29,7 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/io/atomic_write.h"
+#include "sim/report/atomic_write.h"
 #include "sim/report/benchmark/benchmark_writer.h"
 #include "sim/report/benchmark/guidellm_distribution.h"
 

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/io/atomic_write.h"
+#include "sim/report/atomic_write.h"
 #include "sim/report/benchmark/benchmark_writer.h"
 #include "sim/report/benchmark/inference_perf_summary.h"
 

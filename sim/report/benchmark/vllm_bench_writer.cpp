@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/io/atomic_write.h"
+#include "sim/report/atomic_write.h"
 #include "sim/report/benchmark/benchmark_writer.h"
 #include "sim/metrics/numpy_stats.h"
 

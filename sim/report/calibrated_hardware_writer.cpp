@@ -1,0 +1,111 @@
+#include "sim/report/calibrated_hardware_writer.h"
+
+#include <cstdio>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "sim/scenario/spec_yaml.h"
+
+namespace servesim {
+
+namespace {
+
+constexpr const char* kBegin = "# --- servesim calibrate: begin";
+constexpr const char* kEnd = "# --- servesim calibrate: end";
+
+// The top-level key a YAML line sets ("gemm_efficiency: 0.6  # ..." -> "gemm_efficiency").
+std::string line_key(const std::string& line) {
+  if (line.empty() || line[0] == ' ' || line[0] == '#' || line[0] == '\t') return "";
+  const auto colon = line.find(':');
+  return colon == std::string::npos ? "" : line.substr(0, colon);
+}
+
+std::string format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// Enough digits to reproduce the fit, trimmed of trailing zeros.
+std::string number(double v) {
+  std::string s = format("%.4g", v);
+  if (s.find('e') != std::string::npos) s = format("%.6f", v);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+const char* role_name(RowRole r) {
+  switch (r) {
+    case RowRole::fitted: return "fitted";
+    case RowRole::held_out: return "held out";
+    case RowRole::not_used: return "not used";
+  }
+  return "";
+}
+
+std::string percent(double e) { return format("%+.1f%%", 100 * e); }
+
+}  // namespace
+
+std::string hardware_profile_path(const std::string& name_or_path) {
+  return resolve_spec_path("configs/hardware", "hardware", name_or_path);
+}
+
+void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_text,
+                               const CalibrationResult& result,
+                               const CalibrationProvenance& provenance) {
+  std::set<std::string> fitted;
+  for (const FitStage& s : result.stages) fitted.insert(s.keys.begin(), s.keys.end());
+
+  std::istringstream in(input_yaml_text);
+  bool inside_old_block = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(kBegin, 0) == 0) inside_old_block = true;
+    const bool was_inside = inside_old_block;
+    if (line.rfind(kEnd, 0) == 0) inside_old_block = false;
+    if (was_inside || fitted.count(line_key(line))) continue;
+    out << line << "\n";
+  }
+
+  out << kBegin << " (generated; re-run calibrate to refresh) ---\n";
+  out << "# " << provenance.command << "\n";
+  out << "# Least squares on relative error (docs/cost-model.md section 5), fitted to "
+      << provenance.measurements_path << " with the " << provenance.model_name << " model, in stages:\n";
+  for (const FitStage& s : result.stages) {
+    out << "#   " << s.name << " (" << s.rows << " rows):";
+    for (const auto& k : s.keys) out << " " << k;
+    out << "\n";
+  }
+  for (const FitStage& s : result.stages) {
+    for (const auto& k : s.keys) out << k << ": " << number(yaml_value(result.hardware, k)) << "\n";
+  }
+  out << "#\n# Rows (measured ms, predicted ms, error):\n";
+  for (const CalibratedRow& r : result.rows) {
+    if (r.measurement.kind == MeasurementKind::ceiling) continue;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "#   %-28s %11.4f %11.4f %8s  %s", r.measurement.label().c_str(),
+                  r.measurement.ms, r.predicted_ms, percent(r.error).c_str(), role_name(r.role));
+    out << buf << "\n";
+  }
+  const auto line = [&](const char* what, const ErrorSummary& s) {
+    if (s.rows == 0) return;
+    out << "# " << what << ": " << s.rows << " rows, median |error| "
+        << format("%.1f%%", 100 * s.median_abs) << ", max " << format("%.1f%%", 100 * s.max_abs) << "\n";
+  };
+  out << "#\n";
+  line("whole steps fitted", result.fitted_steps);
+  line("whole steps held out", result.held_out_steps);
+  line("gemm rows", result.summary(MeasurementKind::gemm, RowRole::fitted));
+  line("attn_prefill rows", result.summary(MeasurementKind::attn_prefill, RowRole::fitted));
+  line("attn_decode rows", result.summary(MeasurementKind::attn_decode, RowRole::fitted));
+  for (const auto& b : result.at_bounds) {
+    out << "# note: " << b << ": the rows do not pin it down\n";
+  }
+  out << kEnd << " ---\n";
+}
+
+}  // namespace servesim

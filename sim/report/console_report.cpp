@@ -1,0 +1,200 @@
+#include "sim/report/console_report.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace servesim {
+
+namespace {
+
+struct Column {
+  const char* title;
+  const char* field;  // SummaryBlock field it shows
+  int decimals;       // -1: an integer count
+  double scale;       // multiplies the field (100 for a percentage)
+};
+
+constexpr std::array<Column, 12> kColumns{{
+    {"completed", "completed", -1, 1.0},
+    {"rejected", "rejected", -1, 1.0},
+    {"req/s", "request_throughput", 2, 1.0},
+    {"out tok/s", "output_throughput", 1, 1.0},
+    {"TTFT p50", "p50_ttft_ms", 1, 1.0},
+    {"TTFT p99", "p99_ttft_ms", 1, 1.0},
+    {"ITL p50", "p50_itl_ms", 2, 1.0},
+    {"ITL p99", "p99_itl_ms", 2, 1.0},
+    {"TPOT p50", "p50_tpot_ms", 2, 1.0},
+    {"E2E p50", "p50_e2el_ms", 1, 1.0},
+    {"E2E p99", "p99_e2el_ms", 1, 1.0},
+    {"prefix hit %", "prefix_cache_hit_rate", 1, 100.0},
+}};
+
+std::string cell_text(const SummaryBlock& block, const Column& column) {
+  const double value = block.get(column.field);
+  if (!std::isfinite(value)) return "-";
+  char buffer[64];
+  if (column.decimals < 0) {
+    std::snprintf(buffer, sizeof buffer, "%lld", static_cast<long long>(std::llround(value)));
+  } else {
+    std::snprintf(buffer, sizeof buffer, "%.*f", column.decimals, value * column.scale);
+  }
+  return buffer;
+}
+
+using Row = std::vector<std::string>;
+
+Row make_row(const std::string& label, const SummaryBlock& block) {
+  Row row{label};
+  for (const Column& column : kColumns) row.push_back(cell_text(block, column));
+  return row;
+}
+
+void print_table(const std::vector<Row>& rows, std::ostream& out) {
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const Row& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const Row& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const std::string padding(widths[i] - row[i].size(), ' ');
+      // Labels read left-aligned, numbers right-aligned so their digits line up.
+      if (i == 0) out << row[i] << padding;
+      else out << "  " << padding << row[i];
+    }
+    out << '\n';
+  }
+}
+
+Row header_row(const char* first) {
+  Row row{first};
+  for (const Column& column : kColumns) row.emplace_back(column.title);
+  return row;
+}
+
+double group_field(const SummaryBlock& block, const char* group, const char* field) {
+  for (const FieldGroup& g : block.objects)
+    if (g.name == group)
+      for (const auto& [name, value] : g.fields)
+        if (name == field) return value;
+  return 0;
+}
+
+// Where the time went, goodput, cost and utilisation of the whole run (docs/metrics.md);
+// printed only when the summary has them.
+void print_accounting(const SummaryBlock& all, std::ostream& out) {
+  char line[256];
+  if (all.get("mean_ttft_ms") > 0) {
+    auto t = [&](const char* f) { return group_field(all, "ttft_attribution", f); };
+    std::snprintf(line, sizeof line,
+                  "\nTTFT mean %.2f ms = queue %.2f + own prefill %.2f + behind other work %.2f "
+                  "(in its steps %.2f, between them %.2f) + preemption %.2f + overhead %.2f\n",
+                  all.get("mean_ttft_ms"), t("queue_ms"), t("prefill_compute_ms"), t("batch_share_ms") + t("stall_ms"),
+                  t("batch_share_ms"), t("stall_ms"), t("preemption_ms") + t("kv_transfer_ms"), t("overhead_ms"));
+    out << line;
+  }
+  if (all.get("mean_itl_ms") > 0) {
+    auto d = [&](const char* f) { return group_field(all, "itl_attribution", f); };
+    std::snprintf(line, sizeof line,
+                  "ITL mean %.2f ms = decode %.2f + prefill interference %.2f + stalls %.2f + preemption %.2f "
+                  "+ overhead %.2f\n",
+                  all.get("mean_itl_ms"), d("decode_compute_ms"), d("prefill_interference_ms"), d("stall_ms"),
+                  d("preemption_ms"), d("overhead_ms"));
+    out << line;
+  }
+  if (all.has("slo_met")) {
+    std::snprintf(line, sizeof line, "SLO goodput: %lld requests met every SLO of their class (%.1f%%), %.3f req/s\n",
+                  static_cast<long long>(std::llround(all.get("slo_met"))), 100 * all.get("slo_attainment"),
+                  all.get("goodput"));
+    out << line;
+  }
+  if (all.get("cost_usd") > 0) {
+    std::snprintf(line, sizeof line,
+                  "cost: $%.4f per 1M input tokens, $%.4f per 1M cached, $%.4f per 1M output; $%.6f per request\n",
+                  all.get("cost_per_1m_input_tokens"), all.get("cost_per_1m_cached_input_tokens"),
+                  all.get("cost_per_1m_output_tokens"), all.get("cost_per_request"));
+    out << line;
+  }
+  if (all.get("mfu_prefill") > 0 || all.get("mbu_decode") > 0) {
+    std::snprintf(line, sizeof line, "utilisation: MFU prefill %.1f%% decode %.1f%%; memory bandwidth prefill %.1f%% decode %.1f%%\n",
+                  100 * all.get("mfu_prefill"), 100 * all.get("mfu_decode"), 100 * all.get("mbu_prefill"),
+                  100 * all.get("mbu_decode"));
+    out << line;
+  }
+}
+
+// Lengths the workload changed on the way from the distributions written (summary.json's
+// clamped_input and clamped_output, docs/workload.md), per class, only where there are any:
+// a distribution that often falls below a token runs a different workload than it reads.
+void print_clamped_lengths(const RunSummary& summary, std::ostream& out) {
+  bool header = false;
+  for (const auto& [name, block] : summary.classes) {
+    if (!block.has("clamped_input") || !block.has("clamped_output")) continue;
+    const long long input = std::llround(block.get("clamped_input"));
+    const long long output = std::llround(block.get("clamped_output"));
+    if (input <= 0 && output <= 0) continue;
+    if (!header) {
+      out << "\nlengths clamped (prompts raised to 1 token, outputs to 0, or held to the distribution's min/max):\n";
+      header = true;
+    }
+    const long long requests = std::llround(block.get("completed") + block.get("rejected") + block.get("unfinished"));
+    out << "  " << name << ": " << input << " of " << requests << " prompt lengths, " << output << " of " << requests
+        << " output lengths\n";
+  }
+}
+
+}  // namespace
+
+void print_console_report(const RunSummary& summary, std::ostream& out) {
+  char line[128];
+  std::snprintf(line, sizeof line, "simulated duration %.3f s; latencies in ms\n",
+                summary.overall.get("duration"));
+  out << line;
+  // Present only when the scenario has a warm-up (MetricsRecorder::summarize).
+  if (summary.overall.has("warmup_excluded")) {
+    out << "warm-up: " << std::llround(summary.overall.get("warmup_excluded"))
+        << " requests left out of every figure below; the duration above is the span after it\n";
+  }
+
+  std::vector<Row> rows{header_row("class")};
+  for (const auto& [name, block] : summary.classes) rows.push_back(make_row(name, block));
+  rows.push_back(make_row("overall", summary.overall));
+  print_table(rows, out);
+
+  if (!summary.pools.empty()) {
+    out << '\n';
+    std::vector<Row> pool_rows{header_row("pool")};
+    for (const auto& [name, block] : summary.pools) pool_rows.push_back(make_row(name, block));
+    print_table(pool_rows, out);
+  }
+
+  print_accounting(summary.overall, out);
+  print_clamped_lengths(summary, out);
+
+  const double unfinished = summary.overall.get("unfinished");
+  if (std::isfinite(unfinished) && unfinished > 0) {
+    out << "\nunfinished when the run stopped: " << std::llround(unfinished) << '\n';
+  }
+  // Simulation::note_saturation sets these (docs/reliability.md).
+  if (summary.overall.get("saturated") == 1.0) {
+    const std::string by = summary.overall.label("saturated_by");
+    out << "saturated: arrivals outpaced the cluster" << (by.empty() ? "" : " (bound by " + by + ")") << "; "
+        << std::llround(summary.overall.get("backlog"))
+        << " requests were waiting or running at the last arrival (peak "
+        << std::llround(summary.overall.get("peak_in_flight"))
+        << "), so the latencies describe a queue that was still growing\n";
+  }
+  if (!summary.overall.rejected_reasons.empty()) {
+    out << "rejected by reason:";
+    for (const auto& [reason, count] : summary.overall.rejected_reasons) {
+      out << ' ' << reason << '=' << count;
+    }
+    out << '\n';
+  }
+}
+
+}  // namespace servesim

@@ -1,0 +1,295 @@
+#include "sim/scenario/cluster_parse.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "sim/cluster/router_names.h"
+#include "sim/cluster/topology.h"
+#include "sim/core/errors.h"
+#include "sim/hardware/cost_model.h"
+#include "sim/hardware/cost_model_spec.h"
+#include "sim/model/shard.h"
+#include "sim/scenario/did_you_mean.h"
+#include "sim/scenario/engine_parse.h"
+#include "sim/scenario/model_refs.h"
+#include "sim/scenario/resource_paths.h"
+
+namespace servesim {
+
+namespace {
+
+const std::vector<std::string> kClusterKeys = {"pools", "router", "topology", "admission"};
+const std::vector<std::string> kRoles = {"unified", "prefill", "decode"};
+const std::vector<std::string> kPoolKeys = {"name",   "replicas",   "model",   "hardware",
+                                            "tp",     "pp",         "weights", "kv_dtype",
+                                            "engine", "cost_model", "classes", "ep",
+                                            "micro_batches", "activations", "role", "decode_pool",
+                                            "expert_weights"};
+const std::vector<std::string> kWeightFormats = {"bf16", "fp8", "int8", "int4"};
+const std::vector<std::string> kKvFormats = {"bf16", "fp8"};
+
+bool contains(const std::vector<std::string>& list, const std::string& s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+Dtype parse_format(const Field& f, const std::vector<std::string>& allowed, const char* what) {
+  const std::string text = f.as_string();
+  const std::optional<Dtype> d = parse_dtype(text);
+  if (!d || !contains(allowed, std::string(dtype_name(*d)))) {
+    f.fail(unknown_choice_message(what, "formats", text, allowed));
+  }
+  return *d;
+}
+
+int small_int_at_least_1(const Field& f, std::int64_t highest) {
+  const std::int64_t v = f.int_at_least(1);
+  if (v > highest) {
+    f.fail("must be at most " + std::to_string(highest) + ", got " + std::to_string(v));
+  }
+  return static_cast<int>(v);
+}
+
+// Tensor parallelism splits attention heads evenly across GPUs. KV heads either split
+// evenly too, or (fewer KV heads than GPUs) are replicated, which needs tp to be a multiple
+// of them so each GPU's query heads share one KV head -- vLLM's rule, and the model
+// layer's (deployment_problem).
+void check_tp(const Field& tp_field, int tp, const ModelSpec& model) {
+  const std::string model_name = model.name.empty() ? "the model" : "'" + model.name + "'";
+  const std::string tp_text = "tp " + std::to_string(tp);
+  const int heads = model.num_attention_heads;
+  const int kv_heads = model.num_kv_heads;
+  if (heads > 0 && heads % tp != 0) {
+    tp_field.fail(tp_text + " does not divide the " + std::to_string(heads) +
+                  " attention heads of " + model_name);
+  }
+  if (kv_heads > 0 && kv_heads >= tp && kv_heads % tp != 0) {
+    tp_field.fail(tp_text + " does not divide the " + std::to_string(kv_heads) + " KV heads of " +
+                  model_name);
+  }
+  if (kv_heads > 0 && kv_heads < tp && tp % kv_heads != 0) {
+    tp_field.fail(tp_text + " is not a multiple of the " + std::to_string(kv_heads) +
+                  " KV heads of " + model_name +
+                  " (with fewer KV heads than GPUs each is replicated, which needs a multiple)");
+  }
+}
+
+// The deepest field along `relative` ("cost_model.table") that the pool spells out, to
+// place errors that the model and hardware layers report by key alone.
+Field locate(const Field& pool, const std::string& relative) {
+  Field at = pool;
+  std::string::size_type start = 0;
+  while (start <= relative.size()) {
+    const auto dot = relative.find('.', start);
+    const std::string part =
+        relative.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const std::optional<Field> next = at.is_map() ? at.get(part) : std::nullopt;
+    if (!next) break;
+    at = *next;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return at;
+}
+
+// Builds the pool's cost model once, as `run` will, so that what only the model and hardware
+// layers know (a deployment they cannot shard, a cost model not built yet, tp > 1 without
+// an interconnect) fails at load time, at the pool's line, rather than when the run starts.
+void check_buildable(const Field& f, const PoolConfig& pool) {
+  try {
+    const std::string problem = deployment_problem(pool.model, pool.deployment);
+    if (!problem.empty()) locate(f, "tp").fail(problem);
+    (void)make_cost_model(pool.cost_model, pool.model, pool.hardware, pool.deployment);
+  } catch (const ConfigError& e) {
+    if (!e.file().empty()) throw;
+    const Field at = locate(f, e.key());
+    throw ConfigError(at.file(), at.line(), f.key() + (e.key().empty() ? "" : "." + e.key()),
+                      e.message(), at.column());
+  }
+}
+
+PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
+                      const std::vector<ClassSpec>& classes) {
+  f.expect_map(kPoolKeys);
+  PoolConfig pool;
+  pool.name = pool_count == 1 ? "main" : "pool" + std::to_string(index);
+  if (auto name = f.get("name")) {
+    pool.name = name->as_string();
+    if (pool.name.empty()) name->fail("the pool name is empty");
+  }
+  if (auto v = f.get("replicas")) pool.replicas = small_int_at_least_1(*v, 100'000);
+  pool.model = load_model_for(f.require("model"));
+  pool.hardware = load_hardware_for(f.require("hardware"));
+  std::optional<Field> tp_field = f.get("tp");
+  if (tp_field) pool.deployment.tp = small_int_at_least_1(*tp_field, 4096);
+  if (auto v = f.get("pp")) {
+    pool.deployment.pp = small_int_at_least_1(*v, 4096);
+    if (pool.model.num_layers > 0 && pool.deployment.pp > pool.model.num_layers) {
+      v->fail("pp " + std::to_string(pool.deployment.pp) + " is more than the model's " +
+              std::to_string(pool.model.num_layers) + " layers");
+    }
+  }
+  check_tp(tp_field ? *tp_field : f.require("model"), pool.deployment.tp, pool.model);
+  if (auto v = f.get("micro_batches")) {
+    // Pipeline micro-batching (docs/scenario.md); meaningful only with pp > 1.
+    pool.deployment.micro_batches = static_cast<int>(v->int_at_least(0));
+    if (pool.deployment.micro_batches > 4096) v->fail("must be at most 4096");
+    if (pool.deployment.micro_batches > 0 && pool.deployment.pp < 2) {
+      v->fail("micro-batches split a batch over pipeline stages; set pp >= 2 or leave it out");
+    }
+  }
+  if (auto v = f.get("ep")) {
+    // Expert parallelism within a stage (docs/scenario.md): the model layer says why an
+    // ep does not fit (dense model, ep not dividing tp or the experts).
+    pool.deployment.ep = small_int_at_least_1(*v, 4096);
+    const std::string problem = deployment_problem(pool.model, pool.deployment);
+    if (problem.rfind("ep=", 0) == 0) v->fail(problem);
+  }
+  if (auto v = f.get("weights")) {
+    pool.deployment.weights = parse_format(*v, kWeightFormats, "weight format");
+  }
+  if (auto v = f.get("expert_weights")) {
+    // The routed and shared experts' own format (fp8 experts beside bf16 attention).
+    pool.deployment.expert_weights = parse_format(*v, kWeightFormats, "expert weight format");
+    if (!pool.model.is_moe()) v->fail(deployment_problem(pool.model, pool.deployment));
+  }
+  if (auto v = f.get("kv_dtype")) {
+    pool.deployment.kv = parse_format(*v, kKvFormats, "KV-cache format");
+  }
+  if (auto v = f.get("activations")) {
+    // fp8 activations (W8A8 / fp8 x fp8 GEMMs); bf16 and fp8 are the formats engines use.
+    pool.deployment.activations = parse_format(*v, kKvFormats, "activation format");
+  }
+  if (auto v = f.get("engine")) {
+    std::vector<std::string> class_names;
+    for (const ClassSpec& c : classes) class_names.push_back(c.name);
+    pool.engine = parse_engine(*v, class_names);
+    check_engine_for_pool(*v, pool);
+  }
+  const std::optional<Field> cost_model_field = f.get("cost_model");
+  if (cost_model_field) pool.cost_model = parse_cost_model(*cost_model_field);
+  // Measured kernel tables price the pool wherever they cover its GPU and engine, unless
+  // the scenario names another cost model (docs/cost-model.md, "kernels").
+  if (!cost_model_field || pool.cost_model.kind == "kernels") {
+    try {
+      resolve_kernel_cost_model(pool.cost_model, cost_model_field.has_value(), resource_root() + "/data/kernels",
+                                pool.model, pool.hardware, pool.deployment, pool.engine.preset, pool.engine.version,
+                                pool.engine.cuda_graph_max_batch);
+    } catch (const ConfigError& e) {
+      if (!e.file().empty()) throw;
+      cost_model_field->fail(e.message());
+    }
+  }
+  check_buildable(f, pool);
+  if (auto v = f.get("classes")) {
+    std::vector<std::string> known;
+    for (const ClassSpec& c : classes) known.push_back(c.name);
+    for (const Field& item : v->items()) {
+      const std::string name = item.as_string();
+      if (!contains(known, name)) {
+        item.fail(unknown_choice_message("class", "classes", name, known));
+      }
+      if (contains(pool.classes, name)) item.fail("class '" + name + "' is listed twice");
+      pool.classes.push_back(name);
+    }
+    if (pool.classes.empty()) {
+      v->fail("an empty list would route nothing here; leave 'classes' out to serve every class");
+    }
+  }
+  if (auto v = f.get("role")) {
+    const std::string role = v->as_string();
+    if (!contains(kRoles, role)) v->fail(unknown_choice_message("pool role", "roles", role, kRoles));
+    pool.role = role == "prefill" ? PoolRole::prefill : role == "decode" ? PoolRole::decode : PoolRole::unified;
+  }
+  if (auto v = f.get("decode_pool")) {
+    if (pool.role != PoolRole::prefill) v->fail("only a pool with role: prefill names a decode_pool");
+    pool.decode_pool = v->as_string();
+  } else if (pool.role == PoolRole::prefill) {
+    f.require("role").fail("a prefill pool needs decode_pool: the name of the pool (role: decode) that decodes its requests");
+  }
+  if (pool.role == PoolRole::decode && f.get("classes")) {
+    f.get("classes")->fail("a decode pool takes requests only from prefill pools; route classes to the prefill pool");
+  }
+  return pool;
+}
+
+}  // namespace
+
+ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classes) {
+  f.expect_map(kClusterKeys);
+  ClusterConfig cluster;
+  const Field pools = f.require("pools");
+  const std::vector<Field> items = pools.items();
+  if (items.empty()) pools.fail("at least one pool is needed");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    PoolConfig pool = parse_pool(items[i], i, items.size(), classes);
+    if (!names.insert(pool.name).second) {
+      const std::optional<Field> name = items[i].get("name");
+      (name ? *name : items[i]).fail("duplicate pool name '" + pool.name + "'");
+    }
+    cluster.pools.push_back(std::move(pool));
+  }
+  if (auto router = f.get("router")) {
+    // `router: NAME`, or `router: {name: NAME, staleness: 50ms}`. (Fields are never
+    // assigned to each other: YAML::Node assignment would overwrite the tree.)
+    auto read_name = [&](const Field& name) {
+      cluster.router = name.as_string();
+      const std::vector<std::string> routers = router_names();
+      if (!contains(routers, cluster.router)) {
+        name.fail(unknown_choice_message("router", "routers", cluster.router, routers));
+      }
+    };
+    if (router->is_map()) {
+      router->expect_map({"name", "staleness"});
+      if (auto s = router->get("staleness")) cluster.router_staleness_ns = s->as_duration_ns();
+      if (auto n = router->get("name")) read_name(*n);
+    } else {
+      read_name(*router);
+    }
+  }
+  for (std::size_t i = 0; i < cluster.pools.size(); ++i) {
+    const PoolConfig& p = cluster.pools[i];
+    if (p.role == PoolRole::prefill) {
+      const auto d = std::find_if(cluster.pools.begin(), cluster.pools.end(),
+                                  [&](const PoolConfig& q) { return q.name == p.decode_pool; });
+      const Field at = *items[i].get("decode_pool");
+      if (d == cluster.pools.end()) at.fail("no pool named '" + p.decode_pool + "'");
+      if (d->role != PoolRole::decode) at.fail("pool '" + p.decode_pool + "' needs role: decode");
+    }
+    if (p.role == PoolRole::decode) {
+      const bool fed = std::any_of(cluster.pools.begin(), cluster.pools.end(),
+                                   [&](const PoolConfig& q) { return q.decode_pool == p.name; });
+      if (!fed) items[i].require("role").fail("no prefill pool names decode pool '" + p.name + "' as its decode_pool");
+    }
+  }
+  if (auto t = f.get("topology")) cluster.topology = parse_topology(*t);
+  // Builds the network now, as `run` will, so too few GPUs or a bad link fail at load time.
+  if (std::any_of(cluster.pools.begin(), cluster.pools.end(), [](const PoolConfig& p) { return p.role == PoolRole::prefill; })) {
+    int gpus = 0;
+    for (const PoolConfig& p : cluster.pools) gpus += p.replicas * p.deployment.tp * p.deployment.pp;
+    TopologySpec preset;
+    preset.preset = "dgx-h100";
+    try {
+      (void)build_topology(cluster.topology.value_or(preset), gpus);
+    } catch (const ConfigError& e) {
+      const std::optional<Field> t = f.get("topology");
+      if (t) t->fail(e.message());
+      f.fail_at_key(e.message());
+    }
+  }
+  if (auto a = f.get("admission")) cluster.admission = parse_admission(*a, classes);
+  // A class no pool accepts would have its requests dropped at the door.
+  for (const ClassSpec& c : classes) {
+    const bool served = std::any_of(
+        cluster.pools.begin(), cluster.pools.end(),
+        [&](const PoolConfig& p) { return p.role != PoolRole::decode && (p.classes.empty() || contains(p.classes, c.name)); });
+    if (!served) {
+      pools.fail_at_key("class '" + c.name +
+                        "' is not routed to any pool (add it to a pool's 'classes')");
+    }
+  }
+  return cluster;
+}
+
+}  // namespace servesim

@@ -1,0 +1,155 @@
+#include "sim/scenario/set_overrides.h"
+
+#include <charconv>
+#include <optional>
+
+#include "sim/core/errors.h"
+#include "sim/scenario/did_you_mean.h"
+
+namespace servesim {
+
+namespace {
+
+constexpr const char* kSetFile = "--set";
+
+std::vector<std::string> split_path(const std::string& key) {
+  std::vector<std::string> parts;
+  std::string::size_type start = 0;
+  while (true) {
+    const auto dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+std::optional<std::size_t> parse_index(const std::string& part) {
+  std::size_t index = 0;
+  const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
+  if (ec != std::errc() || ptr != part.data() + part.size()) return std::nullopt;
+  return index;
+}
+
+// "; did you mean 'cluster'?" when `missing` is a near miss of a key `map` has.
+std::optional<std::string> hint_for(const YAML::Node& map, const std::string& missing) {
+  if (!map.IsMap()) return std::nullopt;
+  std::vector<std::string> keys;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    if (it->first.IsScalar()) keys.push_back(it->first.Scalar());
+  }
+  if (auto match = closest_match(missing, keys)) return "; did you mean '" + *match + "'?";
+  return std::nullopt;
+}
+
+std::string trim(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  const auto last = s.find_last_not_of(" \t");
+  return s.substr(first, last - first + 1);
+}
+
+}  // namespace
+
+Override parse_override(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) {
+    throw ConfigError(kSetFile, 0, text, "expected KEY=VALUE, e.g. cluster.pools.0.replicas=4");
+  }
+  Override o{trim(text.substr(0, eq)), text.substr(eq + 1)};
+  if (o.key.empty()) throw ConfigError(kSetFile, 0, text, "the key before '=' is empty");
+  for (const std::string& part : split_path(o.key)) {
+    if (part.empty()) {
+      throw ConfigError(kSetFile, 0, o.key, "the key has an empty part between dots");
+    }
+  }
+  return o;
+}
+
+std::string apply_override(YAML::Node& root, const Override& o) {
+  YAML::Node value;
+  try {
+    value = YAML::Load(o.value);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(kSetFile, 0, o.key, "value '" + o.value + "' is not valid YAML: " + e.msg);
+  }
+  if (!root.IsMap() && !root.IsNull()) {
+    throw ConfigError(kSetFile, 0, o.key, "the scenario is not a mapping, so no key can be set");
+  }
+
+  const std::vector<std::string> parts = split_path(o.key);
+  // `reset` rebinds the handle; plain assignment between yaml-cpp nodes would overwrite
+  // the node it points at, corrupting the tree while we walk it.
+  YAML::Node current;
+  current.reset(root);
+  std::string walked;
+  std::vector<std::string> canonical;
+  std::optional<std::size_t> created_at;  // parts of `canonical` up to the first created map
+  std::optional<std::string> typo_hint;   // "; did you mean ...?" for the first missing key
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    const std::string parent = walked;
+    walked += (walked.empty() ? "" : ".") + part;
+    canonical.push_back(part);
+    YAML::Node next;
+    if (current.IsSequence()) {
+      const auto index = parse_index(part);
+      if (!index) {
+        throw ConfigError(kSetFile, 0, o.key,
+                          "'" + parent + "' is a list, so '" + part + "' must be an index");
+      }
+      if (*index >= current.size()) {
+        throw ConfigError(kSetFile, 0, o.key,
+                          "index " + part + " is out of range: the list has " +
+                              std::to_string(current.size()) + " item(s)");
+      }
+      next.reset(current[*index]);
+      canonical.back() = std::to_string(*index);
+    } else if (current.IsMap() || current.IsNull()) {
+      if (!current[part] || current[part].IsNull()) {
+        // Creating the intermediate mapping keeps `--set stop.time=1h` working without `stop:`.
+        if (!typo_hint && !current[part]) typo_hint = hint_for(current, part);
+        if (parse_index(parts[i + 1])) {
+          throw ConfigError(kSetFile, 0, o.key,
+                            "index " + parts[i + 1] + " is out of range: '" + walked +
+                                "' has no list" + typo_hint.value_or(""));
+        }
+        current[part] = YAML::Node(YAML::NodeType::Map);
+        if (!created_at) created_at = canonical.size();
+      }
+      next.reset(current[part]);
+    } else {
+      throw ConfigError(kSetFile, 0, o.key,
+                        "'" + parent + "' is a single value, so it has no key '" + part + "'");
+    }
+    current.reset(next);
+  }
+
+  const std::string& leaf = parts.back();
+  if (current.IsSequence()) {
+    const auto index = parse_index(leaf);
+    if (!index) {
+      throw ConfigError(kSetFile, 0, o.key,
+                        "a list item is selected by number, not '" + leaf + "'");
+    }
+    if (*index >= current.size()) {
+      throw ConfigError(kSetFile, 0, o.key,
+                        "index " + leaf + " is out of range: the list has " +
+                            std::to_string(current.size()) + " item(s)");
+    }
+    current[*index] = value;
+    canonical.push_back(std::to_string(*index));
+  } else if (current.IsMap() || current.IsNull()) {
+    current[leaf] = value;
+    canonical.push_back(leaf);
+  } else {
+    throw ConfigError(kSetFile, 0, o.key,
+                      "its parent is a single value, so it has no key '" + leaf + "'");
+  }
+  if (created_at) canonical.resize(*created_at);
+  std::string key;
+  for (const std::string& part : canonical) key += (key.empty() ? "" : ".") + part;
+  return key;
+}
+
+}  // namespace servesim

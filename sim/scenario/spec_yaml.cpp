@@ -1,0 +1,69 @@
+#include "sim/scenario/spec_yaml.h"
+
+#include <climits>
+#include <filesystem>
+
+#include <algorithm>
+#include <system_error>
+#include <vector>
+
+#include "sim/core/errors.h"
+#include "sim/scenario/did_you_mean.h"
+#include "sim/scenario/resource_paths.h"
+
+namespace servesim {
+
+std::string resolve_spec_path(const std::string& folder, const std::string& what,
+                              const std::string& name_or_path) {
+  if (auto path = resolve_resource(folder, name_or_path)) return *path;
+  namespace fs = std::filesystem;
+  const std::string ext = fs::path(name_or_path).extension().string();
+  if (name_or_path.find('/') != std::string::npos || ext == ".yaml" || ext == ".yml" ||
+      ext == ".json") {
+    throw ConfigError(name_or_path, 0, what, "no such file");
+  }
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(fs::path(resource_root()) / folder, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  // The short names resolve_resource takes count as names: "h10" is closest to "h100".
+  std::vector<std::string> spellings = names;
+  std::string aliases;
+  if (folder == "configs/hardware" && !names.empty())
+    for (const auto& [alias, profile] : hardware_aliases()) {
+      spellings.push_back(alias);
+      aliases += (aliases.empty() ? " (also " : ", ") + alias + " = " + profile;
+    }
+  if (!aliases.empty()) aliases += ")";
+  const bool close = closest_match(name_or_path, spellings).has_value();
+  const std::string message = (close ? unknown_choice_message(what, "names", name_or_path, spellings)
+                                     : unknown_choice_message(what, "names", name_or_path, names) + aliases) +
+                              " (neither a file nor " + folder + "/" + name_or_path +
+                              ".yaml under " + resource_root() + ")";
+  throw ConfigError("", 0, what, message);
+}
+
+YAML::Node load_spec_yaml(const std::string& path) {
+  try {
+    return YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError(path, 0, "", "cannot read the file");
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(path, e.mark.line + 1, "", "YAML syntax error: " + e.msg, e.mark.column + 1);
+  }
+}
+
+int positive_count(const Field& field) {
+  const std::int64_t v = field.int_at_least(1);
+  if (v > INT_MAX) field.fail("is too large, got " + std::to_string(v));
+  return static_cast<int>(v);
+}
+
+std::string spec_stem(const std::string& path) {
+  return std::filesystem::path(path).stem().string();
+}
+
+}  // namespace servesim

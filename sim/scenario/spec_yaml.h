@@ -1,0 +1,27 @@
+#pragma once
+// Shared by the model and hardware loaders: reading one small spec YAML file into the
+// Field cursor of yaml_helpers.h, with parse errors turned into ConfigError.
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+#include "sim/scenario/yaml_helpers.h"
+
+namespace servesim {
+
+// The file a model or hardware name refers to (resolve_resource), or a ConfigError that
+// lists the bundled names of `folder`.
+std::string resolve_spec_path(const std::string& folder, const std::string& what,
+                              const std::string& name_or_path);
+
+// Parses `path`; a syntax error or unreadable file throws ConfigError naming the file (and
+// the line and column of a syntax error).
+YAML::Node load_spec_yaml(const std::string& path);
+
+// A whole number in [1, 2^31), for layer, head and width counts.
+int positive_count(const Field& field);
+
+// The file name without folder and extension: the default `name:` of a spec.
+std::string spec_stem(const std::string& path);
+
+}  // namespace servesim

@@ -1,0 +1,327 @@
+#include "sim/scenario/workload_parse.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <set>
+
+#include "sim/scenario/data_paths.h"
+#include "sim/scenario/did_you_mean.h"
+#include "sim/scenario/distribution_parse.h"
+#include "sim/scenario/prompt_parse.h"
+#include "sim/scenario/slo_parse.h"
+#include "sim/workload/benchmark/benchmark_source.h"
+#include "sim/workload/csv_reader.h"
+
+namespace servesim {
+
+namespace {
+
+const std::vector<std::string> kClassKeys = {"class",    "arrival", "input",  "output", "slo",
+                                             "priority", "trace",   "prompt", "session"};
+const std::vector<std::string> kArrivalKeys = {"process", "rate", "stages", "rate_curve", "cv", "concurrency",
+                                               "think_time"};
+const std::vector<std::string> kStageKeys = {"duration", "rate"};
+const std::vector<std::string> kRateCurveKeys = {"path", "period", "scale", "repeat"};
+const std::vector<std::string> kProcesses = {"poisson", "gamma", "constant", "closed"};
+const std::vector<std::string> kTraceKeys = {"format", "path", "speedup", "hash_block_tokens", "stage"};
+const std::vector<std::string> kTraceFormats = {"azure",      "vidur",          "lengths",  "mooncake", "csv",
+                                                "vllm-bench", "inference-perf", "guidellm", "benchmark"};
+
+bool contains(const std::vector<std::string>& list, const std::string& s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+// The keys each process reads; any other arrival key is a mistake worth reporting, since
+// it would otherwise be silently ignored (e.g. `cv` on a poisson process).
+std::vector<std::string> keys_of_process(ArrivalSpec::Process p) {
+  switch (p) {
+    case ArrivalSpec::Process::poisson:
+      return {"process", "rate", "stages", "rate_curve"};
+    case ArrivalSpec::Process::gamma:
+      return {"process", "rate", "stages", "rate_curve", "cv"};
+    case ArrivalSpec::Process::constant:
+      return {"process", "rate", "stages", "rate_curve"};
+    case ArrivalSpec::Process::closed:
+      return {"process", "concurrency", "think_time"};
+  }
+  return {};
+}
+
+// Limits that keep a staged schedule inside int64 nanoseconds and exact counts
+// (make_arrival_process checks the same).
+constexpr double kMaxStagedSeconds = 9e9;
+constexpr double kMaxStageArrivals = 1e15;
+
+// `stages: [{duration: 10m, rate: 5}, ...]`: rates in turn from t = 0; rate 0 is an idle
+// stage, but a schedule that never sends anything is refused.
+std::vector<ArrivalSpec::Stage> parse_stages(const Field& f) {
+  const std::vector<Field> items = f.items();
+  if (items.empty()) f.fail("give at least one stage ({duration: D, rate: R})");
+  std::vector<ArrivalSpec::Stage> stages;
+  double total_s = 0;
+  bool any_arrivals = false;
+  for (const Field& item : items) {
+    item.expect_map(kStageKeys);
+    ArrivalSpec::Stage stage;
+    const Field duration = item.require("duration");
+    stage.duration_s = duration.as_duration_s();
+    if (!(stage.duration_s > 0)) duration.fail("a stage must last > 0, got " + duration.node().Scalar());
+    const Field rate = item.require("rate");
+    stage.rate_per_s = rate.non_negative_double();
+    if (stage.rate_per_s * stage.duration_s > kMaxStageArrivals) {
+      rate.fail("the stage would send more than 1e15 requests");
+    }
+    total_s += stage.duration_s;
+    if (total_s > kMaxStagedSeconds) duration.fail("the stages last longer than 9e9 s (285 years)");
+    any_arrivals = any_arrivals || stage.rate_per_s > 0;
+    stages.push_back(stage);
+  }
+  if (!any_arrivals) f.fail("every stage has rate 0: the class would send nothing");
+  return stages;
+}
+
+// `rate_curve: {path: day.csv, period: 24h, scale: 1, repeat: 1}`: a measured rate over
+// time (a daily profile) as stages. The CSV has columns `time_s` and `rate` (req/s), times
+// rising from 0; each rate holds until the next row's time, and the last row's until
+// `period` (without it the last row's time ends the curve and its rate is not used). The
+// rates are multiplied by `scale` and the curve is run `repeat` times back to back.
+std::vector<ArrivalSpec::Stage> parse_rate_curve(const Field& f) {
+  f.expect_map(kRateCurveKeys);
+  const std::string path = existing_data_path(f.require("path"), "rate curve");
+  std::optional<double> period_s;
+  if (auto p = f.get("period")) {
+    period_s = p->as_duration_s();
+    if (!(*period_s > 0)) p->fail("the period must be > 0, got " + p->node().Scalar());
+  }
+  const double scale = f.get("scale") ? f.get("scale")->non_negative_double() : 1.0;
+  const std::int64_t repeat = f.get("repeat") ? f.get("repeat")->int_at_least(1) : 1;
+  CsvReader csv(path);
+  const int time_col = csv.column("time_s"), rate_col = csv.column("rate");
+  std::vector<std::pair<double, double>> points;  // (time_s, rate)
+  while (csv.next_row()) {
+    const double t = csv.number(time_col);
+    const double rate = csv.number(rate_col);
+    if (points.empty() && t != 0) csv.fail(time_col, "the curve starts at time 0, got " + std::string(csv.field(time_col)));
+    if (!points.empty() && !(t > points.back().first)) {
+      csv.fail(time_col, "times must rise, got " + std::string(csv.field(time_col)) + " after " +
+                             std::to_string(points.back().first));
+    }
+    if (rate < 0) csv.fail(rate_col, "a rate is >= 0 req/s, got " + std::string(csv.field(rate_col)));
+    points.emplace_back(t, rate * scale);
+  }
+  if (points.empty()) f.require("path").fail(path + " has no rows");
+  if (period_s && !(*period_s > points.back().first)) {
+    f.get("period")->fail("the period must end after the curve's last time, " + std::to_string(points.back().first) + " s");
+  }
+  std::vector<ArrivalSpec::Stage> one;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const double end_s = i + 1 < points.size() ? points[i + 1].first : period_s.value_or(points[i].first);
+    if (end_s > points[i].first) one.push_back({end_s - points[i].first, points[i].second});
+  }
+  if (one.empty()) f.require("path").fail(path + ": give two rows or a period; one row without a period lasts 0 s");
+  std::vector<ArrivalSpec::Stage> stages;
+  double total_s = 0;
+  bool any_arrivals = false;
+  for (std::int64_t r = 0; r < repeat; ++r) {
+    for (const ArrivalSpec::Stage& stage : one) {
+      if (stage.rate_per_s * stage.duration_s > kMaxStageArrivals) f.fail("a stage of the curve would send more than 1e15 requests");
+      total_s += stage.duration_s;
+      if (total_s > kMaxStagedSeconds) f.fail("the curve lasts longer than 9e9 s (285 years)");
+      any_arrivals = any_arrivals || stage.rate_per_s > 0;
+      stages.push_back(stage);
+    }
+  }
+  if (!any_arrivals) f.fail("every rate of the curve is 0: the class would send nothing");
+  return stages;
+}
+
+ArrivalSpec parse_arrival(const Field& f) {
+  f.expect_map(kArrivalKeys);
+  ArrivalSpec spec;
+  std::string process = "poisson";
+  if (auto p = f.get("process")) {
+    process = p->as_string();
+    if (!contains(kProcesses, process)) {
+      p->fail(unknown_choice_message("arrival process", "processes", process, kProcesses));
+    }
+  }
+  spec.process = static_cast<ArrivalSpec::Process>(
+      std::find(kProcesses.begin(), kProcesses.end(), process) - kProcesses.begin());
+  const std::vector<std::string> used = keys_of_process(spec.process);
+  for (const std::string& k : f.keys()) {
+    if (!contains(used, k)) {
+      f.get(k)->fail_at_key("'" + k + "' does not apply to process '" + process +
+                            "' (it takes: " + join_choices(used) + ")");
+    }
+  }
+  if (spec.process == ArrivalSpec::Process::closed) {
+    const Field concurrency = f.require("concurrency");
+    const std::int64_t users = concurrency.int_at_least(1);
+    if (users > 1'000'000'000) {
+      concurrency.fail("must be at most 1000000000, got " + std::to_string(users));
+    }
+    spec.concurrency = static_cast<int>(users);
+    if (auto think = f.get("think_time")) {
+      spec.think_time_s = parse_distribution(*think, DistUnit::seconds);
+    }
+  } else {
+    const std::optional<Field> rate = f.get("rate");
+    const std::optional<Field> stages = f.get("stages");
+    const std::optional<Field> curve = f.get("rate_curve");
+    if ((rate ? 1 : 0) + (stages ? 1 : 0) + (curve ? 1 : 0) > 1) {
+      (curve ? curve : stages)->fail_at_key("give one of 'rate' (one rate for the whole run), 'stages' or 'rate_curve'");
+    }
+    if (!rate && !stages && !curve) {
+      f.fail_at_key("missing required key 'rate' (or 'stages', rates in turn, or 'rate_curve', a rate over time from a CSV)");
+    }
+    if (rate) spec.rate_per_s = rate->positive_double();
+    if (stages) spec.stages = parse_stages(*stages);
+    if (curve) spec.stages = parse_rate_curve(*curve);
+    if (auto cv = f.get("cv")) spec.cv = cv->positive_double();
+  }
+  return spec;
+}
+
+TraceSpec parse_trace(const Field& f) {
+  f.expect_map(kTraceKeys);
+  TraceSpec spec;
+  const Field format = f.require("format");
+  spec.format = format.as_string();
+  if (!contains(kTraceFormats, spec.format)) {
+    format.fail(unknown_choice_message("trace format", "formats", spec.format, kTraceFormats));
+  }
+  spec.path = existing_data_path(f.require("path"), "trace file");
+  if (auto speedup = f.get("speedup")) {
+    if (spec.format == "lengths") {
+      speedup->fail_at_key(
+          "'speedup' has no effect with format 'lengths': arrival times come "
+          "from the class's `arrival`");
+    }
+    spec.speedup = speedup->positive_double();
+  }
+  if (auto block = f.get("hash_block_tokens")) {
+    // Mooncake's ids are 512-token blocks by definition; the project's csv says its own.
+    if (spec.format != "csv") {
+      block->fail_at_key("'hash_block_tokens' applies to format 'csv' only (mooncake ids cover 512 tokens)");
+    }
+    spec.hash_block_tokens = block->int_at_least(1);
+    if (spec.hash_block_tokens > (1 << 24)) block->fail("must be at most 16777216");
+  }
+  if (auto stage = f.get("stage")) {
+    // A benchmark file's stages are its load levels (benchmark_source.h); no other trace has any.
+    if (!is_benchmark_trace_format(spec.format)) {
+      stage->fail_at_key("'stage' applies to the benchmark formats only (" +
+                         join_choices(benchmark_trace_formats()) + ")");
+    }
+    const std::int64_t index = stage->int_at_least(0);
+    if (index > 1'000'000) stage->fail("must be at most 1000000");
+    spec.stage = static_cast<int>(index);
+  }
+  return spec;
+}
+
+// Which of arrival/input/output a class must or must not have, given its trace; `prompt`
+// replaces `input`, and structure and sessions need a synthetic class.
+void check_sources(const Field& f, const ClassSpec& c) {
+  const bool timed_trace = c.trace && c.trace->format != "lengths";
+  const bool length_trace = c.trace && c.trace->format == "lengths";
+  const std::optional<Field> prompt = f.get("prompt");
+  for (const char* key : {"prompt", "session"}) {
+    if (const std::optional<Field> k = f.get(key); k && c.trace) {
+      k->fail_at_key("'" + std::string(key) + "' cannot be combined with a trace: it describes synthetic requests" +
+                     (c.trace->format == "mooncake" || c.trace->format == "csv"
+                          ? " (the trace's own prefix hashes and session ids describe its requests)"
+                          : ""));
+    }
+  }
+  if (const std::optional<Field> input = f.get("input"); input && prompt) {
+    input->fail_at_key("'input' cannot be combined with 'prompt': the prompt's segments give its length");
+  }
+  for (const char* key : {"arrival", "input", "output"}) {
+    if (prompt && std::string(key) == "input") continue;
+    const std::optional<Field> present = f.get(key);
+    const bool forbidden = timed_trace || (length_trace && std::string(key) != "arrival");
+    if (present && forbidden) {
+      present->fail_at_key("'" + std::string(key) +
+                           "' cannot be combined with a trace of format '" + c.trace->format +
+                           "': the trace already gives " +
+                           (timed_trace ? "arrival times and lengths" : "the lengths"));
+    }
+    const bool needed = !c.trace || (length_trace && std::string(key) == "arrival");
+    if (!present && needed) {
+      f.fail_at_key(c.trace ? "a trace of format 'lengths' needs an 'arrival' process"
+                            : "missing required key '" + std::string(key) +
+                                  "': a class needs 'arrival', 'input' (or a 'prompt' structure) and "
+                                  "'output', or a 'trace'");
+    }
+  }
+}
+
+ClassSpec parse_class(const Field& f) {
+  f.expect_map(kClassKeys);
+  ClassSpec c;
+  if (auto name = f.get("class")) {
+    c.name = name->as_string();
+    if (c.name.empty()) name->fail("the class name is empty");
+  }
+  if (auto trace = f.get("trace")) c.trace = parse_trace(*trace);
+  check_sources(f, c);
+  if (auto arrival = f.get("arrival")) {
+    c.arrival = parse_arrival(*arrival);
+    // A session source draws session starts without end (session_source.h).
+    if (!c.arrival->stages.empty() && f.has("session")) {
+      arrival->get("stages")->fail_at_key("'stages' cannot be combined with 'session' (sessions start at one rate "
+                                          "for the whole run: give 'rate' and a stop)");
+    }
+  }
+  if (auto input = f.get("input")) {
+    c.input = parse_distribution(*input, DistUnit::tokens);
+    // Every request needs at least one prompt token; output 0 is legal (embeddings).
+    if (c.input->kind == DistSpec::Kind::fixed && c.input->a < 1) {
+      input->fail("a request needs at least 1 input token, got " + format_number(c.input->a));
+    }
+  }
+  if (auto prompt = f.get("prompt")) c.prompt = parse_prompt(*prompt);
+  if (auto session = f.get("session")) c.session = parse_session(*session);
+  if (auto output = f.get("output")) c.output = parse_distribution(*output, DistUnit::tokens);
+  if (auto slo = f.get("slo")) c.slo = parse_slo_block(*slo);
+  if (auto priority = f.get("priority")) {
+    const std::int64_t p = priority->as_int();
+    if (p < -1'000'000 || p > 1'000'000) priority->fail("must be between -1000000 and 1000000");
+    c.priority = static_cast<int>(p);
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string arrival_process_name(ArrivalSpec::Process process) {
+  return kProcesses[static_cast<std::size_t>(process)];
+}
+
+std::vector<ClassSpec> parse_workload(const Field& workload) {
+  if (!workload.is_list()) {
+    workload.fail("expected a list of classes (each item starts with '- '), got " +
+                  workload.describe());
+  }
+  const std::vector<Field> items = workload.items();
+  if (items.empty()) workload.fail("the workload has no classes");
+  std::vector<ClassSpec> classes;
+  std::set<std::string> names;
+  for (const Field& item : items) {
+    ClassSpec c = parse_class(item);
+    if (!names.insert(c.name).second) {
+      const std::optional<Field> name = item.get("class");
+      const std::string message =
+          "duplicate class name '" + c.name + "'" +
+          (name ? "" : " (a class without 'class:' is named 'default'; give each class a name)");
+      if (name) name->fail(message);
+      item.fail_at_key(message);
+    }
+    classes.push_back(std::move(c));
+  }
+  return classes;
+}
+
+}  // namespace servesim

@@ -1,0 +1,165 @@
+#include "sim/study/summary_compare.h"
+
+#include <cmath>
+#include <limits>
+
+#include "sim/core/errors.h"
+
+namespace servesim {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::optional<double> number_or_null(const ojson& v) {
+  if (v.is_number()) return v.get<double>();
+  return std::nullopt;
+}
+
+// One block (the top level, a class, a pool, or a sweep row's summary): every numeric field
+// of the baseline against the same field of the candidate. Sub-objects are left to callers.
+void compare_block(const ojson& base, const ojson& cand, const std::string& block, const std::string& key_prefix,
+                   const std::string& base_path, const std::string& cand_path, const Tolerances& tol,
+                   Comparison& out) {
+  for (const auto& [field, bv] : base.items()) {
+    if (!(bv.is_number() || bv.is_null())) {
+      // A gated figure that is not a number is a broken file, not a field to skip: skipping
+      // it would let a comparison pass without looking at it.
+      if (field_direction(field) != Direction::neutral)
+        throw ConfigError(base_path, 0, key_prefix + field, "must be a number or null, got " + bv.dump());
+      continue;  // classes, pools, rejected_reasons, text
+    }
+    if (!cand.contains(field))
+      throw ConfigError(cand_path, 0, key_prefix + field, "missing; the baseline has it");
+    const ojson& cv = cand[field];
+    if (!(cv.is_number() || cv.is_null()))
+      throw ConfigError(cand_path, 0, key_prefix + field, "must be a number or null, got " + cv.dump());
+
+    FieldChange c;
+    c.block = block;
+    c.field = field;
+    c.baseline = number_or_null(bv);
+    c.candidate = number_or_null(cv);
+    c.direction = field_direction(field);
+    c.tolerance = tol.for_field(block, field);
+    if (!c.baseline && !c.candidate) continue;  // no samples in either
+    const bool gated = c.direction != Direction::neutral;
+    if (c.baseline && c.candidate) {
+      const double b = *c.baseline, v = *c.candidate;
+      if (v == b) c.change = 0;
+      else if (b == 0) c.change = v > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+      else c.change = (v - b) / std::abs(b);
+      const double worse = c.direction == Direction::higher_is_worse ? c.change : -c.change;
+      c.regression = gated && worse > c.tolerance;
+      c.improved = gated && -worse > c.tolerance;
+      if (gated) ++out.compared;
+    } else {
+      c.change = std::numeric_limits<double>::quiet_NaN();
+      // A figure that had samples and has none now (every request failed, say) is worse;
+      // one that appears is not.
+      c.regression = gated && c.baseline && !c.candidate;
+    }
+    if (c.regression) ++out.regressions;
+    out.changes.push_back(std::move(c));
+  }
+}
+
+// "classes" or "pools": each named block of the baseline must be in the candidate.
+void compare_named_blocks(const ojson& base, const ojson& cand, const char* group, const std::string& block_prefix,
+                          const std::string& key_prefix, const std::string& base_path, const std::string& cand_path,
+                          const Tolerances& tol, Comparison& out) {
+  if (!base.contains(group) || !base[group].is_object()) return;
+  const std::string key = key_prefix + group;
+  if (!cand.contains(group) || !cand[group].is_object()) throw ConfigError(cand_path, 0, key, "missing; the baseline has it");
+  for (const auto& [name, block] : base[group].items()) {
+    if (!cand[group].contains(name)) throw ConfigError(cand_path, 0, key + "." + name, "missing; the baseline has it");
+    if (!block.is_object() || !cand[group][name].is_object())
+      throw ConfigError(cand_path, 0, key + "." + name, "must be an object of figures");
+    compare_block(block, cand[group][name], block_prefix + group + "." + name, key + "." + name + ".", base_path,
+                  cand_path, tol, out);
+  }
+}
+
+}  // namespace
+
+Direction field_direction(const std::string& f) {
+  if (ends_with(f, "_ms")) return Direction::higher_is_worse;
+  if (ends_with(f, "_throughput") || f == "completed" || f == "prefix_cache_hit_rate") return Direction::lower_is_worse;
+  if (f == "rejected" || f == "unfinished" || f == "backlog" || f == "saturated") return Direction::higher_is_worse;
+  return Direction::neutral;
+}
+
+double Tolerances::for_field(const std::string& block, const std::string& field) const {
+  if (auto it = per_field.find(block + "." + field); it != per_field.end()) return it->second;
+  if (auto it = per_field.find(field); it != per_field.end()) return it->second;
+  return default_fraction;
+}
+
+Comparison compare_summaries(const ojson& baseline, const ojson& candidate, const std::string& baseline_path,
+                             const std::string& candidate_path, const Tolerances& tolerances) {
+  if (!baseline.is_object() || !baseline.contains("completed"))
+    throw ConfigError(baseline_path, 0, "completed", "missing; is this a summary.json of servesim run?");
+  if (!candidate.is_object()) throw ConfigError(candidate_path, 0, "", "must be a JSON object (a summary.json)");
+  Comparison out;
+  compare_block(baseline, candidate, "overall", "", baseline_path, candidate_path, tolerances, out);
+  compare_named_blocks(baseline, candidate, "classes", "", "", baseline_path, candidate_path, tolerances, out);
+  compare_named_blocks(baseline, candidate, "pools", "", "", baseline_path, candidate_path, tolerances, out);
+  return out;
+}
+
+Comparison compare_sweep_tables(const SweepTable& baseline, const SweepTable& candidate,
+                                const std::string& baseline_path, const std::string& candidate_path,
+                                const Tolerances& tolerances) {
+  if (baseline.axes != candidate.axes)
+    throw ConfigError(candidate_path, 0, "axes",
+                      "are " + ojson(candidate.axes).dump() + " but " + ojson(baseline.axes).dump() + " in " +
+                          baseline_path + ": not the same sweep");
+  std::map<std::int64_t, const ojson*> by_point;
+  for (const auto& row : candidate.rows) by_point[row["point"].get<std::int64_t>()] = &row;
+  Comparison out;
+  for (const auto& brow : baseline.rows) {
+    const std::int64_t p = brow["point"].get<std::int64_t>();
+    const std::string block = "point." + std::to_string(p);
+    const auto it = by_point.find(p);
+    if (it == by_point.end()) throw ConfigError(candidate_path, 0, "rows (point " + std::to_string(p) + ")", "missing; the baseline has it");
+    const ojson& crow = *it->second;
+    if (brow["values"] != crow["values"])
+      throw ConfigError(candidate_path, 0, "rows (point " + std::to_string(p) + ").values",
+                        "are " + crow["values"].dump() + " but " + brow["values"].dump() + " in " + baseline_path +
+                            ": not the same sweep");
+    const bool b_ok = brow["summary"].is_object(), c_ok = crow["summary"].is_object();
+    if (b_ok != c_ok) {
+      FieldChange c;
+      c.block = block;
+      c.field = "error";
+      c.direction = Direction::higher_is_worse;
+      c.change = std::numeric_limits<double>::quiet_NaN();
+      c.regression = b_ok;  // ran before, fails now
+      c.improved = !b_ok;
+      if (c.regression) ++out.regressions;
+      out.changes.push_back(std::move(c));
+    }
+    if (!b_ok || !c_ok) continue;
+    const std::string prefix = "rows (point " + std::to_string(p) + ").summary.";
+    compare_block(brow["summary"], crow["summary"], block, prefix, baseline_path, candidate_path, tolerances, out);
+    compare_named_blocks(brow["summary"], crow["summary"], "classes", block + ".", prefix, baseline_path, candidate_path,
+                         tolerances, out);
+  }
+  return out;
+}
+
+std::vector<std::string> unused_tolerances(const Comparison& c, const Tolerances& tolerances) {
+  std::vector<std::string> unused;
+  for (const auto& [key, value] : tolerances.per_field) {
+    bool used = false;
+    for (const auto& ch : c.changes) used = used || key == ch.field || key == ch.block + "." + ch.field;
+    if (!used) unused.push_back(key);
+  }
+  return unused;
+}
+
+}  // namespace servesim

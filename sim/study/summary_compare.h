@@ -1,0 +1,63 @@
+#pragma once
+// `servesim compare`: two summary.json files, or two sweep tables, figure by figure, and
+// whether a change goes beyond tolerance in the bad direction (docs/sweeps.md).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/study/sweep_table.h"
+
+namespace servesim {
+
+// Which way a figure gets worse. Latencies (*_ms) up; throughputs (*_throughput),
+// completed and prefix_cache_hit_rate down; rejected, unfinished, backlog and saturated up.
+// Everything else (token totals, duration, ...) is reported but never a regression.
+enum class Direction { higher_is_worse, lower_is_worse, neutral };
+Direction field_direction(const std::string& field);
+
+struct Tolerances {
+  double default_fraction = 0.05;
+  // "p99_ttft_ms" applies in every block; "classes.chat.p99_ttft_ms" (or, for sweeps,
+  // "point.3.p99_ttft_ms") to one block only and wins over the plain name.
+  std::map<std::string, double> per_field;
+  double for_field(const std::string& block, const std::string& field) const;
+};
+
+struct FieldChange {
+  std::string block;  // "overall", "classes.NAME", "pools.NAME", "point.3", "point.3.classes.NAME"
+  std::string field;
+  std::optional<double> baseline, candidate;  // nullopt: null in the file (no samples)
+  double change = 0;                          // (candidate - baseline) / |baseline|; +-inf from 0
+  double tolerance = 0;
+  Direction direction = Direction::neutral;
+  bool regression = false;  // worse than tolerance allows
+  bool improved = false;    // better by more than tolerance
+};
+
+struct Comparison {
+  std::vector<FieldChange> changes;
+  int regressions = 0;
+  int compared = 0;  // gated (non-neutral) figures present in both files
+};
+
+// Compares the overall block and every class and pool of the baseline. Throws
+// ConfigError(candidate_path, 0, key, ...) when the candidate lacks a field, class or pool the
+// baseline has, and (baseline_path, ...) when the baseline is not a summary.json.
+Comparison compare_summaries(const nlohmann::ordered_json& baseline, const nlohmann::ordered_json& candidate,
+                             const std::string& baseline_path, const std::string& candidate_path,
+                             const Tolerances& tolerances);
+
+// Compares rows with the same point index. Throws ConfigError when the axes differ, a point
+// of the baseline is missing from the candidate, or a point's axis values differ. A point
+// that ran in the baseline but failed in the candidate is a regression (field "error").
+Comparison compare_sweep_tables(const SweepTable& baseline, const SweepTable& candidate,
+                                const std::string& baseline_path, const std::string& candidate_path,
+                                const Tolerances& tolerances);
+
+// Keys of --tolerance-for that match no field of the comparison (likely misspelt).
+std::vector<std::string> unused_tolerances(const Comparison& c, const Tolerances& tolerances);
+
+}  // namespace servesim

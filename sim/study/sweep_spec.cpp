@@ -1,0 +1,133 @@
+#include "sim/study/sweep_spec.h"
+
+#include <charconv>
+#include <set>
+
+#include "sim/core/assert.h"
+#include "sim/core/errors.h"
+
+namespace servesim {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  const auto last = s.find_last_not_of(" \t");
+  return s.substr(first, last - first + 1);
+}
+
+// Splits at commas that are not inside (), [], {} or a quoted string: a value is YAML, and
+// YAML flow collections contain commas of their own.
+std::vector<std::string> split_top_level(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string current;
+  int depth = 0;
+  char quote = 0;
+  for (char ch : text) {
+    if (quote) {
+      if (ch == quote) quote = 0;
+    } else if (ch == '"' || ch == '\'') {
+      quote = ch;
+    } else if (ch == '[' || ch == '{' || ch == '(') {
+      ++depth;
+    } else if ((ch == ']' || ch == '}' || ch == ')') && depth > 0) {
+      --depth;
+    } else if (ch == ',' && depth == 0) {
+      parts.push_back(current);
+      current.clear();
+      continue;
+    }
+    current += ch;
+  }
+  parts.push_back(current);
+  return parts;
+}
+
+std::size_t parse_size(const std::string& text, const std::string& whole) {
+  std::size_t value = 0;
+  const std::string t = trim(text);
+  const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
+    throw ConfigError("--shard", 0, whole, "expected I/N with whole numbers 0 <= I < N, e.g. 0/4");
+  return value;
+}
+
+}  // namespace
+
+SweepAxis parse_axis(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos)
+    throw ConfigError("--axis", 0, text, "expected KEY=V1,V2,..., e.g. workload.0.arrival.rate=2,4,8");
+  SweepAxis axis;
+  axis.key = trim(text.substr(0, eq));
+  if (axis.key.empty()) throw ConfigError("--axis", 0, text, "the key before '=' is empty");
+  for (const std::string& part : split_top_level(text.substr(eq + 1))) {
+    std::string value = trim(part);
+    if (value.empty())
+      throw ConfigError("--axis", 0, axis.key, "has an empty value (two commas in a row, or one at the end?)");
+    axis.values.push_back(std::move(value));
+  }
+  return axis;
+}
+
+const char* sweep_mode_name(SweepMode mode) { return mode == SweepMode::zip ? "zip" : "product"; }
+
+std::size_t sweep_point_count(const std::vector<SweepAxis>& axes, SweepMode mode) {
+  if (axes.empty()) throw ConfigError("--axis", 0, "", "a sweep needs at least one --axis KEY=V1,V2,...");
+  std::set<std::string> keys;
+  for (const auto& axis : axes) {
+    if (!keys.insert(axis.key).second) throw ConfigError("--axis", 0, axis.key, "is given as an axis twice");
+    SS_ASSERT(!axis.values.empty(), "parse_axis never returns an axis without values");
+  }
+  if (mode == SweepMode::zip) {
+    for (const auto& axis : axes)
+      if (axis.values.size() != axes.front().values.size())
+        throw ConfigError("--axis", 0, axis.key,
+                          "has " + std::to_string(axis.values.size()) + " values but '" + axes.front().key +
+                              "' has " + std::to_string(axes.front().values.size()) +
+                              "; --zip pairs the i-th values of every axis, so all need the same number");
+    return axes.front().values.size();
+  }
+  std::size_t count = 1;
+  for (const auto& axis : axes) {
+    if (count > kMaxSweepPoints / axis.values.size())
+      throw ConfigError("--axis", 0, axis.key,
+                        "the product of the axes has more than " + std::to_string(kMaxSweepPoints) + " points");
+    count *= axis.values.size();
+  }
+  return count;
+}
+
+std::vector<std::size_t> sweep_point_indices(const std::vector<SweepAxis>& axes, SweepMode mode,
+                                             std::size_t index) {
+  std::vector<std::size_t> at(axes.size(), index);
+  if (mode == SweepMode::zip) return at;
+  // Mixed-radix digits of `index`, the last axis being the least significant.
+  for (std::size_t a = axes.size(); a-- > 0;) {
+    at[a] = index % axes[a].values.size();
+    index /= axes[a].values.size();
+  }
+  SS_ASSERT(index == 0, "point index beyond the product of the axes");
+  return at;
+}
+
+std::vector<std::string> sweep_point_overrides(const std::vector<SweepAxis>& axes, SweepMode mode,
+                                               std::size_t index) {
+  const auto at = sweep_point_indices(axes, mode, index);
+  std::vector<std::string> sets;
+  for (std::size_t a = 0; a < axes.size(); ++a) sets.push_back(axes[a].key + "=" + axes[a].values[at[a]]);
+  return sets;
+}
+
+SweepShard parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos)
+    throw ConfigError("--shard", 0, text, "expected I/N with whole numbers 0 <= I < N, e.g. 0/4");
+  SweepShard shard{parse_size(text.substr(0, slash), text), parse_size(text.substr(slash + 1), text)};
+  if (shard.count == 0 || shard.index >= shard.count)
+    throw ConfigError("--shard", 0, text, "needs 0 <= I < N (shards are numbered from 0)");
+  return shard;
+}
+
+}  // namespace servesim
