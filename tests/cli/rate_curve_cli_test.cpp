@@ -52,7 +52,7 @@ TEST_CASE("rate curve: a CSV curve runs as the stages it describes", "[cli][work
   CHECK(read_file(dir.path / "ends" / "requests.csv") == requests);
 }
 
-TEST_CASE("rate curve: a malformed curve is refused at its file, row and column", "[cli][workload]") {
+TEST_CASE("rate curve: a malformed curve is refused at its file and row and column", "[cli][workload]") {
   TempDir dir("rate-curve-bad");
   dir.write("falls.csv", "time_s,rate\n0,5\n30,2\n20,1\n");
   const auto falls = dir.write("falls.yaml", scenario("{process: poisson, rate_curve: {path: falls.csv, period: 1h}}"));

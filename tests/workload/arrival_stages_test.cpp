@@ -155,7 +155,7 @@ struct BadStages {
 
 const std::vector<BadStages> kBadStages = {
     {"rate and stages together", "    arrival: {process: poisson, rate: 4, stages: [{duration: 10s, rate: 5}]}", 3,
-     "workload.0.arrival.stages", "either 'rate'"},
+     "workload.0.arrival.stages", "give one of 'rate'"},
     {"neither rate nor stages", "    arrival: {process: poisson}", 3, "workload.0.arrival",
      "missing required key 'rate' (or 'stages'"},
     {"a stage without a duration",
