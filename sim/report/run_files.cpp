@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 
 #include "sim/cluster/invariant_checker.h"
@@ -19,22 +18,6 @@ namespace fs = std::filesystem;
 
 namespace servesim {
 namespace {
-
-// Writes to PATH.partial and renames on commit(), so an interrupted run never leaves a
-// file that looks complete.
-class AtomicFile {
- public:
-  explicit AtomicFile(fs::path path) : path_(std::move(path)), tmp_(path_.string() + ".partial") {}
-  const fs::path& tmp() const { return tmp_; }
-  void commit() { fs::rename(tmp_, path_); }
-  ~AtomicFile() {
-    std::error_code ec;
-    fs::remove(tmp_, ec);
-  }
-
- private:
-  fs::path path_, tmp_;
-};
 
 // Output files of an earlier run into the same folder that this run does not write would
 // sit beside the new summary.json as if they belonged to it.
@@ -70,11 +53,11 @@ RunFilesOutcome run_to_files(const Scenario& scenario, const RunFilesOptions& op
   for (const auto& c : scenario.workload) class_names.push_back(c.name);
   for (const auto& p : scenario.cluster.pools) pool_names.push_back(p.name);
 
-  std::optional<AtomicFile> csv_file;
+  std::optional<PartialFile> csv_file;
   std::optional<RequestsCsvWriter> csv;
   if (scenario.outputs.requests_csv) {
-    csv_file.emplace(out_dir / "requests.csv");
-    csv.emplace(csv_file->tmp().string(), class_names, pool_names);
+    csv_file.emplace((out_dir / "requests.csv").string(), "--out");
+    csv.emplace(csv_file->partial_path(), class_names, pool_names);
   }
   std::ostream null_stream(nullptr);
   RunReports reports(*simulation, scenario, out_dir, options.progress != nullptr,
@@ -114,13 +97,9 @@ RunFilesOutcome run_to_files(const Scenario& scenario, const RunFilesOptions& op
   }
   reports.commit(outcome.result);
   if (options.replicates >= 2) outcome.intervals = run_replicates(scenario, outcome.result.summary, options.replicates);
-  AtomicFile summary_file(out_dir / "summary.json");
-  {
-    std::ofstream f(summary_file.tmp());
+  write_file_atomically((out_dir / "summary.json").string(), "--out", [&](std::ostream& f) {
     write_summary_json(outcome.result.summary, f, outcome.intervals ? &*outcome.intervals : nullptr);
-    if (!f) throw ConfigError(summary_file.tmp().string(), 0, "--out", "cannot write summary.json");
-  }
-  summary_file.commit();
+  });
   outcome.written.push_back((out_dir / "summary.json").string());
   if (csv) outcome.written.push_back((out_dir / "requests.csv").string());
   for (const auto& path : reports.written()) outcome.written.push_back(path);

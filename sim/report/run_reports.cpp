@@ -27,7 +27,7 @@ bool stderr_is_terminal(const std::ostream& err) { return &err == &std::cerr && 
 
 RunReports::RunReports(Simulation& sim, const Scenario& scenario, const fs::path& out_dir, bool progress,
                        std::ostream& err)
-    : sim_(sim), err_(err), scenario_(scenario), progress_(progress) {
+    : err_(err), scenario_(scenario), progress_(progress) {
   std::vector<std::string> class_names, pool_names;
   for (const auto& c : scenario.workload) class_names.push_back(c.name);
   for (const auto& p : scenario.cluster.pools) pool_names.push_back(p.name);
@@ -55,30 +55,21 @@ RunReports::RunReports(Simulation& sim, const Scenario& scenario, const fs::path
   if (timeseries_ || trace_) add_step_sampler(sim, [this](const StepSample& s) { on_step(s); });
 }
 
-RunReports::~RunReports() {
-  // Not committed (an error or a failed check): leave no partial file behind.
-  std::error_code ec;
-  for (auto* f : {&timeseries_file_, &trace_file_}) {
-    if (!*f) continue;
-    (*f)->stream.close();
-    fs::remove((*f)->tmp, ec);
-  }
-}
+// Files not committed (an error or a failed check) remove their partial files as they go.
+RunReports::~RunReports() = default;
 
 RunReports::File RunReports::open(const fs::path& path) {
-  File f;
-  f.path = path;
-  f.tmp = path.string() + ".partial";
-  f.stream.open(f.tmp);
-  if (!f.stream) throw ConfigError(f.tmp.string(), 0, "--out", "cannot open the file for writing");
+  File f{PartialFile(path.string(), "--out"), std::ofstream()};
+  f.stream.open(f.file.partial_path());
+  if (!f.stream) throw ConfigError(f.file.partial_path(), 0, "--out", "cannot open the file for writing");
   return f;
 }
 
 void RunReports::close(File& f) {
   f.stream.close();
-  if (!f.stream) throw ConfigError(f.tmp.string(), 0, "--out", "cannot write the file (disk full?)");
-  fs::rename(f.tmp, f.path);
-  written_.push_back(f.path.string());
+  if (!f.stream) throw ConfigError(f.file.partial_path(), 0, "--out", "cannot write the file (disk full?)");
+  f.file.commit();
+  written_.push_back(f.file.path());
 }
 
 void RunReports::on_step(const StepSample& s) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/cluster/simulation.h"
+#include "sim/report/atomic_write.h"
 #include "sim/metrics/timeseries.h"
 #include "sim/report/benchmark/benchmark_writer.h"
 #include "sim/report/chrome_trace.h"
@@ -44,15 +45,14 @@ class RunReports {
 
  private:
   struct File {
-    std::filesystem::path path, tmp;
-    std::ofstream stream;
+    PartialFile file;
+    std::ofstream stream;  // declared after `file`: closed before the partial file goes
   };
   File open(const std::filesystem::path& path);
   void close(File& f);
   void on_step(const StepSample& s);
   void maybe_print_progress(Tick sim_ns);
 
-  Simulation& sim_;
   std::ostream& err_;
   std::optional<File> timeseries_file_, trace_file_;
   std::unique_ptr<TimeseriesWriter> timeseries_;
