@@ -119,9 +119,14 @@ std::string vendored(const std::string& file) {
 }
 
 // Inside <script>, "</" would end the element: JSON text escapes it.
-std::string script_safe(std::string text) {
-  for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3)) text.insert(at + 1, "\\");
-  return text;
+std::string script_safe(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += '\\';
+  }
+  return out;
 }
 
 std::string html_escape(const std::string& text) {

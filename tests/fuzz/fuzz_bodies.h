@@ -29,7 +29,11 @@ inline void trace_input(const char* format, const std::uint8_t* data, std::size_
   for (double speedup : {1.0, 3.7}) {
     ClassSpec spec;
     spec.name = "fuzz";
-    spec.trace = TraceSpec{format, file.path(), speedup};
+    TraceSpec trace;
+    trace.format = format;
+    trace.path = file.path();
+    trace.speedup = speedup;
+    spec.trace = trace;
     // csv prefix ids: a hash block of 16 tokens (the KV block) as well as Mooncake's 512.
     if (std::string(format) == "csv" && speedup != 1.0) spec.trace->hash_block_tokens = 16;
     if (std::string(format) == "lengths") {
