@@ -140,8 +140,9 @@ def run(
     timeseries: bool = True,
 ) -> Result:
     """Simulates `scenario` once (`servesim run`). The files go to `out`, or to a temporary
-    folder kept as long as the Result lives. `timeseries` adds timeseries.csv (and requests.csv
-    is always written) unless the scenario or `set` says otherwise. `replicates` K >= 2 runs
+    folder kept as long as the Result lives. requests.csv is always written, and timeseries.csv
+    unless timeseries=False, whatever the scenario's outputs say; an `outputs.*` key in `set`
+    overrides both. `replicates` K >= 2 runs
     the K seeds from `seed` and adds each figure's mean and 95% interval to the summary's
     "replicates"."""
     overrides = ["outputs.requests_csv=true"] + (["outputs.timeseries=true"] if timeseries else []) + _sets(set)
