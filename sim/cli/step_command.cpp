@@ -176,13 +176,7 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
     request.engine = vm["engine"].as<std::string>();
     request.engine_version = vm.count("engine-version") ? vm["engine-version"].as<std::string>() : "";
     request.cuda_graph_max_batch = vm["cuda-graphs"].as<int>();
-    if (request.cost_model != "" && request.cost_model != "roofline" && request.cost_model != "kernels") {
-      throw UsageError{"--cost-model must be roofline or kernels, got '" + request.cost_model + "'"};
-    }
-    if (request.engine != "vllm" && request.engine != "sglang" && request.engine != "trtllm") {
-      throw UsageError{"--engine must be vllm, sglang or trtllm, got '" + request.engine + "'"};
-    }
-    if (request.cuda_graph_max_batch < 0) throw UsageError{"--cuda-graphs must be 0 or more"};
+    // price_step checks the cost model, engine and CUDA-graph size (ConfigError, exit 2).
     const StepStudy step = price_step(request);
     if (vm.count("json")) {
       out << step_to_json(step).dump(2) << "\n";

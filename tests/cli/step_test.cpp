@@ -125,3 +125,17 @@ TEST_CASE("step: a missing model file and absurd counts are refused - not crashe
   CHECK(typo.code == 2);
   CHECK(typo.err.find("did you mean 'qwen2.5-7b'") != std::string::npos);
 }
+
+TEST_CASE("step: an unknown cost model or engine or a negative CUDA-graph size is exit 2 naming it", "[step]") {
+  const char* base = "step --model llama-3-8b --hardware h100-sxm --decode 8:1024 ";
+  using servesim::testing::run_cli;
+  auto r = run_cli(std::string(base) + "--cost-model vidur");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("cost_model: must be roofline or kernels, got 'vidur'") != std::string::npos);
+  r = run_cli(std::string(base) + "--engine tgi");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("engine: must be vllm, sglang or trtllm, got 'tgi'") != std::string::npos);
+  r = run_cli(std::string(base) + "--cuda-graphs -1");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("cuda_graphs: must be 0 or more") != std::string::npos);
+}
