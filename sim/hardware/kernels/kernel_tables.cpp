@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <sstream>
 
@@ -322,49 +323,50 @@ std::string ratio_text(double ratio) {
   return out.str();
 }
 
-// Sets aside the set's fp8 GEMM rows when they are not faster than bf16 where compute-bound
-// (Fp8Evidence) and takes them from the nearest sibling set whose fp8 rows are; with none,
-// the roofline prices fp8 GEMMs.
-void replace_slow_fp8_gemm(const fs::path& base, double ratio, KernelTables& t) {
-  std::string source = "the roofline";
-  std::map<std::pair<int, int>, KernelGrid> replacement;
+// Where a family's fp8 rows come from when the set's own are set aside: the nearest
+// sibling set (sibling_sets) for which `take` finds rows that pass Fp8Evidence, taking them
+// and returning their fp8/bf16 ratio; "the roofline" when none does.
+std::string borrow_fp8_rows(const fs::path& base, const std::string& file,
+                            const std::function<std::optional<double>(const fs::path&)>& take) {
   for (const fs::path& sibling : sibling_sets(base)) {
-    const fs::path file = sibling / "gemm_perf.csv.gz";
-    if (!fs::exists(file)) continue;
+    if (!fs::exists(sibling / file)) continue;
+    if (const auto ratio = take(sibling / file)) return set_label(sibling) + "'s (fp8/bf16 " + ratio_text(*ratio) + ")";
+  }
+  return "the roofline";
+}
+
+void replace_slow_fp8_gemm(const fs::path& base, double ratio, KernelTables& t) {
+  std::map<std::pair<int, int>, KernelGrid> replacement;
+  const std::string source = borrow_fp8_rows(base, "gemm_perf.csv.gz", [&](const fs::path& path) -> std::optional<double> {
     KernelTables other;
     other.query = t.query;
     Fp8Evidence evidence;
-    load_gemm(file.string(), other, &evidence);
+    load_gemm(path.string(), other, &evidence);
     const auto other_ratio = evidence.median_ratio();
-    if (!other_ratio || *other_ratio >= kFp8Margin || other.gemm.empty()) continue;
+    if (!other_ratio || *other_ratio >= kFp8Margin || other.gemm.empty()) return std::nullopt;
     replacement = std::move(other.gemm);
-    source = set_label(sibling) + "'s (fp8/bf16 " + ratio_text(*other_ratio) + ")";
-    break;
-  }
+    return other_ratio;
+  });
   t.gemm = std::move(replacement);
   t.fp8_note = "fp8 GEMM rows set aside: median fp8/bf16 time " + ratio_text(ratio) +
                " at m >= 1024, n, k >= 4096, where fp8 runs at twice bf16's rate (set aside at 0.95 or more); fp8 GEMMs from " + source;
 }
 
 void replace_slow_fp8_moe(const fs::path& base, double ratio, KernelTables& t) {
-  std::string source = "the roofline";
   std::optional<KernelGrid> replacement;
   std::string distribution;
-  for (const fs::path& sibling : sibling_sets(base)) {
-    const fs::path file = sibling / "moe_perf.csv.gz";
-    if (!fs::exists(file)) continue;
+  const std::string source = borrow_fp8_rows(base, "moe_perf.csv.gz", [&](const fs::path& path) -> std::optional<double> {
     KernelTables other;
     other.query = t.query;
     Fp8Evidence evidence;
     std::size_t kept = 0;
-    auto grid = load_moe(file.string(), other, kept, &evidence);
+    auto grid = load_moe(path.string(), other, kept, &evidence);
     const auto other_ratio = evidence.median_ratio();
-    if (!grid || !other_ratio || *other_ratio >= kFp8Margin) continue;
+    if (!grid || !other_ratio || *other_ratio >= kFp8Margin) return std::nullopt;
     replacement = std::move(grid);
     distribution = other.moe_distribution;
-    source = set_label(sibling) + "'s (fp8/bf16 " + ratio_text(*other_ratio) + ")";
-    break;
-  }
+    return other_ratio;
+  });
   t.moe = std::move(replacement);
   t.moe_distribution = distribution;
   if (!t.fp8_note.empty()) t.fp8_note += "; ";
