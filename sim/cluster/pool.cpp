@@ -32,9 +32,10 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
   cost_model_ = make_cost_model(config_.cost_model, config_.model, config_.hardware, config_.deployment);
   const auto draft_cost_model = make_draft_cost_model(config_);
   for (int i = 0; i < config_.replicas; ++i) {
+    replica_metrics_.push_back(std::make_unique<ReplicaMetrics>(metrics, pool_index));
     replicas_.push_back(std::make_unique<Replica>(sim, pool_index, i, config_.engine, kv_blocks_,
-                                                  policy->factory(), cost_model_, metrics, listener,
-                                                  config_.model.max_context_tokens));
+                                                  policy->factory(), cost_model_, *replica_metrics_.back(),
+                                                  listener, config_.model.max_context_tokens));
     set_up_replica(*replicas_.back(), config_, memory_plan_, draft_cost_model);
     replicas_.back()->set_hand_over_after_prefill(config_.role == PoolRole::prefill);
   }

@@ -10,6 +10,7 @@
 #include "sim/cluster/router.h"
 #include "sim/engine/replica.h"
 #include "sim/engine/memory_plan.h"
+#include "sim/metrics/replica_metrics.h"
 
 namespace servesim {
 
@@ -46,6 +47,9 @@ class Pool {
   std::unique_ptr<Router> router_;
   bool router_reads_kv_ = false;  // KV usage or cached prefixes
   bool router_indexes_ = false;   // told of every snapshot change (Router::wants_snapshot_changes)
+  // What each replica measures goes to the run's metrics through its own subscription,
+  // which outlives it.
+  std::vector<std::unique_ptr<ReplicaMetrics>> replica_metrics_;
   std::vector<std::unique_ptr<Replica>> replicas_;
   void take_snapshots();
   void snapshot(std::size_t replica);

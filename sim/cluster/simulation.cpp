@@ -5,6 +5,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
+#include "sim/metrics/request_record.h"
 
 namespace servesim {
 
@@ -230,28 +231,7 @@ void Simulation::on_request_done(RequestState& request, Tick now_ns) {
 }
 
 void Simulation::record_unfinished(const RequestState& r) {
-  RequestRecord rec;
-  rec.id = r.spec.id;
-  rec.class_index = r.spec.class_index;
-  rec.pool_index = r.pool_index;
-  rec.replica_index = r.replica_index;
-  rec.outcome = Outcome::unfinished;
-  rec.arrival_ns = r.spec.arrival_ns;
-  rec.first_scheduled_ns = r.first_scheduled_ns;
-  rec.first_token_ns = r.first_token_ns;
-  rec.prompt_tokens = r.spec.prompt_tokens;
-  rec.output_tokens = r.spec.output_tokens;
-  rec.output_tokens_done = r.num_output_done;
-  rec.cached_prompt_tokens = r.cached_prompt_tokens;
-  rec.preemptions = r.preemptions;
-  rec.preempted_ns = r.preempted_ns + (r.preempted_at_ns >= 0 ? sim_.now() - r.preempted_at_ns : 0);
-  rec.truncated_tokens = r.truncated_tokens;
-  rec.input_clamped = r.spec.input_clamped;
-  rec.output_clamped = r.spec.output_clamped;
-  rec.kv_transfer_ns = r.kv_transfer_ns;
-  rec.session_id = r.spec.session_id;
-  rec.turn = r.spec.turn;
-  metrics_->record_request(rec);
+  metrics_->record_request(make_request_record(r, Outcome::unfinished, sim_.now()));
 }
 
 void Simulation::on_head_blocked(HeadBlock why) { saturation_.note_blocked(static_cast<int>(why)); }

@@ -6,6 +6,7 @@
 #include "sim/cluster/simulation.h"
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
+#include "sim/metrics/request_record.h"
 
 namespace servesim {
 
@@ -48,20 +49,8 @@ void Simulation::on_timeout(std::uint64_t request_id) {
 void Simulation::reject_at_door(RequestState& request, int pool, const char* reason) {
   request.pool_index = pool;
   request.status = RequestStatus::finished;
-  RequestRecord rec;
-  rec.id = request.spec.id;
-  rec.class_index = request.spec.class_index;
-  rec.pool_index = pool;
-  rec.outcome = Outcome::rejected;
+  RequestRecord rec = make_request_record(request, Outcome::rejected, sim_.now());
   rec.reject_reason = reason;
-  rec.arrival_ns = request.spec.arrival_ns;
-  rec.finish_ns = sim_.now();
-  rec.prompt_tokens = request.spec.prompt_tokens;
-  rec.output_tokens = request.spec.output_tokens;
-  rec.session_id = request.spec.session_id;
-  rec.turn = request.spec.turn;
-  rec.input_clamped = request.spec.input_clamped;
-  rec.output_clamped = request.spec.output_clamped;
   metrics_->record_request(rec);
   request.first_scheduled_ns = 0;  // not counted among the class's unscheduled
   on_request_done(request, sim_.now());

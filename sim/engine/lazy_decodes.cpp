@@ -272,22 +272,22 @@ void LazyDecodes::charge_step_start(std::int64_t decode_units, Tick start_ns) {
 }
 
 void LazyDecodes::note_class_count(std::size_t cls) {
-  std::vector<QuantileSketch::CountRun>& runs = pending_runs_[cls];
+  std::vector<CountRun>& runs = pending_runs_[cls];
   const std::size_t from = pending_gaps_.size();
   if (!runs.empty() && runs.back().from == from) {
     runs.back().count = per_class_[cls];  // no gap came with the count it replaces
   } else {
-    runs.push_back(QuantileSketch::CountRun{from, per_class_[cls]});
+    runs.push_back(CountRun{from, per_class_[cls]});
   }
 }
 
 void LazyDecodes::flush_gaps() {
   if (pending_gaps_.empty()) return;
   for (std::size_t cls = 0; cls < per_class_.size(); ++cls) {
-    std::vector<QuantileSketch::CountRun>& runs = pending_runs_[cls];
-    if (!runs.empty()) metrics_.record_itl_gaps(static_cast<int>(cls), pool_index_, pending_gaps_, runs, &gap_hint_);
+    std::vector<CountRun>& runs = pending_runs_[cls];
+    if (!runs.empty()) measurements_.on_token_gap_runs(static_cast<int>(cls), pending_gaps_, runs);
     runs.clear();
-    if (per_class_[cls] > 0) runs.push_back(QuantileSketch::CountRun{0, per_class_[cls]});
+    if (per_class_[cls] > 0) runs.push_back(CountRun{0, per_class_[cls]});
   }
   pending_gaps_.clear();
 }

@@ -32,7 +32,7 @@
 #include "sim/core/time.h"
 #include "sim/engine/kv_cache_manager.h"
 #include "sim/engine/request_state.h"
-#include "sim/metrics/recorder.h"
+#include "sim/engine/measurement_listener.h"
 
 namespace servesim {
 
@@ -42,10 +42,9 @@ struct SchedulerState;
 
 class LazyDecodes {
  public:
-  LazyDecodes(KvCacheManager& kv, MetricsRecorder& metrics, int pool_index)
+  LazyDecodes(KvCacheManager& kv, MeasurementListener& measurements)
       : kv_(kv),
-        metrics_(metrics),
-        pool_index_(pool_index),
+        measurements_(measurements),
         block_size_(kv.block_size()),
         slot_mask_((block_size_ & (block_size_ - 1)) == 0 ? static_cast<std::uint64_t>(block_size_ - 1) : 0),
         wheel_bits_(block_size_ <= 64) {}
@@ -165,8 +164,7 @@ class LazyDecodes {
   Tick max_gap_after(std::int64_t after) const;
 
   KvCacheManager& kv_;
-  MetricsRecorder& metrics_;
-  int pool_index_;
+  MeasurementListener& measurements_;
   std::int64_t block_size_;   // the KV cache's, which never changes
   std::uint64_t slot_mask_;   // block_size_ - 1 for a power of two, else 0
   bool wheel_bits_;           // occupied_ covers every slot (block_size_ <= 64)
@@ -187,12 +185,11 @@ class LazyDecodes {
   // (step index, gap) with gaps strictly decreasing: the suffix maxima of the gaps, for a
   // synced request's longest gap. Cleared when the lazy set empties.
   std::vector<std::pair<std::int64_t, Tick>> gap_maxima_;
-  QuantileSketch::IndexHint gap_hint_;  // this replica's step gaps mostly share a bucket
   // Gaps of the steps not yet given to the metrics (at most 256 of them), and by class the
   // number of its lazy decodes that had each, as runs over the gaps (a count changes when
   // a request joins or leaves the lazy set, far less often than a step ends).
   std::vector<Tick> pending_gaps_;
-  std::vector<std::vector<QuantileSketch::CountRun>> pending_runs_;
+  std::vector<std::vector<CountRun>> pending_runs_;
 
   // Explicit running requests in running order, by running_seq.
   std::vector<Entry> explicit_;

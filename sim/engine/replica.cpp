@@ -38,43 +38,6 @@ HeadBlock why_head_waits(const SchedulerState& state, const StepPlan& plan) {
   return HeadBlock::compute;
 }
 
-RequestRecord make_record(const RequestState& r, Outcome outcome, Tick now_ns, Tick frontend_ns = 0) {
-  RequestRecord rec;
-  rec.id = r.spec.id;
-  rec.class_index = r.spec.class_index;
-  rec.pool_index = r.pool_index;
-  rec.replica_index = r.replica_index;
-  rec.outcome = outcome;
-  rec.arrival_ns = r.spec.arrival_ns;
-  rec.first_scheduled_ns = r.first_scheduled_ns;
-  rec.first_token_ns = r.first_token_ns;
-  rec.finish_ns = outcome == Outcome::unfinished ? -1 : now_ns;
-  rec.prompt_tokens = r.spec.prompt_tokens;
-  rec.output_tokens = r.spec.output_tokens;
-  rec.output_tokens_done = r.num_output_done;
-  rec.cached_prompt_tokens = r.cached_prompt_tokens;
-  rec.preemptions = r.preemptions;
-  rec.preempted_ns = r.preempted_ns + (r.preempted_at_ns >= 0 ? now_ns - r.preempted_at_ns : 0);
-  rec.truncated_tokens = r.truncated_tokens;
-  rec.input_clamped = r.spec.input_clamped;
-  rec.output_clamped = r.spec.output_clamped;
-  rec.kv_transfer_ns = r.kv_transfer_ns;
-  rec.session_id = r.spec.session_id;
-  rec.turn = r.spec.turn;
-  rec.acct = r.acct;
-  // The front end (API server, tokenisation, IPC, detokenisation and streaming) adds its
-  // latency to what the client sees, outside the engine: every token reaches the client
-  // that much later, so TTFT and E2E grow by it and the gaps between tokens do not. It is
-  // an overhead part of TTFT, so the parts still sum to the measured TTFT.
-  if (frontend_ns > 0 && outcome == Outcome::completed) {
-    if (rec.first_token_ns >= 0) rec.first_token_ns += frontend_ns;
-    rec.finish_ns += frontend_ns;
-    rec.frontend_ns = frontend_ns;
-    rec.acct.ttft.overhead_ns += frontend_ns;
-  }
-  return rec;
-}
-
 // A run of equal inter-token gaps of one class, not yet given to the metrics: continuing
 // decodes of one step all waited the same gap (the previous step), so a step's gaps come
 // in a few runs. Each sketch still sees the same values in the same order, and it folds
@@ -84,15 +47,14 @@ struct ItlRun {
   int class_index = -1;
   Tick gap_ns = 0;
   std::int64_t count = 0;
-  QuantileSketch::IndexHint* hint = nullptr;
-  void add(MetricsRecorder& m, int cls, int pool, Tick gap) {
-    if (count > 0 && (cls != class_index || gap != gap_ns)) flush(m, pool);
+  void add(MeasurementListener& m, int cls, Tick gap) {
+    if (count > 0 && (cls != class_index || gap != gap_ns)) flush(m);
     class_index = cls;
     gap_ns = gap;
     ++count;
   }
-  void flush(MetricsRecorder& m, int pool) {
-    if (count > 0) m.record_itl(class_index, pool, gap_ns, count, hint);
+  void flush(MeasurementListener& m) {
+    if (count > 0) m.on_token_gaps(class_index, gap_ns, count);
     count = 0;
   }
 };
@@ -101,7 +63,7 @@ struct ItlRun {
 
 Replica::Replica(Simulator& sim, int pool_index, int replica_index, const EngineConfig& config,
                  std::int64_t kv_blocks, std::unique_ptr<Scheduler> scheduler,
-                 std::shared_ptr<const CostModel> cost_model, MetricsRecorder& metrics,
+                 std::shared_ptr<const CostModel> cost_model, MeasurementListener& measurements,
                  ReplicaListener& listener, std::int64_t max_context_tokens)
     : sim_(sim),
       pool_index_(pool_index),
@@ -110,10 +72,10 @@ Replica::Replica(Simulator& sim, int pool_index, int replica_index, const Engine
       kv_(kv_blocks, config.block_size, config.prefix_cache),
       scheduler_(std::move(scheduler)),
       cost_model_(std::move(cost_model)),
-      metrics_(metrics),
+      measurements_(measurements),
       listener_(listener),
       max_context_tokens_(max_context_tokens),
-      lazy_(kv_, metrics, pool_index),
+      lazy_(kv_, measurements),
       lazy_enabled_(scheduler_->keeps_decodes_lazy() && !config.speculative.enabled),
       runs_enabled_(lazy_enabled_) {}
 
@@ -231,7 +193,6 @@ void Replica::on_step_end() {
   end_step_counts(now);
   bool any_finished = false;
   ItlRun itl;
-  itl.hint = &itl_hint_;
   for (const auto& c : plan_.chunks) {
     RequestState& r = *c.request;
     account_chunk_end(c, split_, step_start_ns_, now);  // before its tokens are emitted
@@ -255,12 +216,12 @@ void Replica::on_step_end() {
         continue;
       }
     } else {
-      itl.add(metrics_, r.spec.class_index, pool_index_, now - r.last_token_ns);
+      itl.add(measurements_, r.spec.class_index, now - r.last_token_ns);
       r.acct.max_itl_ns = std::max(r.acct.max_itl_ns, now - r.last_token_ns);
     }
     r.last_token_ns = now;
     if (c.spec_accepted > 0) {
-      itl.flush(metrics_, pool_index_);  // emit_accepted records gaps too: keep their order
+      itl.flush(measurements_);  // emit_accepted records gaps too: keep their order
       emit_accepted(r, c.spec_accepted);
     }
     if (r.num_output_done == r.spec.output_tokens) {
@@ -268,7 +229,7 @@ void Replica::on_step_end() {
       any_finished = true;
     }
   }
-  itl.flush(metrics_, pool_index_);
+  itl.flush(measurements_);
   if (lazy_enabled_) {
     // Steady decodes from now on advance as a count. Before any listener call: one may
     // submit a request and so start the next step from inside this one.
@@ -337,16 +298,14 @@ void Replica::finish(RequestState& r) {
   // The client has the answer only after the front end: a session's next turn or a closed
   // loop's next request starts from there.
   const Tick frontend_ns = config_.overheads.frontend_for(r.spec.prompt_tokens);
-  metrics_.record_request(make_record(r, Outcome::completed, sim_.now(), frontend_ns));
+  measurements_.on_request_completed(r, sim_.now(), frontend_ns);
   listener_.on_request_done(r, sim_.now() + frontend_ns);
 }
 
 void Replica::reject(RequestState& r, const char* reason) {
   r.status = RequestStatus::finished;
-  RequestRecord rec = make_record(r, Outcome::rejected, sim_.now());
-  rec.reject_reason = reason;
   note_load_change();
-  metrics_.record_request(rec);
+  measurements_.on_request_rejected(r, sim_.now(), reason);
   listener_.on_request_done(r, sim_.now());
 }
 

@@ -14,12 +14,12 @@
 #include "sim/engine/kv_cache_manager.h"
 #include "sim/engine/lazy_decodes.h"
 #include "sim/engine/load_change_log.h"
+#include "sim/engine/measurement_listener.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/scheduler.h"
 #include "sim/engine/step_accounting.h"
 #include "sim/engine/swap_space.h"
 #include "sim/hardware/cost_model.h"
-#include "sim/metrics/recorder.h"
 
 namespace servesim {
 
@@ -74,7 +74,7 @@ class Replica {
  public:
   Replica(Simulator& sim, int pool_index, int replica_index, const EngineConfig& config,
           std::int64_t kv_blocks, std::unique_ptr<Scheduler> scheduler,
-          std::shared_ptr<const CostModel> cost_model, MetricsRecorder& metrics,
+          std::shared_ptr<const CostModel> cost_model, MeasurementListener& measurements,
           ReplicaListener& listener, std::int64_t max_context_tokens);
 
   // Takes a request (the caller keeps ownership of the state until on_request_done).
@@ -230,7 +230,7 @@ class Replica {
   KvCacheManager kv_;
   std::unique_ptr<Scheduler> scheduler_;
   std::shared_ptr<const CostModel> cost_model_;
-  MetricsRecorder& metrics_;
+  MeasurementListener& measurements_;  // what it measures goes here (sim/metrics subscribes)
   ReplicaListener& listener_;
   std::int64_t max_context_tokens_;
 
@@ -268,7 +268,6 @@ class Replica {
   // Buffers kept between steps so that a step does not allocate.
   std::vector<RequestState*> scratch_;  // the scheduler's copy of running_
   std::vector<RequestState*> done_;     // requests leaving at a step's end
-  QuantileSketch::IndexHint itl_hint_;  // the bucket of this replica's last explicit gap
 };
 
 }  // namespace servesim

@@ -154,7 +154,7 @@ void Replica::emit_accepted(RequestState& r, std::int64_t accepted) {
   // Blocks these tokens complete are cached like any other: source hashes here, private
   // ones with the rest of the step's (cache_private_blocks_at_step_start).
   kv_.cache_source_blocks_at_step_end(r, computed_before);
-  metrics_.record_itl(r.spec.class_index, pool_index_, 0, accepted);
+  measurements_.on_token_gaps(r.spec.class_index, 0, accepted);
   stats_.spec_accepted_tokens += accepted;
 }
 

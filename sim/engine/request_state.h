@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sim/core/time.h"
-#include "sim/metrics/attribution.h"
+#include "sim/engine/request_accounting.h"
 #include "sim/workload/request.h"
 
 namespace servesim {

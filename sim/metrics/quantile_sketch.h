@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/count_run.h"
+
 #include "sim/metrics/exact_moments.h"
 
 namespace servesim {
@@ -46,13 +48,9 @@ class QuantileSketch {
   // when both need it, and not at all when `hint` has it. REQUIRES: equal relative accuracy.
   static void add_to_both(QuantileSketch& a, QuantileSketch& b, double value, std::int64_t count,
                           IndexHint* hint = nullptr);
-  // Counts for a stretch of values: values[from] up to the next run's `from` (or the end)
-  // each came `count` times (0: none of them), as a replica's steps' gaps came to each of
-  // its lazy decodes while their number stayed the same.
-  struct CountRun {
-    std::size_t from;
-    std::int64_t count;
-  };
+  // Counts for a stretch of values (sim/core/count_run.h), as a replica's steps' gaps came
+  // to each of its lazy decodes while their number stayed the same.
+  using CountRun = ::servesim::CountRun;
   // add_to_both(a, b, v, count, hint) for every v of `values` (integers >= 0; fewer than
   // 2^12 of them), with the counts of `runs` (counts >= 0, `from` non-decreasing; values
   // before the first run's come 0 times), at once: the buckets, count, min, max and

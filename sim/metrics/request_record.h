@@ -5,7 +5,7 @@
 #include <string>
 
 #include "sim/core/time.h"
-#include "sim/metrics/attribution.h"
+#include "sim/engine/request_accounting.h"
 
 namespace servesim {
 
@@ -33,7 +33,7 @@ struct RequestRecord {
   Tick kv_transfer_ns = 0;              // part of TTFT spent moving KV prefill -> decode
   std::uint64_t session_id = 0;
   int turn = 0;
-  // Where its time went and the GPU time it used (attribution.h); meaningful for
+  // Where its time went and the GPU time it used (request_accounting.h); meaningful for
   // completed requests.
   RequestAccounting acct;
   double cost_usd = 0;  // its GPU time at its pool's price; set by MetricsRecorder
@@ -51,5 +51,14 @@ struct RequestRecord {
     return (finish_ns - first_token_ns) / (output_tokens_done - 1);
   }
 };
+
+struct RequestState;
+
+// The one place a request's record is built from its engine state: when it completes
+// (`now_ns` its last step's end, `frontend_ns` the front end's latency the client sees on
+// top), is rejected (the caller sets reject_reason), or is still inside at the run's end
+// (unfinished: no finish, no parts). A request refused before any replica is a fresh
+// state and gets an empty record but for its spec.
+RequestRecord make_request_record(const RequestState& request, Outcome outcome, Tick now_ns, Tick frontend_ns = 0);
 
 }  // namespace servesim

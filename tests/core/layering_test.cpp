@@ -11,11 +11,12 @@
 
 namespace {
 
-// Lower numbers are lower layers. Folders of the same number (hardware, workload, metrics)
-// know nothing of each other.
+// Lower numbers are lower layers. Folders of the same number (hardware, workload) know
+// nothing of each other. The engine reports what it measures through its own listener
+// (sim/engine/measurement_listener.h), so metrics sit above it and subscribe.
 const std::map<std::string, int> kLayer = {
-    {"core", 0},    {"model", 1},    {"hardware", 2}, {"workload", 2}, {"metrics", 2}, {"engine", 3},
-    {"cluster", 4}, {"scenario", 5}, {"study", 6},    {"report", 7},   {"cli", 8},
+    {"core", 0},    {"model", 1},    {"hardware", 2}, {"workload", 2}, {"engine", 3},  {"metrics", 4},
+    {"cluster", 5}, {"scenario", 6}, {"study", 7},    {"report", 8},   {"cli", 9},
 };
 
 }  // namespace

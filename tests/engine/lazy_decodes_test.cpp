@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/cluster/simulation.h"
+#include "sim/metrics/replica_metrics.h"
 #include "sim/report/summary_writer.h"
 #include "sim/scenario/scenario_loader.h"
 #include "engine/policy_harness.h"
@@ -229,6 +230,7 @@ namespace {
 struct CrossSubmit : ReplicaListener {
   Simulator sim;
   MetricsRecorder metrics{{"default"}, {"main"}};
+  ReplicaMetrics measured{metrics, 0};  // the metrics' subscription to the replica
   EngineConfig config;
   std::vector<std::unique_ptr<Replica>> replicas;
   std::vector<std::unique_ptr<RequestState>> states;
@@ -240,7 +242,7 @@ struct CrossSubmit : ReplicaListener {
     const auto reg = make_policy_registry();
     for (int i = 0; i < 2; ++i) {
       replicas.push_back(std::make_unique<Replica>(sim, 0, i, config, 1000, reg.find("chunked-prefill")->factory(),
-                                                   cost, metrics, *this, 0));
+                                                   cost, measured, *this, 0));
       if (!decode_runs) replicas.back()->keep_no_decode_runs();
     }
   }

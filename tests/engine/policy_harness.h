@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/engine/replica.h"
+#include "sim/metrics/replica_metrics.h"
 
 namespace servesim::testing {
 
@@ -41,6 +42,7 @@ struct DoneLog : ReplicaListener {
 struct PolicyHarness {
   Simulator sim;
   MetricsRecorder metrics{{"default", "other"}, {"main"}};
+  ReplicaMetrics measured{metrics, 0};  // the metrics' subscription to the replica
   DoneLog listener;
   EngineConfig config;
   std::unique_ptr<Replica> replica;
@@ -63,7 +65,7 @@ struct PolicyHarness {
     const auto* entry = reg.find(policy);
     REQUIRE(entry != nullptr);
     replica = std::make_unique<Replica>(sim, 0, 0, config, kv_blocks, entry->factory(),
-                                        cost ? cost : std::make_shared<AffineStepCost>(), metrics, listener,
+                                        cost ? cost : std::make_shared<AffineStepCost>(), measured, listener,
                                         max_context);
     replica->set_step_observer([this](int, Tick start, const StepPlan& plan, const StepCost& cost) {
       std::string s;

@@ -9,6 +9,7 @@
 #include "sim/engine/block_pool.h"
 #include "sim/engine/kv_cache_manager.h"
 #include "sim/engine/replica.h"
+#include "sim/metrics/replica_metrics.h"
 
 using namespace servesim;
 
@@ -33,6 +34,7 @@ struct NoListener : ReplicaListener {
 struct PrefixHarness {
   Simulator sim;
   MetricsRecorder metrics{{"default"}, {"main"}};
+  ReplicaMetrics measured{metrics, 0};  // the metrics' subscription to the replica
   NoListener listener;
   EngineConfig config;
   std::unique_ptr<Replica> replica;
@@ -47,7 +49,7 @@ struct PrefixHarness {
     config.prefix_cache = prefix_cache;
     auto reg = make_policy_registry();
     replica = std::make_unique<Replica>(sim, 0, 0, config, kv_blocks, reg.find("chunked-prefill")->factory(),
-                                        std::make_shared<AffineCost>(), metrics, listener, 0);
+                                        std::make_shared<AffineCost>(), measured, listener, 0);
     replica->set_step_observer([this](int, Tick, const StepPlan& plan, const StepCost&) {
       std::string s;
       for (const auto& c : plan.chunks)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sim/engine/replica.h"
+#include "sim/metrics/replica_metrics.h"
 
 using namespace servesim;
 
@@ -30,6 +31,7 @@ struct Finished : ReplicaListener {
 struct Harness {
   Simulator sim;
   MetricsRecorder metrics{{"default"}, {"main"}};
+  ReplicaMetrics measured{metrics, 0};  // the metrics' subscription to the replica
   Finished listener;
   EngineConfig config;
   std::unique_ptr<Replica> replica;
@@ -44,7 +46,7 @@ struct Harness {
     config.block_size = block_size;
     auto reg = make_policy_registry();
     replica = std::make_unique<Replica>(sim, 0, 0, config, kv_blocks, reg.find(policy)->factory(),
-                                        std::make_shared<AffineCost>(), metrics, listener, 0);
+                                        std::make_shared<AffineCost>(), measured, listener, 0);
     replica->set_step_observer([this](int, Tick start, const StepPlan& plan, const StepCost&) {
       std::string s;
       for (const auto& c : plan.chunks)

@@ -7,6 +7,7 @@
 
 #include "sim/cluster/simulation.h"
 #include "sim/engine/replica.h"
+#include "sim/metrics/replica_metrics.h"
 #include "sim/scenario/scenario_loader.h"
 
 using namespace servesim;
@@ -37,6 +38,7 @@ struct Done : ReplicaListener {
 struct Harness {
   Simulator sim;
   MetricsRecorder metrics{{"default"}, {"main"}};
+  ReplicaMetrics measured{metrics, 0};  // the metrics' subscription to the replica
   Done listener;
   EngineConfig config;
   std::unique_ptr<Replica> replica;
@@ -49,7 +51,7 @@ struct Harness {
     config.block_size = 4;
     config.prefix_cache = prefix_cache;
     replica = std::make_unique<Replica>(sim, 0, 0, config, 100, make_policy_registry().find("chunked-prefill")->factory(),
-                                        std::make_shared<AffineCost>(prefix_cache ? 1 : 0), metrics, listener, 0);
+                                        std::make_shared<AffineCost>(prefix_cache ? 1 : 0), measured, listener, 0);
   }
   RequestState& submit(std::uint64_t id, std::int64_t prompt, std::int64_t output,
                        std::vector<std::uint64_t> hashes = {}) {
