@@ -43,7 +43,7 @@ bool schedule_running(SchedulerState& s, StepPlan& plan, std::int64_t& budget, c
 int admit_waiting(SchedulerState& s, StepPlan& plan, std::int64_t& budget, bool whole_prompt,
                   const AdmitGate& gate) {
   int joined = 0;
-  while (!s.waiting.empty() && budget > 0 && static_cast<int>(s.running.size()) < s.config.max_num_seqs) {
+  while (!s.waiting.empty() && budget > 0 && s.has_seq_slot()) {
     RequestState& r = *s.waiting.front();
     begin_admission(s, r);  // a cached prefix shrinks what is left to compute
     if (whole_prompt && r.remaining() > budget) break;

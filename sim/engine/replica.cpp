@@ -24,7 +24,7 @@ namespace {
 // rule (admission_allows), which costs what one admission attempt costs.
 HeadBlock why_head_waits(const SchedulerState& state, const StepPlan& plan) {
   const EngineConfig& c = state.config;
-  if (static_cast<int>(state.running.size()) >= c.max_num_seqs) return HeadBlock::max_num_seqs;
+  if (!state.has_seq_slot()) return HeadBlock::max_num_seqs;
   const std::int64_t budget_left = c.max_batched_tokens - sched::planned_tokens(plan);
   if (budget_left <= 0) return HeadBlock::token_budget;
   const RequestState& head = *state.waiting.front();

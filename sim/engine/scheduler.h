@@ -80,6 +80,10 @@ struct SchedulerState {
   // or sched::make_all_explicit ran (spec fields and status are always true; its blocks
   // are lazy->held_blocks(request), num_blocks only once it is explicit).
   LazyDecodes* lazy = nullptr;
+
+  // Whether another request may join the running set: fewer than max_num_seqs run (the
+  // one sequence cap every policy and the head-of-queue diagnosis check).
+  bool has_seq_slot() const { return static_cast<int>(running.size()) < config.max_num_seqs; }
 };
 
 class Scheduler {

@@ -4,6 +4,7 @@
 // are thus chunked, and decodes are never stalled behind a whole prompt.
 #include <algorithm>
 
+#include "sim/engine/batch_filler.h"
 #include "sim/engine/scheduler.h"
 
 namespace servesim {
@@ -31,18 +32,9 @@ class ChunkedPrefillScheduler final : public Scheduler {
     }
     // vLLM v1 admits no new request in a step that had to preempt: memory is short.
     if (preempted) return;
-    while (!s.waiting.empty() && budget > 0 &&
-           static_cast<int>(s.running.size()) < s.config.max_num_seqs) {
-      RequestState& r = *s.waiting.front();
-      sched::begin_admission(s, r);  // a cached prefix shrinks what is left to compute
-      const std::int64_t n = sched::chunk_tokens(s, r, budget);
-      if (!sched::admission_allows(s, r, n) || !s.kv.allocate(r, n)) break;  // first-come first-served: no skipping ahead
-      s.waiting.pop_front();
-      r.status = RequestStatus::running;
-      s.running.push_back(&r);
-      sched::add_chunk(plan, r, n);
-      budget -= n;
-    }
+    // Then waiting requests in order, each with as much of its prompt as fits; the first
+    // that does not fit stops the rest (first-come first-served: no skipping ahead).
+    sched::admit_waiting(s, plan, budget, /*whole_prompt=*/false);
   }
 
   bool keeps_decodes_lazy() const override { return true; }

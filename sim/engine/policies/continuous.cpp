@@ -13,7 +13,7 @@ class ContinuousScheduler final : public Scheduler {
  public:
   void schedule(SchedulerState& s, StepPlan& plan) override {
     std::int64_t budget = s.config.max_batched_tokens;
-    while (!s.waiting.empty() && static_cast<int>(s.running.size()) < s.config.max_num_seqs) {
+    while (!s.waiting.empty() && s.has_seq_slot()) {
       RequestState& r = *s.waiting.front();
       sched::begin_admission(s, r);  // a cached prefix shrinks what is left to compute
       const std::int64_t n = r.remaining();  // the whole prompt (and outputs, on recompute)

@@ -42,7 +42,7 @@ class StaticScheduler final : public Scheduler {
     std::int64_t budget = s.config.max_batched_tokens;
     const std::int64_t free_at_start = s.kv.free_blocks();
     std::int64_t reserved_blocks = 0;
-    while (!s.waiting.empty() && static_cast<int>(s.running.size()) < s.config.max_num_seqs) {
+    while (!s.waiting.empty() && s.has_seq_slot()) {
       RequestState& r = *s.waiting.front();
       sched::begin_admission(s, r);  // a cached prefix shrinks what is left to compute
       const std::int64_t n = r.remaining();
