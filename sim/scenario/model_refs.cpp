@@ -1,13 +1,10 @@
 #include "sim/scenario/model_refs.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <system_error>
-#include <vector>
 
 #include "sim/core/errors.h"
-#include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/model_loader.h"
 #include "sim/scenario/resource_paths.h"
 
@@ -16,18 +13,6 @@ namespace servesim {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The names bundled in <root>/<folder>/*.yaml, sorted, for "did you mean" and the list.
-std::vector<std::string> bundled_names(const std::string& folder) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  const fs::path dir = fs::path(resource_root()) / folder;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 // A value that looks like a path is also tried relative to the scenario's folder, the way
 // trace paths are, so a scenario can sit next to its own model file.
@@ -46,31 +31,9 @@ std::optional<std::string> resolve(const Field& field, const std::string& folder
 }
 
 template <typename Spec, typename Loader>
-Spec load_for(const Field& field, const std::string& folder, const std::string& what,
-              const std::string& plural, Loader loader) {
+Spec load_for(const Field& field, const std::string& folder, const std::string& what, Loader loader) {
   const std::optional<std::string> path = resolve(field, folder);
-  if (!path) {
-    const std::string given = field.as_string();
-    const std::vector<std::string> names = bundled_names(folder);
-    // The short names count as names: "h10" is closest to "h100", and the list shows them.
-    std::vector<std::string> spellings = names;
-    std::string aliases;
-    if (folder == "configs/hardware" && !names.empty())
-      for (const auto& [alias, profile] : hardware_aliases()) {
-        spellings.push_back(alias);
-        aliases += (aliases.empty() ? "" : ", ") + alias + " = " + profile;
-      }
-    std::string message =
-        "unknown " + what + " '" + given + "': not an existing file nor a bundled name";
-    if (auto match = closest_match(given, spellings)) {
-      message += "; did you mean '" + *match + "'?";
-    } else if (names.empty()) {
-      message += " (no " + folder + "/*.yaml under " + resource_root() + ")";
-    } else {
-      message += "; bundled " + plural + ": " + join_choices(names) + (aliases.empty() ? "" : " (also " + aliases + ")");
-    }
-    field.fail(message);
-  }
+  if (!path) field.fail(unknown_bundled_name(folder, what, field.as_string()));
   const std::string where = " (the " + what + " of " + field.key() + " at " + field.file() +
                             (field.line() > 0 ? ":" + std::to_string(field.line()) : "") + ")";
   try {
@@ -85,13 +48,11 @@ Spec load_for(const Field& field, const std::string& folder, const std::string& 
 }  // namespace
 
 ModelSpec load_model_for(const Field& field) {
-  return load_for<ModelSpec>(field, "models", "model", "models",
-                             [](const std::string& p) { return load_model(p); });
+  return load_for<ModelSpec>(field, "models", "model", [](const std::string& p) { return load_model(p); });
 }
 
 HardwareSpec load_hardware_for(const Field& field) {
-  return load_for<HardwareSpec>(field, "configs/hardware", "hardware", "hardware profiles",
-                                [](const std::string& p) { return load_hardware(p); });
+  return load_for<HardwareSpec>(field, "configs/hardware", "hardware", [](const std::string& p) { return load_hardware(p); });
 }
 
 }  // namespace servesim

@@ -1,10 +1,13 @@
 #include "sim/scenario/resource_paths.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
 #include <utility>
+
+#include "sim/scenario/did_you_mean.h"
 
 namespace servesim {
 
@@ -92,6 +95,31 @@ std::string resolve_data_path(const std::string& path, const std::string& scenar
   const fs::path bundled = fs::path(resource_root()) / p;
   if (is_file(bundled)) return bundled.string();
   return path;
+}
+
+std::vector<std::string> bundled_names(const std::string& folder) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(fs::path(resource_root()) / folder, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string unknown_bundled_name(const std::string& folder, const std::string& what, const std::string& given) {
+  const std::vector<std::string> names = bundled_names(folder);
+  // The short names count as names: "h10" is closest to "h100", and the list shows them.
+  std::vector<std::string> spellings = names;
+  std::string aliases;
+  if (folder == "configs/hardware" && !names.empty())
+    for (const auto& [alias, profile] : hardware_aliases()) {
+      spellings.push_back(alias);
+      aliases += (aliases.empty() ? "" : ", ") + alias + " = " + profile;
+    }
+  std::string message = "unknown " + what + " '" + given + "': neither a file nor a bundled name";
+  if (auto match = closest_match(given, spellings)) return message + "; did you mean '" + *match + "'?";
+  if (names.empty()) return message + " (no " + folder + "/*.yaml under " + resource_root() + ")";
+  return message + "; bundled names: " + join_choices(names) + (aliases.empty() ? "" : " (also " + aliases + ")");
 }
 
 }  // namespace servesim

@@ -3,12 +3,10 @@
 #include <climits>
 #include <filesystem>
 
-#include <algorithm>
 #include <system_error>
 #include <vector>
 
 #include "sim/core/errors.h"
-#include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/resource_paths.h"
 
 namespace servesim {
@@ -22,28 +20,7 @@ std::string resolve_spec_path(const std::string& folder, const std::string& what
       ext == ".json") {
     throw ConfigError(name_or_path, 0, what, "no such file");
   }
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (fs::directory_iterator it(fs::path(resource_root()) / folder, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    if (it->path().extension() == ".yaml") names.push_back(it->path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  // The short names resolve_resource takes count as names: "h10" is closest to "h100".
-  std::vector<std::string> spellings = names;
-  std::string aliases;
-  if (folder == "configs/hardware" && !names.empty())
-    for (const auto& [alias, profile] : hardware_aliases()) {
-      spellings.push_back(alias);
-      aliases += (aliases.empty() ? " (also " : ", ") + alias + " = " + profile;
-    }
-  if (!aliases.empty()) aliases += ")";
-  const bool close = closest_match(name_or_path, spellings).has_value();
-  const std::string message = (close ? unknown_choice_message(what, "names", name_or_path, spellings)
-                                     : unknown_choice_message(what, "names", name_or_path, names) + aliases) +
-                              " (neither a file nor " + folder + "/" + name_or_path +
-                              ".yaml under " + resource_root() + ")";
-  throw ConfigError("", 0, what, message);
+  throw ConfigError("", 0, what, unknown_bundled_name(folder, what, name_or_path));
 }
 
 YAML::Node load_spec_yaml(const std::string& path) {
