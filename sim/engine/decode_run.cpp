@@ -120,7 +120,7 @@ void Replica::apply_quiet_step() {
   const StepSplit split = split_step(count, 0, end - start, run_extra_ns_, cost, nullptr);
   lazy_.charge_step_start(split.decode_units, start);
   stats_.lazy_decode_tokens += count;
-  note_utilisation(split);
+  stats_.add_utilisation(split);
   note_load_change();
   stats_.decode_run_steps += 1;
   stats_.steps += 1;                         // end_step_counts

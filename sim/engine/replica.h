@@ -15,8 +15,10 @@
 #include "sim/engine/lazy_decodes.h"
 #include "sim/engine/load_change_log.h"
 #include "sim/engine/measurement_listener.h"
+#include "sim/engine/replica_stats.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/scheduler.h"
+#include "sim/engine/speculative.h"
 #include "sim/engine/step_accounting.h"
 #include "sim/engine/swap_space.h"
 #include "sim/hardware/cost_model.h"
@@ -49,25 +51,6 @@ class ReplicaListener {
   // A step was planned with requests still waiting: why the first of them did not join.
   // Once per such step; the simulation counts them to name what binds a growing backlog.
   virtual void on_head_blocked(HeadBlock /*why*/) {}
-};
-
-struct ReplicaStats {
-  std::int64_t steps = 0;
-  std::int64_t preemptions = 0;
-  Tick busy_ns = 0;
-  // Parts of busy_ns spent outside the target model's kernels (docs/engine.md).
-  Tick overhead_ns = 0;   // engine CPU overheads
-  Tick swap_ns = 0;       // KV swapped over the host link
-  Tick draft_ns = 0;      // speculative decoding's draft passes
-  std::int64_t spec_accepted_tokens = 0;  // extra tokens emitted by speculation
-  std::int64_t lazy_decode_tokens = 0;    // decode tokens of lazy decodes (lazy_decodes.h)
-  std::int64_t decode_runs = 0;           // quiet stretches run as one event (decode_run.cpp)
-  std::int64_t decode_run_steps = 0;      // steps of those stretches
-  std::int64_t decode_run_priced_steps = 0;  // steps priced for them (the rest were cut off)
-  // Utilisation by phase (docs/metrics.md): step time split into prefill and decode parts
-  // (StepSplit, overheads spread in proportion) and the work per GPU each part did.
-  double prefill_time_ns = 0, decode_time_ns = 0;
-  double prefill_flops = 0, decode_flops = 0, prefill_bytes = 0, decode_bytes = 0;
 };
 
 class Replica {
@@ -137,10 +120,12 @@ class Replica {
   // preemption_mode swap: host memory of `capacity_blocks` KV blocks, and what one KV token
   // costs to move (bytes per GPU, over a host link of bytes/s per GPU). Without this call
   // swap has no room and every preemption recomputes.
-  void set_swap_space(std::int64_t capacity_blocks, double kv_bytes_per_token, double host_link_bytes_per_s);
+  void set_swap_space(std::int64_t capacity_blocks, double kv_bytes_per_token, double host_link_bytes_per_s) {
+    swap_ = SwapSpace(capacity_blocks, kv_bytes_per_token, host_link_bytes_per_s);
+  }
   // Speculative decoding with a draft model: what its proposal passes cost. Without one the
   // proposals are free (n-gram lookup).
-  void set_draft_cost_model(std::shared_ptr<const CostModel> draft) { draft_cost_model_ = std::move(draft); }
+  void set_draft_cost_model(std::shared_ptr<const CostModel> draft) { speculation_.set_draft_cost_model(std::move(draft)); }
   const SwapSpace& swap_space() const { return swap_; }
   // A prefill replica of a disaggregated pair (docs/cluster.md): a request that still has
   // output tokens to produce after its first leaves at the end of the step that computed its
@@ -167,6 +152,15 @@ class Replica {
   void set_load_change_log(LoadChangeLog* log) { load_log_ = log; }
 
  private:
+  // A replica's code is split by what it does (docs/engine.md):
+  //   replica.cpp             requests in and out, starting a step (scheduling, pricing);
+  //   replica_step_start.cpp  a step's extras beyond the model: overheads, swap, speculation;
+  //   replica_step_end.cpp    a step's end: tokens emitted, finished requests leave;
+  //   decode_run.cpp          a quiet stretch of decode steps as one event;
+  // and its parts own the rest: scheduler (the policy), KvCacheManager, LazyDecodes,
+  // SwapSpace (host memory and link), SpeculativeDecoding, apply_context_limit.
+
+  // --- replica.cpp ---
   void maybe_start_step();
   // Where this replica's step ends stand among the events of their nanosecond: before
   // every plain event, after the step ends of replicas before it (event_queue.h).
@@ -175,14 +169,33 @@ class Replica {
   // cost model's price of plan_.shape) or, when null, by the cost model. Returns its cost,
   // extras included.
   StepCost begin_step(Tick now, const StepCost* priced);
+  void finish(RequestState& request);
+  void reject(RequestState& request, const char* reason);
+
+  // --- replica_step_start.cpp ---
+  // After scheduling: preemption clocks, swap-in, speculation, CPU overheads, first-step
+  // marks (with the listener's on_first_scheduled) and plan_'s work counts. Returns the
+  // time added to the model's step (also split out in plan_).
+  Tick prepare_step(Tick now);
+
+  // --- replica_step_end.cpp ---
+  void on_step_end();
+  // WarmUp hint of the step-end event: prefetches what on_step_end reads first.
+  static void warm_step_end(const void* replica, int stage);
   // The step's finished requests taken out of running_ (kept in order) into `done`, in
   // running order, without visiting the others (lazy decodes).
   void remove_finished_by_seq(std::vector<RequestState*>& done);
   // The step's end up to the lazy decodes' part: counts, busy time, their tokens and gaps.
   void end_step_counts(Tick now);
-  // Decode runs (decode_run.cpp). start_decode_run: at a step boundary where every running
-  // request is lazy and none waits, plans the coming quiet steps as one event and starts
-  // the first; false when there are fewer than two.
+  // The step's end for a chunk: `accepted` extra speculative tokens, and whether the
+  // request has regained what a preemption took.
+  void emit_accepted(RequestState& request, std::int64_t accepted);
+  void note_recovery(RequestState& request, Tick now);
+
+  // --- decode_run.cpp ---
+  // At a step boundary where every running request is lazy and none waits, plans the
+  // coming quiet steps as one event and starts the first; false when there are fewer
+  // than two.
   bool start_decode_run();
   // Applies the run's steps whose ends come before the event being run.
   void apply_run_steps();
@@ -195,27 +208,7 @@ class Replica {
   void interrupt_decode_run();
   // The event at the run's last step end.
   void end_decode_run();
-  void on_step_end();
-  // WarmUp hint of the step-end event: prefetches what on_step_end reads first.
-  static void warm_step_end(const void* replica, int stage);
-  void finish(RequestState& request);
-  void reject(RequestState& request, const char* reason);
-  // The rest is in replica_extras.cpp (docs/engine.md).
-  // Applies on_context_overflow; returns a reject reason, or nullptr if the request stays.
-  const char* apply_context_limit(RequestState& request);
-  // The config the scheduler sees: with speculation the budget leaves room for the
-  // verify tokens of the running decodes.
-  const EngineConfig& scheduling_config();
-  // After scheduling: preemption clocks, swap-in, speculation, CPU overheads, first-step
-  // marks (with the listener's on_first_scheduled) and plan_'s work counts. Returns the
-  // time added to the model's step (also split out in plan_).
-  Tick prepare_step(Tick now);
-  void speculate();
-  // The step's end for a chunk: `accepted` extra speculative tokens, and whether the
-  // request has regained what a preemption took.
-  void emit_accepted(RequestState& request, std::int64_t accepted);
-  void note_recovery(RequestState& request, Tick now);
-  void note_utilisation(const StepSplit& split);
+
   void note_load_change() {
     if (load_log_) load_log_->mark(replica_index_);
   }
@@ -257,12 +250,7 @@ class Replica {
   bool run_ends_due_ = false;        // the run's last step is its first due request's
   EventHandle run_event_;            // at run_ends_.back()
   SwapSpace swap_;
-  double swap_bytes_per_token_ = 0;
-  double host_link_bytes_per_s_ = 0;
-  std::shared_ptr<const CostModel> draft_cost_model_;
-  // Only with speculation; behind a pointer, as it is cold and as large as the rest of
-  // the replica (warm_step_end prefetches the whole object).
-  std::unique_ptr<EngineConfig> step_config_;
+  SpeculativeDecoding speculation_;  // used only with config_.speculative.enabled
   bool hand_over_after_prefill_ = false;
   LoadChangeLog* load_log_ = nullptr;
   // Buffers kept between steps so that a step does not allocate.

@@ -1,0 +1,54 @@
+// A step's start beyond the scheduler and the model's kernels: the plan's extras (CPU
+// overheads, swap-in over the host link, speculation's verify chunks and draft passes)
+// and the first-step marks (docs/engine.md has the rules and formulas).
+#include "sim/engine/replica.h"
+
+namespace servesim {
+
+Tick Replica::prepare_step(Tick now) {
+  for (RequestState* v : plan_.preempted)
+    if (v->preempted_at_ns < 0) v->preempted_at_ns = now;
+  // Swap-in: a swapped-out request scheduled again brings its KV back from host memory.
+  // Only while this replica's swap space holds some (each swapped request's blocks are
+  // counted there): the check spares a cache line of every request in every step.
+  if (swap_.used_blocks() > 0) {
+    for (const auto& c : plan_.chunks) {
+      RequestState& r = *c.request;
+      if (r.swapped_blocks == 0) continue;
+      plan_.swap_in_tokens += r.num_computed_tokens;
+      swap_.give_back(r.swapped_blocks);
+      r.swapped_blocks = 0;
+    }
+  }
+  if (config_.speculative.enabled) speculation_.speculate(config_, plan_, kv_);
+
+  // CPU overheads: per step, per request scheduled for the first time, per token sampled.
+  // The same pass (one visit per request at a step's start, besides the scheduler's)
+  // marks first steps, telling the listener, and counts the work for account_step_start.
+  const EngineOverheads& o = config_.overheads;
+  std::int64_t first_time = 0, sampled = 0;
+  for (const auto& c : plan_.chunks) {
+    RequestState& r = *c.request;
+    // See kv_cache_manager.h. Speculation's accepted tokens are computed by this step too.
+    kv_.cache_private_blocks_at_step_start(r, c.num_tokens + c.spec_accepted);
+    if (c.num_tokens == r.remaining() && r.spec.output_tokens > 0) sampled += 1 + c.spec_accepted;
+    if (is_decode_work(c)) plan_.decode_work_chunks += 1;
+    else plan_.prefill_work_tokens += c.num_tokens;
+    if (r.first_scheduled_ns < 0) {
+      ++first_time;
+      r.first_scheduled_ns = now;
+      listener_.on_first_scheduled(r, now);
+    }
+  }
+  // The lazy decodes: each samples one token and is decode work.
+  sampled += plan_.lazy_decodes;
+  plan_.decode_work_chunks += plan_.lazy_decodes;
+  plan_.overhead_ns = o.per_step_ns + o.per_request_ns * first_time + o.per_token_ns * sampled;
+  plan_.swap_ns = swap_.transfer_ns(plan_.swap_out_tokens + plan_.swap_in_tokens);
+  stats_.overhead_ns += plan_.overhead_ns;
+  stats_.swap_ns += plan_.swap_ns;
+  stats_.draft_ns += plan_.draft_ns;
+  return plan_.overhead_ns + plan_.swap_ns + plan_.draft_ns;
+}
+
+}  // namespace servesim
