@@ -63,7 +63,9 @@ TEST_CASE("hardware aliases: an unknown name lists the bundled profiles and exit
 TEST_CASE("hardware aliases: the short names are offered and listed with their profiles", "[scenario][hardware]") {
   const Outcome near = step({"--model", "llama-3-8b", "--hardware", "h10", "--decode", "8:1024"});
   CHECK(near.code == 2);
-  CHECK(near.err.find("did you mean 'h100'?") != std::string::npos);
+  // The same words as a scenario's `hardware: h10` (scenario_errors_test.cpp).
+  CHECK(near.err.find("unknown hardware 'h10': neither a file nor a bundled name; did you mean 'h100'?") !=
+        std::string::npos);
   const Outcome far = step({"--model", "llama-3-8b", "--hardware", "tpu-v5e", "--decode", "8:1024"});
   CHECK(far.err.find("(also h100 = h100-sxm, a100 = a100-80g-sxm)") != std::string::npos);
 }
