@@ -32,30 +32,21 @@ int days_in_month(int y, int m) {
   return m == 2 && leap ? 29 : kDays[m - 1];
 }
 
-class AzureRowParser : public TraceRowParser {
+class AzureRowParser final : public TimePromptOutputParser {
  public:
   explicit AzureRowParser(const CsvReader& reader)
-      : time_(reader.column("TIMESTAMP")),
-        prompt_(reader.column("ContextTokens")),
-        output_(reader.column("GeneratedTokens")) {}
-
-  TraceRow parse(const CsvReader& reader) const override {
-    TraceRow row;
-    const std::string_view stamp = reader.field(time_);
-    const std::optional<std::int64_t> ns = parse_azure_timestamp_ns(stamp);
-    if (!ns) {
-      reader.fail(time_, "'" + std::string(stamp) + "' is not a timestamp like 2023-11-16 18:15:46.6805900 (years " +
-                             std::to_string(kAzureFirstYear) + " to " + std::to_string(kAzureLastYear) + ")");
-    }
-    row.time_ns = *ns;
-    row.prompt_tokens = reader.whole_number(prompt_, 1);
-    row.output_tokens = reader.whole_number(output_, 0);
-    return row;
-  }
-  int time_column() const override { return time_; }
+      : TimePromptOutputParser(reader, "TIMESTAMP", "ContextTokens", "GeneratedTokens") {}
 
  private:
-  int time_, prompt_, output_;
+  std::int64_t time_ns(const CsvReader& reader, int column) const override {
+    const std::string_view stamp = reader.field(column);
+    const std::optional<std::int64_t> ns = parse_azure_timestamp_ns(stamp);
+    if (!ns) {
+      reader.fail(column, "'" + std::string(stamp) + "' is not a timestamp like 2023-11-16 18:15:46.6805900 (years " +
+                              std::to_string(kAzureFirstYear) + " to " + std::to_string(kAzureLastYear) + ")");
+    }
+    return *ns;
+  }
 };
 
 }  // namespace

@@ -29,16 +29,7 @@ RequestSpec ClosedLoopSource::pop() {
   ready_ns_.pop();
   ++outstanding_;
   SS_ASSERT(outstanding_ <= concurrency_, "closed loop over its concurrency");
-  TokenLengths lengths = lengths_->next();
-  RequestSpec request;
-  request.class_index = class_index_;
-  request.arrival_ns = *arrival;
-  request.prompt_tokens = lengths.prompt_tokens;
-  request.output_tokens = lengths.output_tokens;
-  request.input_clamped = lengths.prompt_clamped;
-  request.output_clamped = lengths.output_clamped;
-  request.block_hashes = std::move(lengths.block_hashes);
-  return request;
+  return request_with_lengths(lengths_->next(), class_index_, *arrival);
 }
 
 void ClosedLoopSource::on_finished(const RequestSpec& request, Tick now_ns) {

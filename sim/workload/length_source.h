@@ -4,7 +4,10 @@
 // arrival side (open-loop process or closed loop) is independent of it, so any arrival
 // pattern combines with any length origin.
 #include <cstdint>
+#include <utility>
 #include <vector>
+
+#include "sim/workload/request.h"
 
 namespace servesim {
 
@@ -20,6 +23,20 @@ struct TokenLengths {
   bool prompt_clamped = false;
   bool output_clamped = false;
 };
+
+// The request of class `class_index` arriving at `arrival_ns` with these lengths (its
+// hashes moved in): what a sampled source (open or closed loop) offers.
+inline RequestSpec request_with_lengths(TokenLengths&& lengths, int class_index, Tick arrival_ns) {
+  RequestSpec request;
+  request.class_index = class_index;
+  request.arrival_ns = arrival_ns;
+  request.prompt_tokens = lengths.prompt_tokens;
+  request.output_tokens = lengths.output_tokens;
+  request.input_clamped = lengths.prompt_clamped;
+  request.output_clamped = lengths.output_clamped;
+  request.block_hashes = std::move(lengths.block_hashes);
+  return request;
+}
 
 class LengthSource {
  public:

@@ -27,15 +27,7 @@ std::optional<Tick> SyntheticSource::peek_arrival_ns() {
 RequestSpec SyntheticSource::pop() {
   const std::optional<Tick> arrival = peek_arrival_ns();
   SS_ASSERT(arrival.has_value(), "pop() without an arrival to offer");
-  TokenLengths lengths = lengths_->next();
-  RequestSpec request;
-  request.class_index = class_index_;
-  request.arrival_ns = *arrival;
-  request.prompt_tokens = lengths.prompt_tokens;
-  request.output_tokens = lengths.output_tokens;
-  request.input_clamped = lengths.prompt_clamped;
-  request.output_clamped = lengths.output_clamped;
-  request.block_hashes = std::move(lengths.block_hashes);
+  RequestSpec request = request_with_lengths(lengths_->next(), class_index_, *arrival);
   next_ns_.reset();
   return request;
 }
