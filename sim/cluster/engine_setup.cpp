@@ -1,5 +1,7 @@
 #include "sim/cluster/engine_setup.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "sim/core/errors.h"
@@ -53,7 +55,26 @@ std::shared_ptr<const CostModel> make_draft_cost_model(const PoolConfig& pool) {
                          draft_deployment(*spec.draft_model, pool.deployment));
 }
 
-void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& target,
+namespace {
+
+// What a prefix token found in each KV tier is worth to a router against one in HBM: the
+// share of its recompute that loading it back saves, 1 - load time / recompute time per
+// token (0 where loading is slower). Recompute is priced as a 2048-token prompt chunk on
+// the pool's cost model, per token.
+std::array<double, 2> tier_router_weights(const KvTierLink& link, const CostModel& target) {
+  constexpr std::int64_t kChunkTokens = 2048;
+  BatchShape chunk;
+  chunk.prefills.push_back(PrefillChunk{kChunkTokens, 0, true});
+  const double recompute_ns = static_cast<double>(target.step_cost(chunk).total_ns) / kChunkTokens;
+  const double link_ns = link.kv_bytes_per_token_per_gpu / link.host_link_bytes_per_s * 1e9;
+  const double disk_ns = link.disk_bytes_per_s > 0 ? link.kv_bytes_per_token / link.disk_bytes_per_s * 1e9 : 0;
+  const auto weight = [&](double load_ns) { return std::clamp(1.0 - load_ns / recompute_ns, 0.0, 1.0); };
+  return {weight(link_ns), weight(link_ns + disk_ns)};
+}
+
+}  // namespace
+
+void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& target, const CostModel& cost,
                     const std::shared_ptr<const CostModel>& draft) {
   const EngineConfig& e = pool.engine;
   if (e.preemption_mode == PreemptionMode::swap) {
@@ -61,6 +82,23 @@ void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& 
     const double block_bytes = target.kv_bytes_per_token_per_gpu * e.block_size;
     const auto blocks = block_bytes > 0 ? static_cast<std::int64_t>(std::floor(e.swap_space_bytes / block_bytes)) : 0;
     replica.set_swap_space(blocks, target.kv_bytes_per_token_per_gpu, pool.hardware.host_link_bandwidth_bytes_per_s);
+  }
+  if (e.kv_offload.enabled()) {
+    // The tiers' sizes are the replica's, summed over its GPUs (vLLM's --kv-offloading-size),
+    // as is a block's KV: each GPU holds its share of every token.
+    const double gpus = pool.deployment.gpus();
+    const double block_bytes = target.kv_bytes_per_token_per_gpu * gpus * e.block_size;
+    const auto blocks_of = [&](double bytes) {
+      return block_bytes > 0 ? static_cast<std::int64_t>(std::floor(bytes / block_bytes)) : 0;
+    };
+    KvTierLink link;
+    link.kv_bytes_per_token_per_gpu = target.kv_bytes_per_token_per_gpu;
+    link.host_link_bytes_per_s = pool.hardware.host_link_bandwidth_bytes_per_s;
+    link.kv_bytes_per_token = target.kv_bytes_per_token_per_gpu * gpus;
+    link.disk_bytes_per_s = e.kv_offload.disk_bytes_per_s;
+    link.layerwise = e.kv_offload.backend == KvOffloadBackend::lmcache;
+    replica.set_kv_tiers(blocks_of(e.kv_offload.cpu_bytes), blocks_of(e.kv_offload.disk_bytes), link,
+                         tier_router_weights(link, cost));
   }
   if (draft) replica.set_draft_cost_model(draft);
 }

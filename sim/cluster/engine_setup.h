@@ -30,8 +30,9 @@ std::string kv_cache_report(const PoolConfig& pool, const std::string& key);
 // The draft model's cost model (null without one: n-gram proposals cost no GPU time).
 std::shared_ptr<const CostModel> make_draft_cost_model(const PoolConfig& pool);
 
-// Gives the replica its swap space (preemption_mode swap) and draft cost model.
-void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& target,
+// Gives the replica its swap space (preemption_mode swap), KV tiers (kv_offload; `cost`,
+// the pool's cost model, prices the recompute a tier's hit saves) and draft cost model.
+void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& target, const CostModel& cost,
                     const std::shared_ptr<const CostModel>& draft);
 
 }  // namespace servesim

@@ -107,7 +107,16 @@ void InvariantChecker::check_kv(const std::string& where, Replica& rep, const St
     if (r.status == RequestStatus::waiting && r.num_blocks != 0) fail(where + "a waiting request holds KV blocks");
     if (r.status == RequestStatus::running && r.num_blocks < kv.blocks_for(r.num_computed_tokens))
       fail(where + "request " + std::to_string(r.spec.id) + " has computed tokens without KV blocks");
+    // KV tiers: what was found below HBM is part of the prefix hit, and a running request
+    // has loaded it (its step priced the load).
+    if (r.tier_hit_tokens[KvTiers::kCpu] + r.tier_hit_tokens[KvTiers::kDisk] > r.cached_prompt_tokens)
+      fail(where + "request " + std::to_string(r.spec.id) + " found more in the KV tiers than its prefix hit");
+    if (r.status == RequestStatus::running && r.tier_load_blocks[KvTiers::kCpu] + r.tier_load_blocks[KvTiers::kDisk] > 0)
+      fail(where + "request " + std::to_string(r.spec.id) + " runs with KV-tier blocks still to load");
   });
+  if (const KvTiers* tiers = kv.tiers())
+    for (const KvTiers::Tier t : {KvTiers::kCpu, KvTiers::kDisk})
+      if (tiers->used_blocks(t) > tiers->capacity_blocks(t)) fail(where + "a KV tier holds more blocks than it has room for");
   if (held != kv.block_refs() || kv.used_blocks() > held) {
     fail(where + "requests hold " + std::to_string(held) + " blocks; the cache counts " +
          std::to_string(kv.block_refs()) + " references to " + std::to_string(kv.used_blocks()) + " blocks in use");

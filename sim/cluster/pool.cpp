@@ -36,7 +36,7 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
     replicas_.push_back(std::make_unique<Replica>(sim, pool_index, i, config_.engine, kv_blocks_,
                                                   policy->factory(), cost_model_, *replica_metrics_.back(),
                                                   listener, config_.model.max_context_tokens));
-    set_up_replica(*replicas_.back(), config_, memory_plan_, draft_cost_model);
+    set_up_replica(*replicas_.back(), config_, memory_plan_, *cost_model_, draft_cost_model);
     replicas_.back()->set_hand_over_after_prefill(config_.role == PoolRole::prefill);
   }
   snapshots_.resize(replicas_.size());

@@ -31,6 +31,8 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   metrics_->set_pool_prices(std::move(usd_per_replica_ns));
   metrics_->set_pool_replica_counts(replica_counts);
   metrics_->set_warmup(stop_.warmup);
+  for (const auto& p : cluster_.pools)
+    if (p.engine.kv_offload.enabled()) metrics_->set_kv_tiers();
   // Warm-up hints (WarmUp) for large clusters only: at 1,024 replicas they saved ~2% of
   // the wall time, at 256 and fewer they cost 1.5% (256) to 7% (16), the replicas' state
   // being still in cache by their next step (docs/performance.md).

@@ -172,7 +172,10 @@ std::int32_t BlockPool::allocate() {
   if (entry & kPlainEntry) return b;
   Block& k = at(b);
   if (k.has_hash) {  // the eviction
-    if (k.indexed) index_.erase(k.hash);
+    if (k.indexed) {
+      index_.erase(k.hash);
+      if (eviction_log_) eviction_log_->push_back(k.hash);
+    }
     k.has_hash = k.indexed = false;
     --num_cached_;
     ++evictions_;

@@ -103,6 +103,10 @@ class BlockPool {
     return k.has_hash && k.hash == hash;
   }
 
+  // From now on the hash of every block with a source's hash (indexed, not private) that
+  // an allocation evicts is appended to `log` (the KV tiers store them); nullptr: none.
+  void set_eviction_log(std::vector<std::uint64_t>* log) { eviction_log_ = log; }
+
   // Starts loading `block`'s record (a hint for loops over a block table).
   void prefetch(std::int32_t block) const { __builtin_prefetch(&at(block), 1); }
 
@@ -183,6 +187,7 @@ class BlockPool {
   std::int64_t evictions_ = 0;
   std::int64_t num_cached_ = 0;
   BlockHashIndex index_;  // hash -> block, for the blocks with has_hash set
+  std::vector<std::uint64_t>* eviction_log_ = nullptr;  // set_eviction_log
 };
 
 }  // namespace servesim

@@ -64,6 +64,23 @@ struct SpeculativeConfig {
   }
 };
 
+// KV blocks kept below HBM (docs/prefix-caching.md, "KV tiers"): a prefix block evicted
+// from HBM is stored in CPU memory, and one pushed out of CPU memory on disk, each tier
+// least recently used first out; a later prefix hit in a tier is loaded back over the
+// host link instead of recomputed. vLLM's KV offloading connector (--kv-offloading-size,
+// CPU only, the size summed over the replica's GPUs) and LMCache (CPU and local disk).
+enum class KvOffloadBackend {
+  native,   // vLLM's OffloadingConnector: the load completes before the step computes
+  lmcache,  // LMCache's layer-wise pipelining: layer i loads while layer i - 1 computes
+};
+struct KvOffloadConfig {
+  double cpu_bytes = 0;        // CPU memory for KV per replica (all its GPUs together)
+  double disk_bytes = 0;       // local disk for KV per replica
+  double disk_bytes_per_s = 0; // the disk's read (and write) bandwidth per replica
+  KvOffloadBackend backend = KvOffloadBackend::native;
+  bool enabled() const { return cpu_bytes > 0 || disk_bytes > 0; }
+};
+
 struct EngineConfig {
   std::string preset;                      // configs/engines/NAME.yaml it started from, if any
   // The engine's release ("0.14.0"), which selects version-specific behaviour and the
@@ -100,6 +117,7 @@ struct EngineConfig {
   KvAdmission kv_admission = KvAdmission::greedy;
   PreemptionMode preemption_mode = PreemptionMode::recompute;
   double swap_space_bytes = 4.0 * 1024 * 1024 * 1024;  // host memory per GPU (vLLM: 4 GiB)
+  KvOffloadConfig kv_offload;  // none by default
 
   EngineOverheads overheads;
   SpeculativeConfig speculative;

@@ -1,6 +1,7 @@
 #include "sim/engine/kv_cache_manager.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/core/assert.h"
 #include "sim/core/mix64.h"
@@ -37,6 +38,7 @@ void KvCacheManager::take_blocks(std::vector<std::int32_t>& ids, std::int64_t bl
   if (pool_) {
     pool_->allocate_into(ids, blocks);
     free_blocks_ = pool_->num_free();
+    if (tiers_ && !evicted_.empty()) store_evictions();  // the tiers are always current
   } else {
     free_blocks_ -= blocks;
   }
@@ -105,22 +107,39 @@ std::int64_t KvCacheManager::match_prefix(RequestState& request) {
     request.block_ids.push_back(b);
   }
   const auto hit_blocks = static_cast<std::int64_t>(request.block_ids.size());
-  const std::int64_t hit_tokens = hit_blocks * block_size_;
+  request.tier_load_blocks[0] = request.tier_load_blocks[1] = 0;
+  std::int64_t tier_blocks = 0;
+  if (tiers_) {
+    // The prefix goes on in the tiers, block by block, while its source's hashes are
+    // found there (private hashes are never stored).
+    const std::int64_t last = std::min(max_blocks, static_cast<std::int64_t>(request.spec.block_hashes.size()));
+    for (std::int64_t j = hit_blocks; j < last; ++j) {
+      const KvTiers::Tier t = tiers_->find(request.spec.block_hashes[static_cast<std::size_t>(j)]);
+      if (t == KvTiers::kNone) break;
+      ++request.tier_load_blocks[t];
+      ++tier_blocks;
+    }
+  }
+  const std::int64_t hit_tokens = (hit_blocks + tier_blocks) * block_size_;
   request.num_blocks = hit_blocks;
-  request.num_computed_tokens = hit_tokens;
+  request.num_computed_tokens = hit_tokens;  // the tiers' blocks get HBM blocks at allocation
   block_refs_ += hit_blocks;
   free_blocks_ = pool_->num_free();
-  if (request.first_scheduled_ns < 0) request.cached_prompt_tokens = std::min(hit_tokens, request.spec.prompt_tokens);
-  if (hit_blocks > 0) matched_.push_back(&request);
+  if (request.first_scheduled_ns < 0) {
+    request.cached_prompt_tokens = std::min(hit_tokens, request.spec.prompt_tokens);
+    for (int t = 0; t < KvTiers::kTiers; ++t) request.tier_hit_tokens[t] = request.tier_load_blocks[t] * block_size_;
+  }
+  if (hit_blocks + tier_blocks > 0) matched_.push_back(&request);
   return hit_tokens;
 }
 
 void KvCacheManager::drop_unadmitted_matches() {
   for (RequestState* r : matched_) {
-    if (r->status != RequestStatus::waiting || r->num_blocks == 0) continue;  // admitted, or already reset
-    free(*r);
+    if (r->status != RequestStatus::waiting || r->num_computed_tokens == 0) continue;  // admitted, or already reset
+    if (r->num_blocks > 0) free(*r);
     r->num_computed_tokens = 0;
-    if (r->first_scheduled_ns < 0) r->cached_prompt_tokens = 0;
+    r->tier_load_blocks[0] = r->tier_load_blocks[1] = 0;
+    if (r->first_scheduled_ns < 0) r->cached_prompt_tokens = r->tier_hit_tokens[0] = r->tier_hit_tokens[1] = 0;
   }
   matched_.clear();
 }
@@ -209,7 +228,32 @@ std::int64_t KvCacheManager::cached_prefix_tokens(const RequestSpec& spec) const
       std::min((spec.prompt_tokens - 1) / block_size_, static_cast<std::int64_t>(spec.block_hashes.size()));
   std::int64_t j = 0;
   while (j < max_blocks && pool_->find_cached(spec.block_hashes[static_cast<std::size_t>(j)]) >= 0) ++j;
-  return j * block_size_;
+  if (!tiers_) return j * block_size_;
+  double tier_blocks = 0;  // weighted
+  for (std::int64_t k = j; k < max_blocks; ++k) {
+    const KvTiers::Tier t = tiers_->peek(spec.block_hashes[static_cast<std::size_t>(k)]);
+    if (t == KvTiers::kNone) break;
+    tier_blocks += tier_router_weight_[static_cast<std::size_t>(t)];
+  }
+  return j * block_size_ + std::llround(tier_blocks * static_cast<double>(block_size_));
+}
+
+void KvCacheManager::add_tiers(std::int64_t cpu_blocks, std::int64_t disk_blocks,
+                               const std::array<double, 2>& router_weight) {
+  SS_ASSERT(pool_ != nullptr, "KV tiers need prefix caching");
+  tiers_ = std::make_unique<KvTiers>(cpu_blocks, disk_blocks);
+  tier_router_weight_ = router_weight;
+  pool_->set_eviction_log(&evicted_);
+}
+
+void KvCacheManager::store_evictions() {
+  for (const std::uint64_t hash : evicted_) stored_blocks_ += tiers_->store(hash) ? 1 : 0;
+  evicted_.clear();
+}
+
+void KvCacheManager::register_loaded_blocks(RequestState& request, std::int64_t loaded_blocks) {
+  const std::int64_t last = whole_blocks(request.num_computed_tokens);
+  if (loaded_blocks > 0) cache_blocks(request, last - loaded_blocks, last, true, false);
 }
 
 }  // namespace servesim

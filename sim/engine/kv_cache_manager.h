@@ -10,11 +10,13 @@
 // queue first takes the longest run of cached blocks that starts its token sequence, and
 // computes only the rest. Without prefix caching, blocks are only counted.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "sim/engine/block_pool.h"
+#include "sim/engine/kv_tiers.h"
 #include "sim/engine/request_state.h"
 
 namespace servesim {
@@ -96,8 +98,30 @@ class KvCacheManager {
     if (last > first) cache_blocks(request, first, last, true, false);
   }
 
+  // KV tiers below HBM (kv_tiers.h), with these capacities. REQUIRES: prefix caching.
+  // Afterwards every source-hashed block HBM evicts is stored in them, and match_prefix
+  // continues a prefix into them: the blocks found there are counted in
+  // tier_load_blocks and taken as computed, to be loaded by the step that admits the
+  // request (Replica::prepare_step, which calls register_loaded_blocks).
+  // `router_weight`: what one token found in each tier is worth to a router against one in
+  // HBM (cached_prefix_tokens), from the cost to bring it back.
+  void add_tiers(std::int64_t cpu_blocks, std::int64_t disk_blocks, const std::array<double, 2>& router_weight);
+  bool has_tiers() const { return tiers_ != nullptr; }
+  const KvTiers* tiers() const { return tiers_.get(); }
+  // Blocks written to the tiers since the last call (the store traffic over the host link).
+  std::int64_t take_stored_blocks() {
+    const std::int64_t n = stored_blocks_;
+    stored_blocks_ = 0;
+    return n;
+  }
+  // The blocks of `request` loaded from the tiers (its tier_load_blocks, which end its
+  // computed prefix) are in HBM now: they get their hashes there, hits for others.
+  void register_loaded_blocks(RequestState& request, std::int64_t loaded_blocks);
+
   // Tokens of `spec`'s prompt this replica could serve from its cache now (a router's
-  // question; changes nothing). Capped at prompt_tokens - 1 like a real admission.
+  // question; changes nothing). Capped at prompt_tokens - 1 like a real admission. With
+  // KV tiers the prefix goes on into them, each tier's tokens weighted by add_tiers'
+  // router_weight (rounded to a token).
   std::int64_t cached_prefix_tokens(const RequestSpec& spec) const;
   // Blocks held summed over requests: used_blocks() counts a shared block once, this
   // counts it once per holder. Equal to used_blocks() without prefix caching.
@@ -140,6 +164,12 @@ class KvCacheManager {
   std::vector<std::int32_t> unassigned_ids_;  // their ids, with prefix caching (last taken on top)
   std::unique_ptr<BlockPool> pool_;       // null without prefix caching
   std::vector<RequestState*> matched_;    // match_prefix calls of the current pass
+  // Hands the hashes HBM evicted since the last call to the tiers.
+  void store_evictions();
+  std::unique_ptr<KvTiers> tiers_;        // null without KV tiers
+  std::array<double, 2> tier_router_weight_{};
+  std::vector<std::uint64_t> evicted_;    // source hashes HBM evicted, not yet stored
+  std::int64_t stored_blocks_ = 0;        // written to the tiers since take_stored_blocks
 };
 
 }  // namespace servesim

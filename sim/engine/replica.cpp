@@ -130,6 +130,13 @@ StepCost Replica::begin_step(Tick now, const StepCost* priced) {
     stats_.overhead_ns -= hidden;
     extra_ns -= hidden;
   }
+  if (tier_link_.layerwise && plan_.kv_load_ns > 0) {
+    // LMCache loads layer by layer under the step's kernels: only what outlasts them delays it.
+    const Tick hidden = std::min(plan_.kv_load_ns, cost.total_ns);
+    plan_.kv_load_ns -= hidden;
+    extra_ns -= hidden;
+  }
+  stats_.kv_load_ns += plan_.kv_load_ns;
   cost.total_ns += extra_ns;
   split_ = account_step_start(plan_, now, cost.total_ns, extra_ns, cost, *cost_model_);
   if (plan_.lazy_decodes > 0) {

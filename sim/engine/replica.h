@@ -127,6 +127,14 @@ class Replica {
   // proposals are free (n-gram lookup).
   void set_draft_cost_model(std::shared_ptr<const CostModel> draft) { speculation_.set_draft_cost_model(std::move(draft)); }
   const SwapSpace& swap_space() const { return swap_; }
+  // KV tiers below HBM (engine_config.h, KvOffloadConfig): capacities in blocks, and what
+  // moving KV to and from them costs. REQUIRES: prefix caching.
+  // `router_weight`: KvCacheManager::add_tiers.
+  void set_kv_tiers(std::int64_t cpu_blocks, std::int64_t disk_blocks, const KvTierLink& link,
+                    const std::array<double, 2>& router_weight) {
+    kv_.add_tiers(cpu_blocks, disk_blocks, router_weight);
+    tier_link_ = link;
+  }
   // A prefill replica of a disaggregated pair (docs/cluster.md): a request that still has
   // output tokens to produce after its first leaves at the end of the step that computed its
   // prompt, through ReplicaListener::on_prefill_handed_over. A request submitted with its
@@ -177,6 +185,8 @@ class Replica {
   // marks (with the listener's on_first_scheduled) and plan_'s work counts. Returns the
   // time added to the model's step (also split out in plan_).
   Tick prepare_step(Tick now);
+  // KV tiers: the plan's loads from them and its kv_load_ns.
+  void load_from_tiers();
 
   // --- replica_step_end.cpp ---
   void on_step_end();
@@ -250,6 +260,7 @@ class Replica {
   bool run_ends_due_ = false;        // the run's last step is its first due request's
   EventHandle run_event_;            // at run_ends_.back()
   SwapSpace swap_;
+  KvTierLink tier_link_;  // with KV tiers (set_kv_tiers)
   SpeculativeDecoding speculation_;  // used only with config_.speculative.enabled
   bool hand_over_after_prefill_ = false;
   LoadChangeLog* load_log_ = nullptr;

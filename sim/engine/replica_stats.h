@@ -15,6 +15,9 @@ struct ReplicaStats {
   // Parts of busy_ns spent outside the target model's kernels (docs/engine.md).
   Tick overhead_ns = 0;   // engine CPU overheads
   Tick swap_ns = 0;       // KV swapped over the host link
+  Tick kv_load_ns = 0;    // KV tiers: prefix blocks loaded back (and the stores they waited for)
+  std::int64_t kv_loaded_tokens = 0;  // KV tiers: tokens loaded back to HBM
+  std::int64_t kv_stored_tokens = 0;  // KV tiers: tokens written to them on eviction
   Tick draft_ns = 0;      // speculative decoding's draft passes
   std::int64_t spec_accepted_tokens = 0;  // extra tokens emitted by speculation
   std::int64_t lazy_decode_tokens = 0;    // decode tokens of lazy decodes (lazy_decodes.h)

@@ -20,6 +20,7 @@ Tick Replica::prepare_step(Tick now) {
       r.swapped_blocks = 0;
     }
   }
+  if (kv_.has_tiers()) load_from_tiers();
   if (config_.speculative.enabled) speculation_.speculate(config_, plan_, kv_);
 
   // CPU overheads: per step, per request scheduled for the first time, per token sampled.
@@ -48,7 +49,30 @@ Tick Replica::prepare_step(Tick now) {
   stats_.overhead_ns += plan_.overhead_ns;
   stats_.swap_ns += plan_.swap_ns;
   stats_.draft_ns += plan_.draft_ns;
-  return plan_.overhead_ns + plan_.swap_ns + plan_.draft_ns;
+  return plan_.overhead_ns + plan_.swap_ns + plan_.draft_ns + plan_.kv_load_ns;
+}
+
+void Replica::load_from_tiers() {
+  // The prefix blocks admissions found in the tiers come back to HBM before their chunks
+  // compute, and become hits there. The blocks stored since the last step (HBM's
+  // evictions) share the host link with them; stores alone run in the background
+  // (a copy stream), delaying no step.
+  const std::int64_t block_tokens = kv_.block_size();
+  std::int64_t link_tokens = 0, disk_tokens = 0;
+  for (const auto& c : plan_.chunks) {
+    RequestState& r = *c.request;
+    const std::int64_t blocks = r.tier_load_blocks[KvTiers::kCpu] + r.tier_load_blocks[KvTiers::kDisk];
+    if (blocks == 0) continue;
+    kv_.register_loaded_blocks(r, blocks);
+    link_tokens += blocks * block_tokens;
+    disk_tokens += r.tier_load_blocks[KvTiers::kDisk] * block_tokens;
+    r.tier_load_blocks[KvTiers::kCpu] = r.tier_load_blocks[KvTiers::kDisk] = 0;
+  }
+  const std::int64_t stored_tokens = kv_.take_stored_blocks() * block_tokens;
+  stats_.kv_stored_tokens += stored_tokens;
+  if (link_tokens == 0) return;
+  stats_.kv_loaded_tokens += link_tokens;
+  plan_.kv_load_ns = tier_link_.transfer_ns(link_tokens + stored_tokens, disk_tokens);
 }
 
 }  // namespace servesim

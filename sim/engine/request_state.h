@@ -39,6 +39,11 @@ struct alignas(64) RequestState {
   int pool_index = -1;
   int replica_index = -1;
   std::int64_t cached_prompt_tokens = 0;  // prompt tokens served by the prefix cache
+  // Of those, the ones found in the KV tiers below HBM (kv_tiers.h: CPU, disk) and loaded
+  // back; and the blocks of the admission being planned still to load, which the step
+  // that computes the request prices (Replica::prepare_step) and sets back to 0.
+  std::int64_t tier_hit_tokens[2] = {0, 0};
+  std::int64_t tier_load_blocks[2] = {0, 0};
   // Prefix caching: private_blocks[i] is the block this request registered under its
   // private hash of block spec.block_hashes.size() + i (KvCacheManager::block_hash), or -1.
   // Written from its first preemption on; before, its private hashes are not registered

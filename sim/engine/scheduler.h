@@ -38,6 +38,7 @@ struct StepPlan {
   Tick overhead_ns = 0;                 // engine CPU overheads (per step, request, token)
   Tick swap_ns = 0;                     // KV moved over the host link
   Tick draft_ns = 0;                    // speculative decoding: the draft model's passes
+  Tick kv_load_ns = 0;                  // KV tiers: prefix blocks loaded back, evictions stored
   std::int64_t swap_out_tokens = 0;     // KV tokens swapped out / in this step
   std::int64_t swap_in_tokens = 0;
   int spec_k = 0;                       // tokens proposed per speculating decode (0: none)
@@ -55,7 +56,7 @@ struct StepPlan {
     lazy_decodes = lazy_context_sum = 0;
     shape = BatchShape{};
     preempted.clear();
-    overhead_ns = swap_ns = draft_ns = 0;
+    overhead_ns = swap_ns = draft_ns = kv_load_ns = 0;
     swap_out_tokens = swap_in_tokens = 0;
     spec_k = 0;
     decode_work_chunks = prefill_work_tokens = 0;

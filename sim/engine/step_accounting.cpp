@@ -98,8 +98,9 @@ StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick
   StepCost alone;
   const bool mixed = plan.prefill_work_tokens > 0 && plan.decode_work_chunks > 0;
   if (mixed) alone = decode_only_cost(plan, cost_model);
-  const StepSplit split =
+  StepSplit split =
       split_step(plan.decode_work_chunks, plan.prefill_work_tokens, total_ns, extra_ns, cost, mixed ? &alone : nullptr);
+  split.kv_load_ns = plan.kv_load_ns;  // part of extra_ns (Replica::begin_step)
   // GPU-time shares: prefill time by new tokens, decode time evenly per decode, each scaled
   // so the step's shares sum to its whole time (extra included).
   const double scale = split.scale;

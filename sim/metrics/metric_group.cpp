@@ -20,6 +20,7 @@ void add_parts(TtftParts& into, const TtftParts& p) {
   into.stall_ns += p.stall_ns;
   into.preemption_ns += p.preemption_ns;
   into.kv_transfer_ns += p.kv_transfer_ns;
+  into.kv_load_ns += p.kv_load_ns;
   into.overhead_ns += p.overhead_ns;
 }
 
@@ -67,6 +68,8 @@ void MetricGroup::add_request(const RequestRecord& record, double usd_per_replic
       input_tokens += record.prompt_tokens;
       output_tokens += record.output_tokens_done;
       cached_input_tokens += record.cached_prompt_tokens;
+      tier_hit_tokens[0] += record.tier_hit_tokens[0];
+      tier_hit_tokens[1] += record.tier_hit_tokens[1];
       const Tick ttft = record.ttft_ns();
       if (ttft >= 0) ttft_ns.add_with_index(static_cast<double>(ttft), 1, buckets.ttft);
       const Tick tpot = record.tpot_ns();
@@ -124,6 +127,8 @@ void MetricGroup::merge(const MetricGroup& other) {
   input_tokens += other.input_tokens;
   output_tokens += other.output_tokens;
   cached_input_tokens += other.cached_input_tokens;
+  tier_hit_tokens[0] += other.tier_hit_tokens[0];
+  tier_hit_tokens[1] += other.tier_hit_tokens[1];
   for (const auto& [reason, count] : other.rejected_reasons) rejected_reasons[reason] += count;
   preemptions += other.preemptions;
   preempted_ns += other.preempted_ns;
@@ -250,6 +255,28 @@ SummaryBlock MetricGroup::to_block(Tick duration_ns) const {
   block.rejected_reasons = rejected_reasons;
   add_new_fields(block, duration_ns);
   return block;
+}
+
+void MetricGroup::add_kv_tier_fields(SummaryBlock& block) const {
+  // Prompt tokens of completed requests served by each tier: HBM's prefix cache, and the
+  // CPU and disk tiers (loaded back); the three sum to cached_input_tokens.
+  const std::int64_t cpu = tier_hit_tokens[0], disk = tier_hit_tokens[1];
+  const std::int64_t hbm = cached_input_tokens - cpu - disk;
+  const auto rate = [&](std::int64_t tokens) {
+    return input_tokens > 0 ? static_cast<double>(tokens) / static_cast<double>(input_tokens) : 0.0;
+  };
+  FieldGroup tiers{"kv_tiers", {}, {}};
+  tiers.set_count("hbm_hit_tokens", hbm);
+  tiers.set_count("cpu_hit_tokens", cpu);
+  tiers.set_count("disk_hit_tokens", disk);
+  tiers.set("hbm_hit_rate", rate(hbm));
+  tiers.set("cpu_hit_rate", rate(cpu));
+  tiers.set("disk_hit_rate", rate(disk));
+  tiers.set("mean_kv_load_ms", mean_ms(ttft_parts.kv_load_ns, ttft_requests));
+  block.objects.push_back(std::move(tiers));
+  // The TTFT parts then have one more, so that they still sum to the mean TTFT.
+  for (FieldGroup& group : block.objects)
+    if (group.name == "ttft_attribution") group.set("kv_load_ms", mean_ms(ttft_parts.kv_load_ns, ttft_requests));
 }
 
 }  // namespace servesim

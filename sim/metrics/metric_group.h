@@ -27,6 +27,7 @@ struct MetricGroup {
   std::int64_t input_tokens = 0;         // prompt tokens of completed requests
   std::int64_t output_tokens = 0;        // tokens produced by completed requests
   std::int64_t cached_input_tokens = 0;  // of those prompt tokens, served from prefix cache
+  std::int64_t tier_hit_tokens[2] = {0, 0};  // of those, loaded from the CPU / disk KV tier
   std::map<std::string, std::int64_t> rejected_reasons;
   // Engine events, over every request whatever its outcome (docs/engine.md).
   std::int64_t preemptions = 0;          // times requests were preempted
@@ -69,6 +70,9 @@ struct MetricGroup {
   void merge(const MetricGroup& other);
   // The block of fields in the order of docs/metrics.md.
   SummaryBlock to_block(Tick duration_ns) const;
+  // With KV tiers (MetricsRecorder::set_kv_tiers): the "kv_tiers" object (hits per tier)
+  // and the kv_load part of the TTFT attribution.
+  void add_kv_tier_fields(SummaryBlock& block) const;
 
  private:
   void add_accounting(const RequestRecord& record, double usd_per_replica_ns);

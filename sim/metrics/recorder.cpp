@@ -20,6 +20,7 @@ struct MetricsRecorder::Impl {
   // Warm-up: requests left out, per class and per pool, and their outcomes (by Outcome).
   WarmupSpec warmup;
   bool itl_measured = true;  // false from set_warmup until start_measuring_itl
+  bool kv_tiers = false;     // set_kv_tiers
   std::vector<std::int64_t> warmup_by_class, warmup_by_pool;
   std::int64_t warmup_outcomes[3] = {0, 0, 0};
 };
@@ -42,6 +43,8 @@ void MetricsRecorder::set_warmup(const WarmupSpec& warmup) {
 }
 
 void MetricsRecorder::start_measuring_itl() { impl_->itl_measured = true; }
+
+void MetricsRecorder::set_kv_tiers() { impl_->kv_tiers = true; }
 
 void MetricsRecorder::set_class_slos(std::vector<SloTargets> slos) {
   SS_ASSERT(slos.size() == class_names_.size(), "one SLO set per class");
@@ -135,13 +138,17 @@ RunSummary MetricsRecorder::summarize(Tick duration_ns) const {
   RunSummary summary;
   summary.overall = overall.to_block(duration_ns);
   if (warmup) summary.overall.set_count("warmup_excluded", warmup_excluded());
+  // Written only with KV tiers, so summaries of runs without them keep their fields.
+  if (impl_->kv_tiers) overall.add_kv_tier_fields(summary.overall);
   for (std::size_t i = 0; i < class_names_.size(); ++i) {
     summary.classes.emplace_back(class_names_[i], impl_->classes[i].to_block(duration_ns));
     if (warmup) summary.classes.back().second.set_count("warmup_excluded", impl_->warmup_by_class[i]);
+    if (impl_->kv_tiers) impl_->classes[i].add_kv_tier_fields(summary.classes.back().second);
   }
   for (std::size_t i = 0; i < pool_names_.size(); ++i) {
     SummaryBlock block = impl_->pools[i].to_block(duration_ns);
     if (warmup) block.set_count("warmup_excluded", impl_->warmup_by_pool[i]);
+    if (impl_->kv_tiers) impl_->pools[i].add_kv_tier_fields(block);
     const auto& replicas = impl_->replicas[i];
     for (std::size_t r = 0; r < replicas.size(); ++r) {
       FieldGroup item{"", {}, {}};

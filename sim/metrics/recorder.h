@@ -33,6 +33,8 @@ class MetricsRecorder {
   // counters take completed requests only; rejected and unfinished ones are counted apart.
   // A request with pool_index -1 (never routed) counts in its class and overall only.
   void record_request(const RequestRecord& record);
+  // Optional: some pool keeps KV tiers below HBM; summaries then report hits per tier.
+  void set_kv_tiers();
   // Optional, before the first request: each class's SLOs (goodput), in class order.
   void set_class_slos(std::vector<SloTargets> slos);
   // Optional, before the first request: what one ns of one replica of each pool costs in

@@ -19,6 +19,8 @@ RequestRecord make_request_record(const RequestState& r, Outcome outcome, Tick n
   rec.output_tokens = r.spec.output_tokens;
   rec.output_tokens_done = r.num_output_done;
   rec.cached_prompt_tokens = r.cached_prompt_tokens;
+  rec.tier_hit_tokens[0] = r.tier_hit_tokens[0];
+  rec.tier_hit_tokens[1] = r.tier_hit_tokens[1];
   rec.preemptions = r.preemptions;
   rec.preempted_ns = r.preempted_ns + (r.preempted_at_ns >= 0 ? now_ns - r.preempted_at_ns : 0);
   rec.truncated_tokens = r.truncated_tokens;

@@ -27,6 +27,7 @@ struct RequestRecord {
   std::int64_t output_tokens = 0;       // target length
   std::int64_t output_tokens_done = 0;  // tokens actually produced
   std::int64_t cached_prompt_tokens = 0;  // prompt tokens served from the prefix cache
+  std::int64_t tier_hit_tokens[2] = {0, 0};  // of those, loaded from CPU / disk (kv_tiers.h)
   int preemptions = 0;
   Tick preempted_ns = 0;                // time lost to preemptions (docs/engine.md)
   std::int64_t truncated_tokens = 0;    // cut by on_context_overflow: truncate (0: none)

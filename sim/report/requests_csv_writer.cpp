@@ -75,20 +75,21 @@ std::string csv_cell(const std::string& text) {
 }
 
 RequestsCsvWriter::RequestsCsvWriter(const std::string& path, std::vector<std::string> class_names,
-                                     std::vector<std::string> pool_names)
+                                     std::vector<std::string> pool_names, bool kv_tiers)
     : path_(path),
       file_(std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc)),
       out_(file_.get()),
       class_names_(std::move(class_names)),
-      pool_names_(std::move(pool_names)) {
+      pool_names_(std::move(pool_names)),
+      kv_tiers_(kv_tiers) {
   if (!*file_) throw ConfigError(path, 0, kOutputsKey, "cannot open the file for writing");
-  *out_ << kHeader << '\n';
+  *out_ << kHeader << (kv_tiers_ ? kKvTierColumns : "") << '\n';
 }
 
 RequestsCsvWriter::RequestsCsvWriter(std::ostream& out, std::vector<std::string> class_names,
-                                     std::vector<std::string> pool_names)
-    : out_(&out), class_names_(std::move(class_names)), pool_names_(std::move(pool_names)) {
-  *out_ << kHeader << '\n';
+                                     std::vector<std::string> pool_names, bool kv_tiers)
+    : out_(&out), class_names_(std::move(class_names)), pool_names_(std::move(pool_names)), kv_tiers_(kv_tiers) {
+  *out_ << kHeader << (kv_tiers_ ? kKvTierColumns : "") << '\n';
 }
 
 void RequestsCsvWriter::write(const RequestRecord& r) {
@@ -112,6 +113,11 @@ void RequestsCsvWriter::write(const RequestRecord& r) {
   if (in_session) o << r.session_id << ',' << r.turn;
   else o << ',';
   write_accounting(o, r);
+  if (kv_tiers_) {
+    // Like the other parts, the load is a completed request's only.
+    o << ',' << (r.outcome == Outcome::completed ? ms_cell(r.acct.ttft.kv_load_ns) : std::string()) << ','
+      << r.tier_hit_tokens[0] << ',' << r.tier_hit_tokens[1];
+  }
   o << '\n';
   ++rows_;
 }

@@ -22,14 +22,18 @@ class RequestsCsvWriter {
       "ttft_queue_ms,ttft_prefill_compute_ms,ttft_batch_share_ms,ttft_stall_ms,ttft_preemption_ms,"
       "ttft_kv_transfer_ms,ttft_overhead_ms,decode_compute_ms,decode_prefill_interference_ms,"
       "decode_stall_ms,decode_preemption_ms,decode_overhead_ms,max_itl_ms,prefill_saved_ms,cost_usd";
+  // Appended last where some pool keeps KV tiers (kv_offload): the TTFT part spent loading
+  // prefix blocks back, and the prompt tokens found in each tier below HBM.
+  static constexpr const char* kKvTierColumns = ",ttft_kv_load_ms,cpu_hit_tokens,disk_hit_tokens";
 
   // Creates (or truncates) the file at `path` and writes the header.
   // Throws ConfigError naming the path when it cannot be opened.
+  // `kv_tiers`: write kKvTierColumns too.
   RequestsCsvWriter(const std::string& path, std::vector<std::string> class_names,
-                    std::vector<std::string> pool_names);
+                    std::vector<std::string> pool_names, bool kv_tiers = false);
   // Writes to a stream the caller keeps alive for the writer's lifetime.
   RequestsCsvWriter(std::ostream& out, std::vector<std::string> class_names,
-                    std::vector<std::string> pool_names);
+                    std::vector<std::string> pool_names, bool kv_tiers = false);
 
   // One row. Cells that do not apply are empty: pool and replica of a request never
   // routed, reject_reason unless rejected, each latency the request does not have,
@@ -49,6 +53,7 @@ class RequestsCsvWriter {
   std::vector<std::string> class_names_;
   std::vector<std::string> pool_names_;
   std::int64_t rows_ = 0;
+  bool kv_tiers_ = false;
 };
 
 // `value` / 10^decimals, exact, without trailing zeros ("1.5", "2", "-0.25"). Integer

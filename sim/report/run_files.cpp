@@ -57,7 +57,9 @@ RunFilesOutcome run_to_files(const Scenario& scenario, const RunFilesOptions& op
   std::optional<RequestsCsvWriter> csv;
   if (scenario.outputs.requests_csv) {
     csv_file.emplace((out_dir / "requests.csv").string(), "--out");
-    csv.emplace(csv_file->partial_path(), class_names, pool_names);
+    bool kv_tiers = false;
+    for (const auto& p : scenario.cluster.pools) kv_tiers = kv_tiers || p.engine.kv_offload.enabled();
+    csv.emplace(csv_file->partial_path(), class_names, pool_names, kv_tiers);
   }
   std::ostream null_stream(nullptr);
   RunReports reports(*simulation, scenario, out_dir, options.progress != nullptr,

@@ -26,7 +26,8 @@ const std::vector<std::string> kEngineKeys = {
     "speculative",  "prefill_chunk_tokens", "decode_target_batch", "preempt_lower_priority",
     "watermark",    "kv_admission",    "preemption_mode",        "swap_space_gb",
     "overheads",    "on_context_overflow",    "version",                "cuda_graphs",
-    "async_scheduling", "kv_memory_rule"};
+    "async_scheduling", "kv_memory_rule", "kv_offload"};
+const std::vector<std::string> kKvOffloadKeys = {"cpu_gib", "disk_gib", "disk_gb_s", "backend"};
 const std::vector<std::string> kCostModels = {"roofline", "kernels", "constant", "linear", "table"};
 const std::vector<std::string> kOverheadKeys = {"per_step", "per_request", "per_token", "frontend"};
 const std::vector<std::string> kFrontendKeys = {"per_request", "per_prompt_token"};
@@ -196,6 +197,21 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
                             : PreemptionMode::recompute;
   }
   if (auto v = f.get("swap_space_gb")) e.swap_space_bytes = v->non_negative_double() * kGiB;
+  if (auto v = f.get("kv_offload")) {
+    v->expect_map(kKvOffloadKeys);
+    KvOffloadConfig& o = e.kv_offload;
+    if (auto g = v->get("cpu_gib")) o.cpu_bytes = g->non_negative_double() * kGiB;
+    if (auto g = v->get("disk_gib")) o.disk_bytes = g->non_negative_double() * kGiB;
+    if (auto g = v->get("disk_gb_s")) o.disk_bytes_per_s = g->positive_double() * 1e9;
+    if (auto g = v->get("backend"))
+      o.backend = choice(*g, "KV offload backend", "backends", {"native", "lmcache"}) == "lmcache"
+                      ? KvOffloadBackend::lmcache
+                      : KvOffloadBackend::native;
+    if (!o.enabled()) v->fail("gives no tier: set cpu_gib or disk_gib above 0");
+    if (o.disk_bytes > 0 && !v->has("disk_gb_s"))
+      v->get("disk_gib")->fail("a disk tier needs its read bandwidth: disk_gb_s (e.g. an NVMe drive's datasheet figure)");
+    if (v->has("disk_gb_s") && !(o.disk_bytes > 0)) v->get("disk_gb_s")->fail_at_key("only a disk tier (disk_gib > 0) uses it");
+  }
   if (auto v = f.get("overheads")) {
     v->expect_map(kOverheadKeys);
     if (auto d = v->get("per_step")) e.overheads.per_step_ns = non_negative_duration(*d);
@@ -329,6 +345,13 @@ void check_engine_for_pool(const Field& f, const PoolConfig& pool) {
       const Field spec = f.get("speculative").value_or(f);
       spec.get("draft").value_or(spec).fail("the draft model runs with the pool's tp and pp: " + problem);
     }
+  }
+  if (e.kv_offload.enabled() && !e.prefix_cache) {
+    f.get("kv_offload").value_or(f).fail_at_key("KV tiers keep prefix blocks: they need prefix_cache: true");
+  }
+  if (e.kv_offload.enabled() && !(pool.hardware.host_link_bandwidth_bytes_per_s > 0)) {
+    f.get("kv_offload").value_or(f).fail_at_key("KV tiers need the hardware's host_link_bandwidth_gb_s, which '" +
+                                                pool.hardware.name + "' does not give");
   }
   if (e.preemption_mode == PreemptionMode::swap && !(pool.hardware.host_link_bandwidth_bytes_per_s > 0)) {
     f.get("preemption_mode").value_or(f).fail("swap needs the hardware's host_link_bandwidth_gb_s, which '" +

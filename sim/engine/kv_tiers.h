@@ -1,0 +1,103 @@
+#pragma once
+// The tiers of one replica's prefix cache below HBM: CPU memory, then local disk
+// (engine_config.h, KvOffloadConfig; docs/prefix-caching.md, "KV tiers"). They hold block
+// hashes only: which bytes sit where decides no timing, only which prefixes can come back
+// and from how far.
+//   - A block with a source's hash evicted from HBM is stored in the CPU tier (write-back
+//     on eviction), unless the tier already holds it (then it is only touched: vLLM's
+//     connector skips blocks already offloaded). A private hash (a request's own, which
+//     only its recompute could hit) is not stored.
+//   - A tier full evicts its least recently used hash: the CPU tier's moves down to disk,
+//     the disk's is gone.
+//   - A lookup that finds a hash touches it (most recently used) and leaves it where it
+//     is: the block is copied up to HBM, not moved.
+// Each tier is an LRU list threaded through a slot array by index, with the prefix
+// cache's open-addressing index (block_hash_index.h) from hash to slot: O(1) per operation
+// and no allocation once a tier is full (every eviction from HBM is a store: a node-based
+// list and map would allocate and free one per block of every prompt).
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/time.h"
+#include "sim/engine/block_hash_index.h"
+
+namespace servesim {
+
+// What moving KV between HBM and the tiers costs one replica. Every GPU of the replica
+// moves its share of each token's KV over its own host link, at the same time; a block
+// from disk is read by the node (all the replica's bytes, at the disk's bandwidth) and
+// then crosses the host links, one after the other (LMCache stages disk reads in CPU
+// memory).
+struct KvTierLink {
+  double kv_bytes_per_token_per_gpu = 0;
+  double host_link_bytes_per_s = 0;  // per GPU (the hardware's host_link_bandwidth_gb_s)
+  double kv_bytes_per_token = 0;     // the whole replica's
+  double disk_bytes_per_s = 0;       // the tier's spec
+  // LMCache's layer-wise pipelining: layer i loads while layer i - 1 computes, so a load
+  // delays the step only by what outlasts the step's kernels. Otherwise (vLLM's
+  // OffloadingConnector) the load completes before the step computes.
+  bool layerwise = false;
+  // The time to move `link_tokens` over the host links, `disk_tokens` of which come from disk.
+  Tick transfer_ns(std::int64_t link_tokens, std::int64_t disk_tokens) const {
+    double s = host_link_bytes_per_s > 0 ? static_cast<double>(link_tokens) * kv_bytes_per_token_per_gpu / host_link_bytes_per_s : 0;
+    if (disk_tokens > 0 && disk_bytes_per_s > 0) s += static_cast<double>(disk_tokens) * kv_bytes_per_token / disk_bytes_per_s;
+    return static_cast<Tick>(std::llround(s * 1e9));
+  }
+};
+
+class KvTiers {
+ public:
+  enum Tier : int { kNone = -1, kCpu = 0, kDisk = 1 };
+  static constexpr int kTiers = 2;
+
+  // REQUIRES: both >= 0.
+  KvTiers(std::int64_t cpu_blocks, std::int64_t disk_blocks);
+
+  // The tier holding `hash`, touched, or kNone.
+  Tier find(std::uint64_t hash);
+  // The same without touching it (a router's question).
+  Tier peek(std::uint64_t hash) const {
+    for (int t = 0; t < kTiers; ++t)
+      if (tiers_[t].index.find(hash) >= 0) return static_cast<Tier>(t);
+    return kNone;
+  }
+  // `hash` leaves HBM: stored in the CPU tier (pushing its LRU hash down; straight to disk
+  // without a CPU tier) unless the CPU tier holds it already. Returns whether it was
+  // written (store traffic over the host link; moves from CPU to disk happen off the GPU's
+  // path and cost no step time).
+  bool store(std::uint64_t hash);
+
+  std::int64_t capacity_blocks(Tier t) const { return tiers_[t].capacity; }
+  std::int64_t used_blocks(Tier t) const { return tiers_[t].index.size(); }
+  // Blocks written into each tier since the start (CPU: from HBM; disk: from CPU).
+  std::int64_t stored_blocks(Tier t) const { return tiers_[t].stored; }
+
+ private:
+  static constexpr std::int32_t kNil = -1;
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::int32_t newer = kNil, older = kNil;  // neighbours in LRU order
+  };
+  struct Lru {
+    std::int64_t capacity = 0;
+    std::int64_t stored = 0;
+    std::vector<Slot> slots;       // grown up to capacity, then reused
+    std::int32_t newest = kNil, oldest = kNil;
+    BlockHashIndex index;          // hash -> slot
+    void unlink(std::int32_t s);
+    void push_newest(std::int32_t s);
+    void touch(std::int32_t s) {
+      if (s == newest) return;
+      unlink(s);
+      push_newest(s);
+    }
+  };
+  // Puts `hash` at the front of tier t (touching it if there), pushing the LRU hash down
+  // a tier (or out, from the last) when the tier is full.
+  void insert(int t, std::uint64_t hash);
+
+  Lru tiers_[kTiers];
+};
+
+}  // namespace servesim

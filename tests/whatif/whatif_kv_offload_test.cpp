@@ -1,0 +1,72 @@
+// The what-if library (docs/what-if.md): "is CPU KV offload worth it for this trace?" on
+// the Mooncake conversation trace, with replicas whose HBM holds far less than the trace's
+// reusable prefixes.
+#include <filesystem>
+#include <fstream>
+
+#include "sim/engine/prefix_cache_replay.h"
+#include "sim/workload/prefix_units.h"
+#include "whatif/whatif_util.h"
+
+using namespace servesim;
+using namespace servesim::whatif;
+
+namespace {
+
+constexpr int kRequests = 2000;
+
+// The prefix hit rate of one unbounded cache that sees every request (the trace's first
+// kRequests rows): no placement of tiers or replicas can hit more.
+double unbounded_hit_rate() {
+  const std::string trace = std::string(SERVESIM_SOURCE_DIR) + "/data/traces/mooncake_fast25_conversation_trace.jsonl";
+  const auto head = std::filesystem::temp_directory_path() / "servesim-whatif-15-head.jsonl";
+  {
+    std::ifstream in(trace);
+    std::ofstream out(head);
+    std::string line;
+    for (int i = 0; i < kRequests && std::getline(in, line); ++i) out << line << '\n';
+  }
+  const double rate = replay_prefix_cache(read_prefix_units(head.string(), "mooncake"), kUnlimitedCacheTokens).hit_ratio;
+  std::filesystem::remove(head);
+  return rate;
+}
+
+}  // namespace
+
+TEST_CASE("what-if 15: a CPU KV tier raises the hit rate toward an unbounded cache's and cuts TTFT - disk adds on top",
+          "[whatif]") {
+  const std::string f = "whatif-15-kv-offload.yaml";
+  const std::string n = "stop.requests=" + std::to_string(kRequests);
+  const std::string k = "cluster.pools.0.engine.kv_offload.";
+  const RunResult hbm = run_scenario(f, {n});
+  const RunResult cpu = run_scenario(f, {n, k + "cpu_gib=64"});
+  const RunResult disk = run_scenario(f, {n, k + "cpu_gib=64", k + "disk_gib=1000", k + "disk_gb_s=7"});
+  for (const RunResult* r : {&hbm, &cpu, &disk}) REQUIRE(r->completed == kRequests);
+  const double bound = unbounded_hit_rate();
+  const double hit_hbm = hbm.summary.overall.get("prefix_cache_hit_rate");
+  const double hit_cpu = cpu.summary.overall.get("prefix_cache_hit_rate");
+  const double hit_disk = disk.summary.overall.get("prefix_cache_hit_rate");
+  const double ttft_hbm = hbm.summary.overall.get("mean_ttft_ms");
+  const double ttft_cpu = cpu.summary.overall.get("mean_ttft_ms");
+  const double ttft_disk = disk.summary.overall.get("mean_ttft_ms");
+  INFO("hit rate: HBM only " << hit_hbm << ", + 64 GiB CPU " << hit_cpu << ", + 1 TB disk " << hit_disk
+                             << ", unbounded " << bound << "; mean TTFT " << ttft_hbm << " / " << ttft_cpu << " / "
+                             << ttft_disk << " ms");
+  // HBM alone hits a small part of what could be hit (the trace's turns come back after
+  // their prefixes were evicted); each tier recovers more, never more than the bound.
+  CHECK(hit_hbm < 0.4 * bound);
+  CHECK(hit_cpu > 1.5 * hit_hbm);
+  CHECK(hit_disk > 1.1 * hit_cpu);
+  CHECK(hit_disk <= bound);
+  // Loading back beats recomputing: TTFT falls with each tier.
+  CHECK(ttft_cpu < 0.97 * ttft_hbm);
+  CHECK(ttft_disk < ttft_cpu);
+  // The tiers' shares add up to the hit rate, and only the run with a disk has disk hits.
+  const auto tier = [](const RunResult& r, const char* field) { return object_field(r.summary.overall, "kv_tiers", field); };
+  CHECK(tier(cpu, "hbm_hit_rate") + tier(cpu, "cpu_hit_rate") + tier(cpu, "disk_hit_rate") == Approx(hit_cpu));
+  CHECK(tier(cpu, "disk_hit_rate") == 0);
+  CHECK(tier(disk, "disk_hit_rate") > 0);
+  CHECK(tier(cpu, "mean_kv_load_ms") > 0);
+  // Without tiers the summary has no kv_tiers object (its fields are as they always were).
+  for (const auto& group : hbm.summary.overall.objects) CHECK(group.name != "kv_tiers");
+}
