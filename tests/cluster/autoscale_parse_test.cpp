@@ -73,7 +73,7 @@ TEST_CASE("autoscale keys are read with their defaults", "[cluster][scenario][au
 TEST_CASE("autoscale bad input names the file line and key", "[cluster][scenario][autoscale]") {
   // Lines: 11 is the autoscale key, 12.. its keys.
   {
-    const ConfigError e = load_error(pool_block("        policy: in_flite\n        target: 8\n        max_replicas: 4\n"
+    const ConfigError e = load_error(pool_block("        policy: in_flihgt\n        target: 8\n        max_replicas: 4\n"
                                                 "        cold_start: 1s\n"));
     CHECK(e.line() == 12);
     CHECK(e.key() == "cluster.pools.0.autoscale.policy");
