@@ -181,7 +181,7 @@ std::vector<Row> rows() {
 TEST_CASE("input audit: every input path rejects bad input with exit 2 naming file:line and the field",
           "[reliability][audit]") {
   const std::vector<Row> all = rows();
-  CHECK(all.size() == 48);
+  CHECK(all.size() == 52);
   int n = 0;
   for (const Row& row : all) {
     TempDir dir("audit-" + std::to_string(n++));
