@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cluster/autoscale_spec.h"
 #include "sim/cluster/topology_spec.h"
 #include "sim/engine/engine_config.h"
 #include "sim/hardware/cost_model_spec.h"
@@ -32,6 +33,9 @@ struct PoolConfig {
   std::vector<std::string> classes;  // workload classes routed here; empty = every class
   PoolRole role = PoolRole::unified;
   std::string decode_pool;  // role prefill: the decode pool its requests move to
+  // Set: the pool autoscales between autoscale->min_replicas and max_replicas, and
+  // `replicas` is max_replicas (docs/cluster.md, "Autoscaling"). Unified pools only.
+  std::optional<AutoscaleSpec> autoscale;
 };
 
 // Per-class admission at the door of the class's pool (docs/cluster.md).

@@ -17,6 +17,36 @@ InvariantChecker::InvariantChecker(Simulation& sim, RecordSink forward) : sim_(s
     on_record(r);
     if (forward_) forward_(r);
   });
+  for (int p = 0; p < static_cast<int>(sim.pools().size()); ++p)
+    if (sim.pools()[static_cast<std::size_t>(p)]->autoscaler()) watch_autoscaler(p);
+}
+
+// INV-10: the router of an autoscaled pool picks active replicas only; after every change
+// the fleet holds min_replicas..max_replicas replicas active or starting, at least one of
+// them active; only active and draining replicas step.
+void InvariantChecker::watch_autoscaler(int p) {
+  Pool& pool = *sim_.pools()[static_cast<std::size_t>(p)];
+  const Autoscaler& a = *pool.autoscaler();
+  pool.set_route_observer([this, p, &a](int replica) {
+    ++f_.autoscaled_routes;
+    if (a.phase(static_cast<std::size_t>(replica)) != ReplicaPhase::active)
+      fail("pool " + std::to_string(p) + ": a request was routed to replica " + std::to_string(replica) + ", which is " +
+           phase_name(a.phase(static_cast<std::size_t>(replica))));
+  });
+  pool.autoscaler()->add_change_observer([this, p](Tick now_ns) { check_fleet(p, now_ns); });
+  check_fleet(p, 0);
+}
+
+void InvariantChecker::check_fleet(int p, Tick now_ns) {
+  ++f_.fleet_changes;
+  const Autoscaler& a = *sim_.pools()[static_cast<std::size_t>(p)]->autoscaler();
+  const std::string where = "pool " + std::to_string(p) + " at " + std::to_string(now_ns) + " ns: ";
+  const AutoscaleSpec& s = a.spec();
+  if (a.provisioned() < s.min_replicas || a.provisioned() > s.max_replicas)
+    fail(where + std::to_string(a.provisioned()) + " replicas active or starting, outside [" +
+         std::to_string(s.min_replicas) + ", " + std::to_string(s.max_replicas) + "]");
+  if (a.paid() > s.max_replicas) fail(where + "more replicas paid than max_replicas");
+  if (a.active() < 1) fail(where + "no replica active");
 }
 
 void InvariantChecker::fail(const std::string& what) {
@@ -59,6 +89,11 @@ void InvariantChecker::on_step(int pool, int replica, Tick start_ns, const StepP
   Pool& p = *sim_.pools()[static_cast<std::size_t>(pool)];
   Replica& rep = *p.replicas()[static_cast<std::size_t>(replica)];
   const EngineConfig& cfg = p.config().engine;
+  if (const Autoscaler* a = p.autoscaler()) {
+    const ReplicaPhase phase = a->phase(static_cast<std::size_t>(replica));
+    if (phase == ReplicaPhase::off || phase == ReplicaPhase::starting)
+      fail(where + "a step on a replica that is " + phase_name(phase));  // INV-10
+  }
 
   // INV-7: the step fits the engine's limits.
   if (plan.empty()) fail(where + "an empty step was started");
@@ -266,6 +301,16 @@ void InvariantChecker::check_end(const RunResult& result) {
       if (held != rep->kv().block_refs()) fail("at the end, requests and the cache disagree on blocks held");
       if (f_.unfinished == 0 && (rep->kv().used_blocks() != 0 || rep->outstanding() != 0))
         fail("KV blocks or requests left on a replica after a complete run");
+    }
+
+  // INV-10 at the end: min_replicas..max_replicas replicas were paid at every moment, so
+  // the paid time lies between those counts times the run.
+  for (const auto& p : sim_.pools())
+    if (const Autoscaler* a = p->autoscaler()) {
+      const Tick paid = a->paid_ns(result.end_ns);
+      if (paid < a->spec().min_replicas * result.end_ns || paid > a->spec().max_replicas * result.end_ns)
+        fail("pool " + p->config().name + ": paid replica time " + std::to_string(paid) +
+             " ns outside min_replicas..max_replicas x the run");
     }
 
   // INV-3 at the end: no step starts after a time cut, and none ends after a complete run.

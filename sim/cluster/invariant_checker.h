@@ -36,7 +36,7 @@ class InvariantChecker {
   // A closed loop never has more than this many requests inside the cluster (0: no bound).
   void set_max_in_flight(std::int64_t n) { max_in_flight_ = n; }
 
-  // The end-of-run checks (INV-1, INV-2 and INV-3 at the end, INV-6).
+  // The end-of-run checks (INV-1, INV-2 and INV-3 at the end, INV-6, INV-10's paid time).
   void check_end(const RunResult& result);
 
   bool ok() const { return violations_.empty(); }
@@ -61,6 +61,8 @@ class InvariantChecker {
     std::int64_t warmup_output_tokens = 0, warmup_input_tokens = 0;
     Tick last_step_end_ns = 0;
     std::uint64_t fingerprint = 1469598103934665603ull;  // FNV-1a over every record, in order
+    // Autoscaled pools: changes of their fleets, and requests routed (INV-10).
+    std::int64_t fleet_changes = 0, autoscaled_routes = 0;
   };
   const Figures& figures() const { return f_; }
 
@@ -81,6 +83,9 @@ class InvariantChecker {
   void on_record(const RequestRecord& r);
   void check_completed(const std::string& who, const RequestRecord& r, const Track* t);
   void mix(std::uint64_t v);
+  // INV-10: an autoscaled pool's fleet after each change, and where it routes.
+  void watch_autoscaler(int pool);
+  void check_fleet(int pool, Tick now_ns);
 
   Simulation& sim_;
   RecordSink forward_;

@@ -1,6 +1,7 @@
 #include "sim/cluster/pool.h"
 
 #include "sim/cluster/engine_setup.h"
+#include "sim/core/assert.h"
 #include "sim/core/errors.h"
 #include "sim/engine/block_pool.h"
 
@@ -39,11 +40,35 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
     set_up_replica(*replicas_.back(), config_, memory_plan_, *cost_model_, draft_cost_model);
     replicas_.back()->set_hand_over_after_prefill(config_.role == PoolRole::prefill);
   }
+  if (config_.autoscale) make_autoscaler(key);
   snapshots_.resize(replicas_.size());
-  router_indexes_ = router_->wants_snapshot_changes(replicas_.size());
+  // A router's own index covers every replica; an autoscaled pool hands it the active ones
+  // only, so it scans them.
+  router_indexes_ = !autoscaler_ && router_->wants_snapshot_changes(replicas_.size());
   load_log_ = LoadChangeLog(replicas_.size());
   for (auto& r : replicas_) r->set_load_change_log(&load_log_);
   take_snapshots();  // the empty pool, as a stale router first sees it
+}
+
+void Pool::make_autoscaler(const std::string& key) {
+  const AutoscaleSpec& spec = *config_.autoscale;
+  const auto policies = make_autoscale_policy_registry();
+  const auto* policy = policies.find(spec.policy);
+  if (!policy)
+    throw ConfigError("", 0, key + ".autoscale.policy",
+                      "unknown autoscale policy '" + spec.policy + "'; valid: " + policies.names());
+  Tick cold_start_ns = 0;
+  if (spec.cold_start_ns) {
+    cold_start_ns = *spec.cold_start_ns;
+  } else {
+    const double link = config_.hardware.host_link_bandwidth_bytes_per_s;
+    if (!(link > 0))
+      throw ConfigError("", 0, key + ".autoscale.cold_start",
+                        "hardware '" + config_.hardware.name +
+                            "' gives no host_link_bandwidth_gb_s to load the weights over; give cold_start");
+    cold_start_ns = default_cold_start_ns(memory_plan_.weight_bytes_per_gpu, link);
+  }
+  autoscaler_ = std::make_unique<Autoscaler>(sim_, spec, cold_start_ns, replicas_, policy->factory(spec));
 }
 
 void Pool::snapshot(std::size_t i) {
@@ -82,12 +107,28 @@ void Pool::on_refresh() {
 int Pool::route(const RequestState& request) {
   catch_up_for_router();
   if (staleness_ns_ == 0) refresh_changed_snapshots();
+  if (autoscaler_) return route_among_active(request);
   // The prefix cache is asked live: it is the router's own index, not reported load.
   if (router_->wants_cached_prefix())
     for (std::size_t i = 0; i < replicas_.size(); ++i)
       snapshots_[i].cached_prefix_tokens = replicas_[i]->kv().cached_prefix_tokens(request.spec);
   const RouteDecision d = router_->route(request.spec, snapshots_);
   return d.target;
+}
+
+int Pool::route_among_active(const RequestState& request) {
+  routable_.clear();
+  for (std::size_t i = 0; i < replicas_.size(); ++i) {
+    if (!autoscaler_->routable(i)) continue;
+    routable_.push_back(snapshots_[i]);
+    if (router_->wants_cached_prefix())
+      routable_.back().cached_prefix_tokens = replicas_[i]->kv().cached_prefix_tokens(request.spec);
+  }
+  SS_ASSERT(!routable_.empty(), "an autoscaled pool keeps at least one replica active");
+  const RouteDecision d = router_->route(request.spec, routable_);
+  const int replica = routable_[static_cast<std::size_t>(d.target)].index;
+  if (route_observer_) route_observer_(replica);
+  return replica;
 }
 
 void Pool::submit(RequestState& request) { submit_to(request, route(request)); }

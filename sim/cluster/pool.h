@@ -1,11 +1,15 @@
 #pragma once
 // A named group of identical replicas behind one router. With router staleness the router
 // sees load snapshots taken at the last refresh, refreshed every staleness interval by one
-// event (none while the pool is idle, so an idle pool never keeps a run alive).
+// event (none while the pool is idle, so an idle pool never keeps a run alive). An
+// autoscaled pool holds max_replicas replicas and routes only to the active ones
+// (autoscaler.h).
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "sim/cluster/autoscaler.h"
 #include "sim/cluster/cluster_config.h"
 #include "sim/cluster/router.h"
 #include "sim/engine/replica.h"
@@ -38,6 +42,12 @@ class Pool {
   std::int64_t kv_blocks_per_replica() const { return kv_blocks_; }
   std::vector<std::unique_ptr<Replica>>& replicas() { return replicas_; }
   const std::vector<std::unique_ptr<Replica>>& replicas() const { return replicas_; }
+  // The autoscaler of an autoscaled pool (config().autoscale), else null.
+  Autoscaler* autoscaler() { return autoscaler_.get(); }
+  const Autoscaler* autoscaler() const { return autoscaler_.get(); }
+  // Called with every replica route() picks, before the request is submitted (the
+  // invariant checker's view of routing). Optional.
+  void set_route_observer(std::function<void(int replica)> fn) { route_observer_ = std::move(fn); }
 
  private:
   PoolConfig config_;
@@ -59,12 +69,18 @@ class Pool {
   // Applies the replicas' decode runs up to now where the router reads their KV caches.
   void catch_up_for_router();
   void on_refresh();
+  void make_autoscaler(const std::string& key);
+  // route() of an autoscaled pool: the router sees the active replicas only.
+  int route_among_active(const RequestState& request);
 
   Simulator& sim_;
   Tick staleness_ns_ = 0;
   EventHandle refresh_;
   std::vector<ReplicaSnapshot> snapshots_;  // reused on every route; the stale view with staleness
   LoadChangeLog load_log_{0};
+  std::unique_ptr<Autoscaler> autoscaler_;
+  std::vector<ReplicaSnapshot> routable_;  // autoscaled: the active replicas' snapshots, per route
+  std::function<void(int)> route_observer_;
 };
 
 }  // namespace servesim

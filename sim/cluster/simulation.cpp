@@ -226,6 +226,8 @@ void Simulation::on_request_done(RequestState& request, Tick now_ns) {
   }
   --in_flight_;
   last_done_ns_ = std::max(last_done_ns_, now_ns);
+  if (request.pool_index >= 0)
+    if (Autoscaler* a = pools_[static_cast<std::size_t>(request.pool_index)]->autoscaler()) a->on_request_left(request);
   const int c = request.spec.class_index;
   sources_[static_cast<std::size_t>(c)]->on_finished(request.spec, now_ns);
   free_states_.push_back(&request);
@@ -297,6 +299,8 @@ void Simulation::note_utilisation(RunResult& result) const {
 
 RunResult Simulation::run() {
   for (int c = 0; c < static_cast<int>(sources_.size()); ++c) arm_source(c);
+  for (auto& pool : pools_)
+    if (Autoscaler* a = pool->autoscaler()) a->start([this] { return work_remains(); });
   const Tick until = stop_.time_ns.value_or(kTickMax);
   sim_.run(until);
 
@@ -324,6 +328,7 @@ RunResult Simulation::run() {
   result.events = sim_.events_run();
   note_saturation(result);
   note_utilisation(result);
+  note_fleet(result);
   // Conservation: every request that arrived left as completed, rejected or unfinished.
   SS_ASSERT(result.arrived == result.completed + result.rejected + result.unfinished,
             "request conservation (arrived = completed + rejected + unfinished)");

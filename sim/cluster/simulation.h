@@ -99,6 +99,10 @@ class Simulation final : public ReplicaListener {
   RequestState* new_request_state();
   void note_saturation(RunResult& result) const;
   void note_utilisation(RunResult& result) const;
+  // Paid GPU time per pool and overall, when some pool autoscales (simulation_fleet.cpp).
+  void note_fleet(RunResult& result) const;
+  // Arrivals still to come or requests inside: autoscalers evaluate only while this holds.
+  bool work_remains() const;
 
   std::uint64_t seed_;
   StopSpec stop_;

@@ -27,8 +27,8 @@ std::string csv_quoted(const std::string& text) {
 }  // namespace
 
 TimeseriesWriter::TimeseriesWriter(std::ostream& out, Tick interval_ns, std::vector<std::string> pool_names,
-                                   std::vector<int> replicas_per_pool)
-    : out_(out), interval_ns_(interval_ns), pool_names_(std::move(pool_names)) {
+                                   std::vector<int> replicas_per_pool, bool fleet_columns)
+    : out_(out), interval_ns_(interval_ns), pool_names_(std::move(pool_names)), fleet_columns_(fleet_columns) {
   SS_ASSERT(interval_ns_ > 0, "timeseries interval must be positive");
   SS_ASSERT(pool_names_.size() == replicas_per_pool.size(), "one replica count per pool");
   for (int p = 0; p < static_cast<int>(replicas_per_pool.size()); ++p) {
@@ -38,7 +38,13 @@ TimeseriesWriter::TimeseriesWriter(std::ostream& out, Tick interval_ns, std::vec
   for (auto& name : pool_names_) name = csv_quoted(name);
   buckets_.assign(replicas_.size(), Bucket{});
   held_.assign(replicas_.size(), Held{});
-  out_ << kHeader << "\n";
+  for (const int n : replicas_per_pool) fleet_.emplace_back(n, n);
+  out_ << kHeader << (fleet_columns_ ? kFleetColumns : "") << "\n";
+}
+
+void TimeseriesWriter::on_fleet(int pool, Tick now_ns, int active, int paid) {
+  if (current_ >= 0) advance_to(now_ns / interval_ns_);  // earlier intervals end with the old fleet
+  fleet_[static_cast<std::size_t>(pool)] = {active, paid};
 }
 
 void TimeseriesWriter::advance_to(std::int64_t interval) {
@@ -150,6 +156,10 @@ void TimeseriesWriter::write_interval(std::int64_t interval) {
     put(out_, static_cast<double>(b.output_tokens) / interval_s, 9);
     out_ << ',';
     put(out_, static_cast<double>(b.prefill_tokens + b.decode_tokens) / interval_s, 9);
+    if (fleet_columns_) {
+      const auto [active, paid] = fleet_[static_cast<std::size_t>(pool)];
+      out_ << ',' << active << ',' << paid;
+    }
     out_ << '\n';
     ++rows_;
     b = Bucket{};

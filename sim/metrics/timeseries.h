@@ -47,10 +47,16 @@ class TimeseriesWriter {
       "kv_occupancy_mean,kv_occupancy_max,waiting_mean,waiting_max,running_mean,running_max,"
       "prefill_tokens,decode_tokens,output_tokens,output_tokens_per_s,tokens_per_s";
 
+  // Appended to kHeader with fleet columns: the replica's pool's replicas active and paid.
+  static constexpr const char* kFleetColumns = ",active_replicas,paid_replicas";
+
   // `replicas_per_pool[p]` replicas in pool p named pool_names[p]. Writes the header.
+  // With `fleet_columns` (runs where some pool autoscales; other files keep their columns)
+  // every row ends with its pool's replicas active and paid at the interval's end:
+  // all of the pool's replicas until on_fleet() says otherwise.
   // REQUIRES: interval_ns > 0; `out` outlives the writer.
   TimeseriesWriter(std::ostream& out, Tick interval_ns, std::vector<std::string> pool_names,
-                   std::vector<int> replicas_per_pool);
+                   std::vector<int> replicas_per_pool, bool fleet_columns = false);
 
   // A step starts; the replica's state is the sample's from then on.
   // REQUIRES: samples and gauges come in non-decreasing time (simulated time order).
@@ -59,6 +65,9 @@ class TimeseriesWriter {
   // or withdrawn, a step ended). Before the first step it only sets the state (the file
   // starts at the first step). Replicas no gauge was given for start empty, with 0 blocks.
   void on_gauges(int pool, int replica, Tick now_ns, const ReplicaGauges& g);
+  // From `now_ns` on, pool `pool` has `active` replicas routable and `paid` paid (fleet
+  // columns only). REQUIRES: time order with the samples and gauges.
+  void on_fleet(int pool, Tick now_ns, int active, int paid);
   // Writes the interval still open. Call once, after the run.
   void finish();
 
@@ -97,6 +106,8 @@ class TimeseriesWriter {
   std::vector<int> first_flat_;                 // pool -> flat index of its replica 0
   std::vector<Bucket> buckets_;
   std::vector<Held> held_;  // per replica (flat index)
+  bool fleet_columns_ = false;
+  std::vector<std::pair<int, int>> fleet_;  // per pool: (active, paid) now
   std::int64_t current_ = -1;  // interval being filled; -1 before the first step
   std::int64_t rows_ = 0;
 };

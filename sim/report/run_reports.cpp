@@ -34,8 +34,18 @@ RunReports::RunReports(Simulation& sim, const Scenario& scenario, const fs::path
   const std::vector<int> replicas = replicas_per_pool(sim);
   if (scenario.outputs.timeseries) {
     timeseries_file_.emplace(open(out_dir / "timeseries.csv"));
-    timeseries_ = std::make_unique<TimeseriesWriter>(timeseries_file_->stream,
-                                                     scenario.outputs.timeseries_interval_ns, pool_names, replicas);
+    bool autoscaled = false;
+    for (const auto& pool : sim.pools()) autoscaled = autoscaled || pool->autoscaler() != nullptr;
+    timeseries_ = std::make_unique<TimeseriesWriter>(
+        timeseries_file_->stream, scenario.outputs.timeseries_interval_ns, pool_names, replicas, autoscaled);
+    // Each autoscaled pool's fleet as it changes (docs/metrics.md, timeseries.csv).
+    for (int p = 0; p < static_cast<int>(sim.pools().size()); ++p) {
+      const Autoscaler* a = sim.pools()[static_cast<std::size_t>(p)]->autoscaler();
+      if (!a) continue;
+      timeseries_->on_fleet(p, 0, a->active(), a->paid());
+      sim.pools()[static_cast<std::size_t>(p)]->autoscaler()->add_change_observer(
+          [this, p, a](Tick now_ns) { timeseries_->on_fleet(p, now_ns, a->active(), a->paid()); });
+    }
     // Between steps too: what idle replicas hold, and requests that queue while a step runs.
     add_gauge_sampler(sim, [this](int pool, int replica, Tick now_ns, const ReplicaGauges& g) {
       timeseries_->on_gauges(pool, replica, now_ns, g);

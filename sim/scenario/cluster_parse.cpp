@@ -10,6 +10,7 @@
 #include "sim/hardware/cost_model.h"
 #include "sim/hardware/cost_model_spec.h"
 #include "sim/model/shard.h"
+#include "sim/scenario/autoscale_parse.h"
 #include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/engine_parse.h"
 #include "sim/scenario/model_refs.h"
@@ -25,7 +26,7 @@ const std::vector<std::string> kPoolKeys = {"name",   "replicas",   "model",   "
                                             "tp",     "pp",         "weights", "kv_dtype",
                                             "engine", "cost_model", "classes", "ep",
                                             "micro_batches", "activations", "role", "decode_pool",
-                                            "expert_weights"};
+                                            "expert_weights", "autoscale"};
 const std::vector<std::string> kWeightFormats = {"bf16", "fp8", "int8", "int4"};
 const std::vector<std::string> kKvFormats = {"bf16", "fp8"};
 
@@ -209,6 +210,10 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
   }
   if (pool.role == PoolRole::decode && f.get("classes")) {
     f.get("classes")->fail("a decode pool takes requests only from prefill pools; route classes to the prefill pool");
+  }
+  if (auto v = f.get("autoscale")) {
+    pool.autoscale = parse_autoscale(*v, f, pool);
+    pool.replicas = pool.autoscale->max_replicas;  // built up front; off ones cost nothing
   }
   return pool;
 }

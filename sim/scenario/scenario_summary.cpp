@@ -74,8 +74,14 @@ std::string describe_class(const ClassSpec& c) {
 std::string describe_pool(const PoolConfig& p) {
   std::ostringstream out;
   const EngineConfig& e = p.engine;
-  out << p.name << ": " << p.replicas << " x " << p.model.name << " on " << p.hardware.name
-      << " (tp " << p.deployment.tp << ", pp " << p.deployment.pp;
+  out << p.name << ": ";
+  if (p.autoscale) {
+    out << p.autoscale->min_replicas << ".." << p.autoscale->max_replicas << " (autoscale " << p.autoscale->policy << ")";
+  } else {
+    out << p.replicas;
+  }
+  out << " x " << p.model.name << " on " << p.hardware.name << " (tp " << p.deployment.tp << ", pp "
+      << p.deployment.pp;
   // Shown only when set, so the common line stays as it was.
   if (p.deployment.ep > 1) out << ", ep " << p.deployment.ep;
   if (p.deployment.micro_batches > 0) out << ", " << p.deployment.micro_batches << " micro-batches";

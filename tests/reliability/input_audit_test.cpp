@@ -103,6 +103,19 @@ std::vector<Row> rows() {
       {"scenario: absurd replica count", with_line(kScenario, 12, "      replicas: 1000000000000"), run, "{D}/in:12",
        "cluster.pools.0.replicas"},
       {"scenario: absurd request count", with_line(kScenario, 2, "stop: {requests: 1e30}"), run, "{D}/in:2", "stop.requests"},
+      // An autoscaled pool (line 12 replaces `replicas`).
+      {"scenario: unknown autoscale policy",
+       with_line(kScenario, 12, "      autoscale: {policy: in_flihgt, target: 4, max_replicas: 2, cold_start: 1s}"), run,
+       "{D}/in:12", "cluster.pools.0.autoscale.policy"},
+      {"scenario: autoscale min above max",
+       with_line(kScenario, 12, "      autoscale: {policy: in_flight, target: 4, min_replicas: 3, max_replicas: 2}"), run,
+       "{D}/in:12", "cluster.pools.0.autoscale.max_replicas"},
+      {"scenario: negative cold start",
+       with_line(kScenario, 12, "      autoscale: {policy: in_flight, target: 4, max_replicas: 2, cold_start: -1s}"), run,
+       "{D}/in:12", "cluster.pools.0.autoscale.cold_start"},
+      {"scenario: unknown autoscale key",
+       with_line(kScenario, 12, "      autoscale: {policy: in_flight, target: 4, max_replicas: 2, intervl: 5s}"), run,
+       "{D}/in:12", "cluster.pools.0.autoscale.intervl"},
       // --set.
       {"--set: wrong type", kScenario, run + " --set cluster.pools.0.replicas=many", "--set", "cluster.pools.0.replicas"},
       {"--set: NaN", kScenario, run + " --set workload.0.arrival.rate=.nan", "--set", "workload.0.arrival.rate"},
@@ -168,7 +181,7 @@ std::vector<Row> rows() {
 TEST_CASE("input audit: every input path rejects bad input with exit 2 naming file:line and the field",
           "[reliability][audit]") {
   const std::vector<Row> all = rows();
-  CHECK(all.size() == 48);
+  CHECK(all.size() == 52);
   int n = 0;
   for (const Row& row : all) {
     TempDir dir("audit-" + std::to_string(n++));
