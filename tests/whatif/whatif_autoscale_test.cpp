@@ -1,5 +1,5 @@
 // The what-if library (docs/what-if.md): a fixed fleet sized for the peak against an
-// autoscaled one over a three-hour quiet / peak / quiet day (whatif-14-autoscale-day).
+// autoscaled one over a three-hour quiet / peak / quiet day (whatif-16-autoscale-day).
 #include "whatif/whatif_util.h"
 
 using namespace servesim;
@@ -16,9 +16,9 @@ const SummaryBlock& pool_of(const RunResult& r, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("what-if 14: an autoscaled fleet pays far fewer GPU-hours than a fixed one for close SLO attainment",
+TEST_CASE("what-if 16: an autoscaled fleet pays far fewer GPU-hours than a fixed one for close SLO attainment",
           "[whatif][autoscale]") {
-  const RunResult r = run_scenario("whatif-14-autoscale-day.yaml");
+  const RunResult r = run_scenario("whatif-16-autoscale-day.yaml");
   REQUIRE(r.stopped_by_time);
   REQUIRE(r.end_ns == 3 * 3600 * kNsPerSec);
   const SummaryBlock& fixed = pool_of(r, "fixed");

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sim/cluster/engine_setup.h"
 #include "sim/engine/prefix_cache_replay.h"
 #include "sim/workload/prefix_units.h"
 #include "whatif/whatif_util.h"
@@ -69,4 +70,15 @@ TEST_CASE("what-if 15: a CPU KV tier raises the hit rate toward an unbounded cac
   CHECK(tier(cpu, "mean_kv_load_ms") > 0);
   // Without tiers the summary has no kv_tiers object (its fields are as they always were).
   for (const auto& group : hbm.summary.overall.objects) CHECK(group.name != "kv_tiers");
+}
+
+TEST_CASE("what-if 15: validate names the tiers' sizes in tokens", "[whatif]") {
+  const Scenario s = load_scenario(scenario_path("whatif-15-kv-offload.yaml"),
+                                   {"cluster.pools.0.engine.kv_offload.cpu_gib=64",
+                                    "cluster.pools.0.engine.kv_offload.disk_gib=1000",
+                                    "cluster.pools.0.engine.kv_offload.disk_gb_s=7"});
+  // Llama-3.1-8B's KV: 32 layers x 8 KV heads x 128 dims x (K, V) x 2 bytes = 131,072
+  // bytes a token; 64 GiB hold 524,288 tokens, 1,000 GiB 8,192,000.
+  const std::string line = kv_cache_report(s.cluster.pools[0], "cluster.pools.0");
+  CHECK_THAT(line, Catch::Contains("KV tiers: CPU 524288 tokens, disk 8192000 tokens per replica"));
 }
