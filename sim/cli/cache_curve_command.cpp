@@ -1,8 +1,10 @@
 // `servesim cache-curve --trace FILE --format FMT --sizes S1,S2,...|inf [--json]
-//                       [--replicas N --router R] [--hash-block-tokens N]`:
+//                       [--replicas N --router R] [--hash-block-tokens N]
+//                       [--cpu-tokens S] [--disk-tokens S]`:
 // the token hit ratio of a prefix cache of each size, replaying the trace's prefix
 // structure with LRU eviction and no timing (docs/prefix-caching.md, "cache-curve").
 // With --replicas, N caches of the given size each, and the router picks one per request.
+// With --cpu-tokens / --disk-tokens, KV tiers of those sizes below each cache.
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <chrono>
@@ -29,8 +31,9 @@ struct UsageError {
   std::string message;
 };
 
-// "inf", or a whole number of tokens with an optional k / M / G (powers of 1000) suffix.
-std::int64_t parse_size(const std::string& text) {
+// "inf", or a whole number of tokens with an optional k / M / G (powers of 1000) suffix;
+// `option` names the option in the error.
+std::int64_t parse_size(const std::string& text, const std::string& option = "--sizes") {
   if (text == "inf") return kUnlimitedCacheTokens;
   std::int64_t scale = 1;
   std::string digits = text;
@@ -45,7 +48,7 @@ std::int64_t parse_size(const std::string& text) {
   const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
   if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() || v < 0 ||
       v > 1'000'000'000'000 / scale) {
-    throw UsageError{"--sizes takes token counts (e.g. 100000, 500k, 2M) or inf, got '" + text + "'"};
+    throw UsageError{option + " takes token counts (e.g. 100000, 500k, 2M) or inf, got '" + text + "'"};
   }
   return v * scale;
 }
@@ -65,7 +68,7 @@ std::string size_text(std::int64_t size) { return size == kUnlimitedCacheTokens 
 
 int cache_curve_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("servesim cache-curve --trace FILE --format FMT --sizes S1,S2,...|inf [options]");
-  std::string trace_path, format, sizes_text, router_name = "round-robin";
+  std::string trace_path, format, sizes_text, router_name = "round-robin", cpu_text, disk_text;
   int replicas = 1;
   std::int64_t hash_block_tokens = 512;
   opts.add_options()("help,h", "show this help")("trace", po::value(&trace_path), "trace file")(
@@ -74,7 +77,9 @@ int cache_curve_command(const std::vector<std::string>& args, std::ostream& out,
       "json", "print a JSON list of {size_tokens, hit_ratio, hit_tokens, prompt_tokens}")(
       "replicas", po::value(&replicas), "N per-replica caches of each size (default 1: one global cache)")(
       "router", po::value(&router_name), "router that picks each request's replica (default round-robin)")(
-      "hash-block-tokens", po::value(&hash_block_tokens), "csv: tokens per prefix hash (default 512)");
+      "hash-block-tokens", po::value(&hash_block_tokens), "csv: tokens per prefix hash (default 512)")(
+      "cpu-tokens", po::value(&cpu_text), "a CPU KV tier of this many tokens below each cache (k, M, G; inf)")(
+      "disk-tokens", po::value(&disk_text), "a disk KV tier of this many tokens below the CPU tier (k, M, G; inf)");
   po::variables_map vm;
   if (!parse_options(args, opts, po::options_description(), po::positional_options_description(), vm, err)) return 2;
   if (vm.count("help")) {
@@ -102,6 +107,9 @@ int cache_curve_command(const std::vector<std::string>& args, std::ostream& out,
     request.replicas = replicas;
     request.router = router_name;
     request.hash_block_tokens = hash_block_tokens;
+    if (!cpu_text.empty()) request.tiers.cpu_tokens = parse_size(cpu_text, "--cpu-tokens");
+    if (!disk_text.empty()) request.tiers.disk_tokens = parse_size(disk_text, "--disk-tokens");
+    const bool tiers = request.tiers.any();
     if (make_router_registry().find(router_name) == nullptr) {
       throw UsageError{"unknown router '" + router_name + "'; valid: " + make_router_registry().names()};
     }
@@ -119,6 +127,10 @@ int cache_curve_command(const std::vector<std::string>& args, std::ostream& out,
         o["hit_ratio"] = p.hit_ratio;
         o["hit_tokens"] = p.hit_tokens;
         o["prompt_tokens"] = p.prompt_tokens;
+        if (tiers) {
+          o["cpu_hit_tokens"] = p.tier_hit_tokens[0];
+          o["disk_hit_tokens"] = p.tier_hit_tokens[1];
+        }
         list.push_back(o);
       }
       out << list.dump(2) << "\n";
@@ -126,10 +138,14 @@ int cache_curve_command(const std::vector<std::string>& args, std::ostream& out,
       out << "cache-curve: " << study.requests << " requests, " << study.prompt_tokens << " prompt tokens, blocks of "
           << study.block_tokens << " tokens";
       if (replicas > 1) out << ", " << replicas << " replicas (" << router_name << ")";
-      out << "\n  size_tokens   hit_ratio   hit_tokens\n";
+      if (tiers) out << ", KV tiers of " << size_text(request.tiers.cpu_tokens) << " (CPU) and "
+                     << size_text(request.tiers.disk_tokens) << " (disk) tokens below each cache";
+      out << "\n  size_tokens   hit_ratio   hit_tokens" << (tiers ? "   cpu_hit_tokens  disk_hit_tokens" : "") << "\n";
       for (const auto& p : points) {
         out << "  " << std::setw(11) << size_text(p.size_tokens) << "   " << std::fixed << std::setprecision(4)
-            << std::setw(9) << p.hit_ratio << "   " << std::setw(10) << p.hit_tokens << "\n";
+            << std::setw(9) << p.hit_ratio << "   " << std::setw(10) << p.hit_tokens;
+        if (tiers) out << "   " << std::setw(14) << p.tier_hit_tokens[0] << "  " << std::setw(15) << p.tier_hit_tokens[1];
+        out << "\n";
       }
       err << "(read and replayed in " << std::fixed << std::setprecision(0) << elapsed_ms << " ms)\n";
     }

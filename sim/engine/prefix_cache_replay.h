@@ -27,14 +27,26 @@ struct CacheCurvePoint {
   std::int64_t hit_tokens = 0;    // prompt tokens found cached
   std::int64_t prompt_tokens = 0; // all prompt tokens
   double hit_ratio = 0;           // hit_tokens / prompt_tokens (0 for an empty trace)
+  // With tiers below the cache: of hit_tokens, those found in the CPU and disk tiers.
+  std::int64_t tier_hit_tokens[2] = {0, 0};
+};
+
+// KV tiers below each replica's cache (docs/prefix-caching.md, section 6a), in tokens per
+// replica; 0: no such tier. A block the cache evicts goes to the CPU tier, whose LRU goes
+// to disk, whose LRU is gone; a lookup goes on into the tiers, where a hit stays (touched).
+struct ReplayTiers {
+  std::int64_t cpu_tokens = 0;
+  std::int64_t disk_tokens = 0;
+  bool any() const { return cpu_tokens > 0 || disk_tokens > 0; }
 };
 
 // Replica for request `index` given `cached_tokens[i]`, replica i's cached prefix of it.
 using ReplayRouter = std::function<int(std::size_t index, std::span<const std::int64_t> cached_tokens)>;
 
 // REQUIRES: capacity_tokens >= 0, replicas >= 1, `route` set when replicas > 1 and returning
-// an index in [0, replicas). Cost: O(blocks * replicas) hash lookups.
+// an index in [0, replicas). Cost: O(blocks * replicas) hash lookups. The router sees each
+// replica's prefix across its cache and tiers.
 CacheCurvePoint replay_prefix_cache(const PrefixUnitTrace& trace, std::int64_t capacity_tokens, int replicas = 1,
-                                    const ReplayRouter& route = {});
+                                    const ReplayRouter& route = {}, const ReplayTiers& tiers = {});
 
 }  // namespace servesim

@@ -49,13 +49,13 @@ CacheCurveStudy run_cache_curve(const CacheCurveRequest& request) {
   study.block_tokens = trace.block_tokens;
   for (const std::int64_t size : request.sizes) {
     if (request.replicas == 1) {
-      study.points.push_back(replay_prefix_cache(trace, size));
+      study.points.push_back(replay_prefix_cache(trace, size, 1, {}, request.tiers));
     } else {
       // A fresh router per size: the same seed gives the same choices for each curve point.
       auto routing = std::make_shared<ReplayRouting>(router->factory(0, "cache-curve"), trace, request.replicas);
       study.points.push_back(replay_prefix_cache(
           trace, size, request.replicas,
-          [routing](std::size_t i, std::span<const std::int64_t> c) { return (*routing)(i, c); }));
+          [routing](std::size_t i, std::span<const std::int64_t> c) { return (*routing)(i, c); }, request.tiers));
     }
   }
   return study;

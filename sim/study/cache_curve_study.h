@@ -17,6 +17,7 @@ struct CacheCurveRequest {
   int replicas = 1;
   std::string router = "round-robin";
   std::int64_t hash_block_tokens = 512;  // csv: tokens per prefix hash
+  ReplayTiers tiers;                      // KV tiers below each cache (none by default)
 };
 
 struct CacheCurveStudy {

@@ -63,3 +63,28 @@ TEST_CASE("cache-curve: bad input exits 2 with a message", "[prefix]") {
   CHECK(router.exit_code == 2);
   CHECK_THAT(router.output, Catch::Contains("unknown router 'magic'"));
 }
+
+TEST_CASE("cache-curve: KV tiers below each cache recover evicted prefixes - never more than an unbounded cache",
+          "[prefix][kv_tiers]") {
+  const std::string trace = "--trace data/traces/mooncake_fast25_conversation_trace.jsonl --format mooncake --json ";
+  const auto hbm = nlohmann::json::parse(run_cli("cache-curve " + trace + "--sizes 400k,inf").output);
+  const auto cpu = nlohmann::json::parse(run_cli("cache-curve " + trace + "--sizes 400k --cpu-tokens 2M").output);
+  const auto both =
+      nlohmann::json::parse(run_cli("cache-curve " + trace + "--sizes 400k --cpu-tokens 2M --disk-tokens 8M").output);
+  const auto endless = nlohmann::json::parse(run_cli("cache-curve " + trace + "--sizes 400k --cpu-tokens inf").output);
+  const std::int64_t hbm_hits = hbm[0]["hit_tokens"], unbounded = hbm[1]["hit_tokens"];
+  const std::int64_t cpu_hits = cpu[0]["hit_tokens"], both_hits = both[0]["hit_tokens"];
+  CHECK(hbm[0].count("cpu_hit_tokens") == 0);  // without tiers the output is as it always was
+  CHECK(cpu_hits > hbm_hits);
+  CHECK(both_hits > cpu_hits);
+  CHECK(both_hits <= unbounded);
+  CHECK(both[0]["disk_hit_tokens"].get<std::int64_t>() > 0);
+  CHECK(cpu[0]["disk_hit_tokens"].get<std::int64_t>() == 0);
+  // An unbounded CPU tier keeps every block the cache ever held: together they hit what one
+  // unbounded cache does (no prompt of this trace outgrows 400k tokens).
+  CHECK(endless[0]["hit_tokens"].get<std::int64_t>() == unbounded);
+  CHECK(endless[0]["cpu_hit_tokens"].get<std::int64_t>() + hbm_hits <= unbounded);
+  const auto bad = run_cli("cache-curve " + trace + "--sizes 400k --cpu-tokens lots");
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.output, Catch::Contains("--cpu-tokens takes token counts"));
+}
