@@ -24,7 +24,11 @@ const std::vector<std::string> kArrivalKeys = {"process", "rate", "stages", "rat
 const std::vector<std::string> kStageKeys = {"duration", "rate"};
 const std::vector<std::string> kRateCurveKeys = {"path", "period", "scale", "repeat"};
 const std::vector<std::string> kProcesses = {"poisson", "gamma", "constant", "closed"};
-const std::vector<std::string> kTraceKeys = {"format", "path", "speedup", "hash_block_tokens", "stage"};
+const std::vector<std::string> kTraceKeys = {"format", "path", "speedup", "hash_block_tokens", "stage", "rate_scale"};
+const std::vector<std::string> kRateScaleKeys = {"path"};
+// The formats whose own timestamps rate_scale can move (the others take arrivals from the
+// class's `arrival` or from a benchmark's send schedule).
+const std::vector<std::string> kTimedTraceFormats = {"azure", "vidur", "mooncake", "csv"};
 const std::vector<std::string> kTraceFormats = {"azure",      "vidur",          "lengths",  "mooncake", "csv",
                                                 "vllm-bench", "inference-perf", "guidellm", "benchmark"};
 
@@ -183,6 +187,34 @@ ArrivalSpec parse_arrival(const Field& f) {
   return spec;
 }
 
+// `rate_scale: {path: scale.csv}`: columns `time_s` (the trace's own time, after speedup,
+// rising from 0) and `scale` (> 0): from each row's time on, the trace's arrival rate is
+// multiplied by its scale (time_warp.h).
+std::vector<RateScalePoint> parse_rate_scale(const Field& f) {
+  f.expect_map(kRateScaleKeys);
+  const std::string path = existing_data_path(f.require("path"), "rate scale");
+  CsvReader csv(path);
+  const int time_col = csv.column("time_s"), scale_col = csv.column("scale");
+  std::vector<RateScalePoint> points;
+  while (csv.next_row()) {
+    const double t = csv.number(time_col);
+    const double scale = csv.number(scale_col);
+    if (points.empty() && t != 0) csv.fail(time_col, "the scale starts at time 0, got " + std::string(csv.field(time_col)));
+    if (!points.empty() && !(t > points.back().time_s)) {
+      csv.fail(time_col, "times must rise, got " + std::string(csv.field(time_col)) + " after " +
+                             std::to_string(points.back().time_s));
+    }
+    if (t > kMaxStagedSeconds) csv.fail(time_col, "times must stay below 9e9 s (285 years)");
+    // 0 would stop the trace's clock for good; a thousandfold either way is plenty.
+    if (!(scale >= 1e-3 && scale <= 1e3)) {
+      csv.fail(scale_col, "a scale is from 0.001 to 1000, got " + std::string(csv.field(scale_col)));
+    }
+    points.push_back({t, scale});
+  }
+  if (points.empty()) f.require("path").fail(path + " has no rows");
+  return points;
+}
+
 TraceSpec parse_trace(const Field& f) {
   f.expect_map(kTraceKeys);
   TraceSpec spec;
@@ -217,6 +249,13 @@ TraceSpec parse_trace(const Field& f) {
     const std::int64_t index = stage->int_at_least(0);
     if (index > 1'000'000) stage->fail("must be at most 1000000");
     spec.stage = static_cast<int>(index);
+  }
+  if (auto scale = f.get("rate_scale")) {
+    if (!contains(kTimedTraceFormats, spec.format)) {
+      scale->fail_at_key("'rate_scale' moves a trace's own timestamps: formats " + join_choices(kTimedTraceFormats) +
+                         " only");
+    }
+    spec.rate_scale = parse_rate_scale(*scale);
   }
   return spec;
 }

@@ -25,6 +25,7 @@
 #include "sim/workload/session_source.h"
 #include "sim/workload/sampled_lengths.h"
 #include "sim/workload/synthetic_source.h"
+#include "sim/workload/time_warp.h"
 #include "sim/workload/vidur_trace_source.h"
 
 namespace servesim {
@@ -136,6 +137,8 @@ std::unique_ptr<RequestSource> session_source(const ClassSpec& spec, int class_i
 }  // namespace
 
 std::unique_ptr<RequestSource> make_source(const ClassSpec& spec, int class_index, std::uint64_t seed) {
+  if (spec.trace && !spec.trace->rate_scale.empty())
+    return std::make_unique<WarpedSource>(trace_source(spec, class_index, seed), TimeWarp(spec.trace->rate_scale));
   if (spec.trace) return trace_source(spec, class_index, seed);
   if (!spec.arrival) throw ConfigError("", 0, key(spec, "arrival"), "is required for a class without a trace");
   if (spec.session) return session_source(spec, class_index, seed);

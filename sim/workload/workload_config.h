@@ -28,6 +28,13 @@ struct ArrivalSpec {
   std::optional<DistSpec> think_time_s;  // closed: pause after a completion (seconds)
 };
 
+// trace.rate_scale (time_warp.h): from `time_s` of the trace's own time (after speedup) on,
+// its arrival rate is multiplied by `scale`.
+struct RateScalePoint {
+  double time_s = 0;
+  double scale = 1;
+};
+
 struct TraceSpec {
   // azure | mooncake | vidur | csv | lengths, or a benchmark tool's results: vllm-bench |
   // inference-perf | guidellm | benchmark (which of the three, detected from the file)
@@ -38,6 +45,8 @@ struct TraceSpec {
   std::int64_t hash_block_tokens = 512;
   // Benchmark formats: replay only this stage of the file (absent: every stage in turn).
   std::optional<int> stage;
+  // azure, vidur, mooncake, csv: the trace's rate scaled over its time; empty: as recorded.
+  std::vector<RateScalePoint> rate_scale;
 };
 
 // One segment of a structured prompt (the class's `prompt:` list), in prompt order.
