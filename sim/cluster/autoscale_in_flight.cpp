@@ -1,8 +1,5 @@
 // in_flight: as a Kubernetes HPA (or Knative's concurrency target) on the requests inside
 // each replica, waiting or running: desired = ceil(in_flight / target).
-#include <algorithm>
-#include <cmath>
-
 #include "sim/cluster/autoscale_policy.h"
 
 namespace servesim {
@@ -13,7 +10,7 @@ class InFlightPolicy final : public AutoscalePolicy {
  public:
   explicit InFlightPolicy(double target) : target_(target) {}
   int desired(const FleetObservation& fleet) override {
-    return static_cast<int>(std::min(std::ceil(static_cast<double>(fleet.in_flight) / target_), 1e9));
+    return hpa_desired(fleet.in_flight, target_);
   }
 
  private:

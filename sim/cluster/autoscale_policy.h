@@ -3,6 +3,8 @@
 // for. The autoscaler (autoscaler.h) clamps the answer to [min_replicas, max_replicas],
 // applies the scale-down stabilisation window and starts or drains replicas. A new policy
 // is one file plus one line in make_autoscale_policy_registry().
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -43,6 +45,13 @@ class AutoscalePolicy {
   // Whether desired() reads ttft_p90_ns (the autoscaler then keeps the window's samples).
   virtual bool reads_ttft() const { return false; }
 };
+
+// A Kubernetes HPA's rule on a metric summed over the pool with an average target per
+// replica: desired = ceil(current x (metric / current) / target) = ceil(metric / target),
+// capped at 1e9 (the autoscaler clamps it further). REQUIRES: target > 0.
+inline int hpa_desired(std::int64_t metric, double target) {
+  return static_cast<int>(std::min(std::ceil(static_cast<double>(metric) / target), 1e9));
+}
 
 using AutoscalePolicyFactory = std::function<std::unique_ptr<AutoscalePolicy>(const AutoscaleSpec& spec)>;
 Registry<AutoscalePolicyFactory> make_autoscale_policy_registry();

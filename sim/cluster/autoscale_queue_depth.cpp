@@ -1,9 +1,6 @@
 // queue_depth: as a Kubernetes HPA on vLLM's vllm:num_requests_waiting with an average
 // target per pod, desired = ceil(current x (waiting / current) / target) = ceil(waiting /
 // target). Nothing waiting asks for 0, which the autoscaler lifts to min_replicas.
-#include <algorithm>
-#include <cmath>
-
 #include "sim/cluster/autoscale_policy.h"
 
 namespace servesim {
@@ -14,7 +11,7 @@ class QueueDepthPolicy final : public AutoscalePolicy {
  public:
   explicit QueueDepthPolicy(double target) : target_(target) {}
   int desired(const FleetObservation& fleet) override {
-    return static_cast<int>(std::min(std::ceil(static_cast<double>(fleet.waiting) / target_), 1e9));
+    return hpa_desired(fleet.waiting, target_);
   }
 
  private:

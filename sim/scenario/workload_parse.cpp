@@ -1,6 +1,7 @@
 #include "sim/scenario/workload_parse.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <utility>
 #include <set>
@@ -85,6 +86,32 @@ std::vector<ArrivalSpec::Stage> parse_stages(const Field& f) {
   return stages;
 }
 
+// The rows of a CSV of a value over time, columns `time_s` and `value_column`: times rising
+// from 0 and below 9e9 s; `bad_value` says what is wrong with a value ("" if nothing).
+// Refused with the CSV's file, line and column; a file without rows at the key `path`.
+std::vector<std::pair<double, double>> read_time_curve(const Field& f, const std::string& path,
+                                                       const char* value_column,
+                                                       const std::function<const char*(double)>& bad_value) {
+  CsvReader csv(path);
+  const int time_col = csv.column("time_s"), value_col = csv.column(value_column);
+  std::vector<std::pair<double, double>> points;
+  while (csv.next_row()) {
+    const double t = csv.number(time_col);
+    const double value = csv.number(value_col);
+    if (points.empty() && t != 0) csv.fail(time_col, "the curve starts at time 0, got " + std::string(csv.field(time_col)));
+    if (!points.empty() && !(t > points.back().first)) {
+      csv.fail(time_col, "times must rise, got " + std::string(csv.field(time_col)) + " after " +
+                             std::to_string(points.back().first));
+    }
+    if (t > kMaxStagedSeconds) csv.fail(time_col, "times must stay below 9e9 s (285 years)");
+    if (const std::string why = bad_value(value); !why.empty())
+      csv.fail(value_col, why + ", got " + std::string(csv.field(value_col)));
+    points.emplace_back(t, value);
+  }
+  if (points.empty()) f.require("path").fail(path + " has no rows");
+  return points;
+}
+
 // `rate_curve: {path: day.csv, period: 24h, scale: 1, repeat: 1}`: a measured rate over
 // time (a daily profile) as stages. The CSV has columns `time_s` and `rate` (req/s), times
 // rising from 0; each rate holds until the next row's time, and the last row's until
@@ -100,21 +127,9 @@ std::vector<ArrivalSpec::Stage> parse_rate_curve(const Field& f) {
   }
   const double scale = f.get("scale") ? f.get("scale")->non_negative_double() : 1.0;
   const std::int64_t repeat = f.get("repeat") ? f.get("repeat")->int_at_least(1) : 1;
-  CsvReader csv(path);
-  const int time_col = csv.column("time_s"), rate_col = csv.column("rate");
-  std::vector<std::pair<double, double>> points;  // (time_s, rate)
-  while (csv.next_row()) {
-    const double t = csv.number(time_col);
-    const double rate = csv.number(rate_col);
-    if (points.empty() && t != 0) csv.fail(time_col, "the curve starts at time 0, got " + std::string(csv.field(time_col)));
-    if (!points.empty() && !(t > points.back().first)) {
-      csv.fail(time_col, "times must rise, got " + std::string(csv.field(time_col)) + " after " +
-                             std::to_string(points.back().first));
-    }
-    if (rate < 0) csv.fail(rate_col, "a rate is >= 0 req/s, got " + std::string(csv.field(rate_col)));
-    points.emplace_back(t, rate * scale);
-  }
-  if (points.empty()) f.require("path").fail(path + " has no rows");
+  std::vector<std::pair<double, double>> points =  // (time_s, rate)
+      read_time_curve(f, path, "rate", [](double rate) { return rate >= 0 ? "" : "a rate is >= 0 req/s"; });
+  for (auto& point : points) point.second *= scale;
   if (period_s && !(*period_s > points.back().first)) {
     f.get("period")->fail("the period must end after the curve's last time, " + std::to_string(points.back().first) + " s");
   }
@@ -193,25 +208,12 @@ ArrivalSpec parse_arrival(const Field& f) {
 std::vector<RateScalePoint> parse_rate_scale(const Field& f) {
   f.expect_map(kRateScaleKeys);
   const std::string path = existing_data_path(f.require("path"), "rate scale");
-  CsvReader csv(path);
-  const int time_col = csv.column("time_s"), scale_col = csv.column("scale");
+  // 0 would stop the trace's clock for good; a thousandfold either way is plenty.
   std::vector<RateScalePoint> points;
-  while (csv.next_row()) {
-    const double t = csv.number(time_col);
-    const double scale = csv.number(scale_col);
-    if (points.empty() && t != 0) csv.fail(time_col, "the scale starts at time 0, got " + std::string(csv.field(time_col)));
-    if (!points.empty() && !(t > points.back().time_s)) {
-      csv.fail(time_col, "times must rise, got " + std::string(csv.field(time_col)) + " after " +
-                             std::to_string(points.back().time_s));
-    }
-    if (t > kMaxStagedSeconds) csv.fail(time_col, "times must stay below 9e9 s (285 years)");
-    // 0 would stop the trace's clock for good; a thousandfold either way is plenty.
-    if (!(scale >= 1e-3 && scale <= 1e3)) {
-      csv.fail(scale_col, "a scale is from 0.001 to 1000, got " + std::string(csv.field(scale_col)));
-    }
+  for (const auto& [t, scale] : read_time_curve(f, path, "scale", [](double scale) {
+         return scale >= 1e-3 && scale <= 1e3 ? "" : "a scale is from 0.001 to 1000";
+       }))
     points.push_back({t, scale});
-  }
-  if (points.empty()) f.require("path").fail(path + " has no rows");
   return points;
 }
 

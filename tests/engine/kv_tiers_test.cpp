@@ -11,6 +11,7 @@
 #include "sim/engine/replica.h"
 #include "sim/metrics/replica_metrics.h"
 #include "sim/report/requests_csv_writer.h"
+#include "engine/policy_harness.h"
 
 using namespace servesim;
 
@@ -69,28 +70,14 @@ TEST_CASE("kv tier link: host-link and disk times from the bytes per token", "[k
 
 namespace {
 
-// 1 us per step plus 10 ns per token computed: a load shows as exactly its own time.
-class AffineCost final : public CostModel {
- public:
-  StepCost step_cost(const BatchShape& b) const override {
-    StepCost c;
-    c.total_ns = 1000 + 10 * b.total_tokens();
-    return c;
-  }
-  std::string describe() const override { return "affine test model"; }
-};
-
-struct NoListener : ReplicaListener {
-  void on_request_done(RequestState&, Tick) override {}
-};
-
-// One replica, prefix caching on, 6 blocks of 4 tokens, a CPU tier of 8 blocks; each
+// One replica (1 us per step plus 10 ns per token computed, so a load shows as exactly its
+// own time), prefix caching on, 6 blocks of 4 tokens, a CPU tier of 8 blocks; each
 // token's KV weighs 1,000 bytes on a 1 GB/s host link, so a loaded token costs 1 us.
 struct TierHarness {
   Simulator sim;
   MetricsRecorder metrics{{"default"}, {"main"}};
   ReplicaMetrics measured{metrics, 0};
-  NoListener listener;
+  testing::DoneLog listener;
   EngineConfig config;
   std::unique_ptr<Replica> replica;
   std::vector<std::unique_ptr<RequestState>> states;
@@ -103,7 +90,7 @@ struct TierHarness {
     config.prefix_cache = true;
     const auto reg = make_policy_registry();
     replica = std::make_unique<Replica>(sim, 0, 0, config, 6, reg.find("chunked-prefill")->factory(),
-                                        std::make_shared<AffineCost>(), measured, listener, 0);
+                                        std::make_shared<testing::AffineStepCost>(1000, 10), measured, listener, 0);
     KvTierLink link;
     link.kv_bytes_per_token_per_gpu = link.kv_bytes_per_token = 1000;
     link.host_link_bytes_per_s = 1e9;

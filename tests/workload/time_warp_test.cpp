@@ -78,7 +78,7 @@ cluster:
     FAIL("a scale starting after 0 was taken");
   } catch (const ConfigError& e) {
     CHECK(e.line() == 2);
-    CHECK_THAT(e.message(), Catch::Contains("starts at time 0"));
+    CHECK_THAT(e.message(), Catch::Contains("the curve starts at time 0"));
   }
   try {
     load_scenario(scenario("{format: lengths, path: conv.csv, rate_scale: {path: zero.csv}}"));
