@@ -297,6 +297,34 @@ void Simulation::note_utilisation(RunResult& result) const {
   all.set(result.summary.overall);
 }
 
+void Simulation::note_kv_tier_traffic(RunResult& result) const {
+  const auto set = [](SummaryBlock& block, double loaded_bytes, double stored_bytes) {
+    for (FieldGroup& group : block.objects) {
+      if (group.name != "kv_tiers") continue;
+      group.set("loaded_gb", loaded_bytes * 1e-9);  // tier -> HBM
+      group.set("stored_gb", stored_bytes * 1e-9);  // HBM -> tiers, on eviction
+    }
+  };
+  double all_loaded = 0, all_stored = 0;
+  bool any = false;
+  for (std::size_t p = 0; p < pools_.size(); ++p) {
+    const PoolConfig& cfg = pools_[p]->config();
+    if (!cfg.engine.kv_offload.enabled()) continue;
+    any = true;
+    // A token's KV over all the replica's GPUs (each moves its share).
+    const double token_bytes = pools_[p]->memory_plan().kv_bytes_per_token_per_gpu * cfg.deployment.gpus();
+    double loaded = 0, stored = 0;
+    for (const auto& replica : pools_[p]->replicas()) {
+      loaded += static_cast<double>(replica->stats().kv_loaded_tokens) * token_bytes;
+      stored += static_cast<double>(replica->stats().kv_stored_tokens) * token_bytes;
+    }
+    set(result.summary.pools[p].second, loaded, stored);
+    all_loaded += loaded;
+    all_stored += stored;
+  }
+  if (any) set(result.summary.overall, all_loaded, all_stored);
+}
+
 RunResult Simulation::run() {
   for (int c = 0; c < static_cast<int>(sources_.size()); ++c) arm_source(c);
   for (auto& pool : pools_)
@@ -328,6 +356,7 @@ RunResult Simulation::run() {
   result.events = sim_.events_run();
   note_saturation(result);
   note_utilisation(result);
+  note_kv_tier_traffic(result);
   note_fleet(result);
   // Conservation: every request that arrived left as completed, rejected or unfinished.
   SS_ASSERT(result.arrived == result.completed + result.rejected + result.unfinished,

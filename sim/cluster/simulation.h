@@ -99,6 +99,9 @@ class Simulation final : public ReplicaListener {
   RequestState* new_request_state();
   void note_saturation(RunResult& result) const;
   void note_utilisation(RunResult& result) const;
+  // KV tiers: the bytes moved to and from them, in the kv_tiers objects of the pools with
+  // tiers and overall.
+  void note_kv_tier_traffic(RunResult& result) const;
   // Paid GPU time per pool and overall, when some pool autoscales (simulation_fleet.cpp).
   void note_fleet(RunResult& result) const;
   // Arrivals still to come or requests inside: autoscalers evaluate only while this holds.

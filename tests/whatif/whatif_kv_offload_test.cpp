@@ -68,6 +68,11 @@ TEST_CASE("what-if 15: a CPU KV tier raises the hit rate toward an unbounded cac
   CHECK(tier(cpu, "disk_hit_rate") == 0);
   CHECK(tier(disk, "disk_hit_rate") > 0);
   CHECK(tier(cpu, "mean_kv_load_ms") > 0);
+  // Bytes moved: every tier hit was loaded once (no preemptions here), 131,072 bytes of
+  // Llama-3.1-8B KV a token; evictions stored many more than came back.
+  const double hit_tokens = tier(disk, "cpu_hit_tokens") + tier(disk, "disk_hit_tokens");
+  CHECK(tier(disk, "loaded_gb") == Approx(hit_tokens * 131072 * 1e-9).epsilon(0.01));
+  CHECK(tier(disk, "stored_gb") > tier(disk, "loaded_gb"));
   // Without tiers the summary has no kv_tiers object (its fields are as they always were).
   for (const auto& group : hbm.summary.overall.objects) CHECK(group.name != "kv_tiers");
 }
