@@ -55,7 +55,7 @@ std::string kv_cache_report(const PoolConfig& pool, const std::string& key) {
                              : 0;
     };
     line += "; KV tiers: CPU " + std::to_string(tokens(o.cpu_bytes)) + " tokens, disk " +
-            std::to_string(tokens(o.disk_bytes)) + " tokens per replica";
+            std::to_string(tokens(o.disk_bytes)) + (o.shared ? " tokens shared by the pool's replicas" : " tokens per replica");
   }
   return line;
 }
@@ -86,8 +86,20 @@ std::array<double, 2> tier_router_weights(const KvTierLink& link, const CostMode
 
 }  // namespace
 
+std::shared_ptr<KvTiers> make_kv_tiers(const PoolConfig& pool, const MemoryPlan& target) {
+  const KvOffloadConfig& o = pool.engine.kv_offload;
+  if (!o.enabled()) return nullptr;
+  // The tiers' sizes are the replica's (or the shared store's), summed over GPUs (vLLM's
+  // --kv-offloading-size), as is a block's KV: each GPU holds its share of every token.
+  const double block_bytes = target.kv_bytes_per_token_per_gpu * pool.deployment.gpus() * pool.engine.block_size;
+  const auto blocks_of = [&](double bytes) {
+    return block_bytes > 0 ? static_cast<std::int64_t>(std::floor(bytes / block_bytes)) : 0;
+  };
+  return std::make_shared<KvTiers>(blocks_of(o.cpu_bytes), blocks_of(o.disk_bytes));
+}
+
 void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& target, const CostModel& cost,
-                    const std::shared_ptr<const CostModel>& draft) {
+                    std::shared_ptr<KvTiers> tiers, const std::shared_ptr<const CostModel>& draft) {
   const EngineConfig& e = pool.engine;
   if (e.preemption_mode == PreemptionMode::swap) {
     // swap_space is per GPU, and each GPU holds its share of every token's KV.
@@ -95,22 +107,18 @@ void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& 
     const auto blocks = block_bytes > 0 ? static_cast<std::int64_t>(std::floor(e.swap_space_bytes / block_bytes)) : 0;
     replica.set_swap_space(blocks, target.kv_bytes_per_token_per_gpu, pool.hardware.host_link_bandwidth_bytes_per_s);
   }
-  if (e.kv_offload.enabled()) {
-    // The tiers' sizes are the replica's, summed over its GPUs (vLLM's --kv-offloading-size),
-    // as is a block's KV: each GPU holds its share of every token.
+  if (tiers) {
+    // Every GPU moves its share of a token's KV over its own host link; a shared store is
+    // reached through the node's network, all the replica's KV at network_gb_s.
     const double gpus = pool.deployment.gpus();
-    const double block_bytes = target.kv_bytes_per_token_per_gpu * gpus * e.block_size;
-    const auto blocks_of = [&](double bytes) {
-      return block_bytes > 0 ? static_cast<std::int64_t>(std::floor(bytes / block_bytes)) : 0;
-    };
     KvTierLink link;
-    link.kv_bytes_per_token_per_gpu = target.kv_bytes_per_token_per_gpu;
-    link.host_link_bytes_per_s = pool.hardware.host_link_bandwidth_bytes_per_s;
     link.kv_bytes_per_token = target.kv_bytes_per_token_per_gpu * gpus;
+    link.kv_bytes_per_token_per_gpu = e.kv_offload.shared ? link.kv_bytes_per_token : target.kv_bytes_per_token_per_gpu;
+    link.host_link_bytes_per_s =
+        e.kv_offload.shared ? e.kv_offload.network_bytes_per_s : pool.hardware.host_link_bandwidth_bytes_per_s;
     link.disk_bytes_per_s = e.kv_offload.disk_bytes_per_s;
     link.layerwise = e.kv_offload.backend == KvOffloadBackend::lmcache;
-    replica.set_kv_tiers(blocks_of(e.kv_offload.cpu_bytes), blocks_of(e.kv_offload.disk_bytes), link,
-                         tier_router_weights(link, cost));
+    replica.set_kv_tiers(std::move(tiers), link, tier_router_weights(link, cost));
   }
   if (draft) replica.set_draft_cost_model(draft);
 }

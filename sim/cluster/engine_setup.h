@@ -30,9 +30,14 @@ std::string kv_cache_report(const PoolConfig& pool, const std::string& key);
 // The draft model's cost model (null without one: n-gram proposals cost no GPU time).
 std::shared_ptr<const CostModel> make_draft_cost_model(const PoolConfig& pool);
 
-// Gives the replica its swap space (preemption_mode swap), KV tiers (kv_offload; `cost`,
-// the pool's cost model, prices the recompute a tier's hit saves) and draft cost model.
+// The KV tiers of engine.kv_offload sized in blocks (null without): one replica's, or the
+// store a pool's replicas share (kv_offload.shared).
+std::shared_ptr<KvTiers> make_kv_tiers(const PoolConfig& pool, const MemoryPlan& target);
+
+// Gives the replica its swap space (preemption_mode swap), KV tiers (`tiers`, from
+// make_kv_tiers: its own or a shared store; `cost`, the pool's cost model, prices the
+// recompute a tier's hit saves) and draft cost model.
 void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& target, const CostModel& cost,
-                    const std::shared_ptr<const CostModel>& draft);
+                    std::shared_ptr<KvTiers> tiers, const std::shared_ptr<const CostModel>& draft);
 
 }  // namespace servesim

@@ -32,12 +32,16 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
 
   cost_model_ = make_cost_model(config_.cost_model, config_.model, config_.hardware, config_.deployment);
   const auto draft_cost_model = make_draft_cost_model(config_);
+  // One store for every replica with kv_offload.shared; else each gets its own tiers.
+  const std::shared_ptr<KvTiers> shared_tiers =
+      config_.engine.kv_offload.shared ? make_kv_tiers(config_, memory_plan_) : nullptr;
   for (int i = 0; i < config_.replicas; ++i) {
     replica_metrics_.push_back(std::make_unique<ReplicaMetrics>(metrics, pool_index));
     replicas_.push_back(std::make_unique<Replica>(sim, pool_index, i, config_.engine, kv_blocks_,
                                                   policy->factory(), cost_model_, *replica_metrics_.back(),
                                                   listener, config_.model.max_context_tokens));
-    set_up_replica(*replicas_.back(), config_, memory_plan_, *cost_model_, draft_cost_model);
+    set_up_replica(*replicas_.back(), config_, memory_plan_, *cost_model_,
+                   shared_tiers ? shared_tiers : make_kv_tiers(config_, memory_plan_), draft_cost_model);
     replicas_.back()->set_hand_over_after_prefill(config_.role == PoolRole::prefill);
   }
   if (config_.autoscale) make_autoscaler(key);

@@ -78,6 +78,12 @@ struct KvOffloadConfig {
   double disk_bytes = 0;       // local disk for KV per replica
   double disk_bytes_per_s = 0; // the disk's read (and write) bandwidth per replica
   KvOffloadBackend backend = KvOffloadBackend::native;
+  // A store the pool's replicas share (Mooncake Store, LMCache's remote backend) instead
+  // of one per replica: cpu_bytes and disk_bytes are then the store's, and every transfer
+  // crosses the network at network_bytes_per_s per replica (all its GPUs' KV through its
+  // node's NICs) instead of the host links.
+  bool shared = false;
+  double network_bytes_per_s = 0;
   bool enabled() const { return cpu_bytes > 0 || disk_bytes > 0; }
 };
 

@@ -238,10 +238,9 @@ std::int64_t KvCacheManager::cached_prefix_tokens(const RequestSpec& spec) const
   return j * block_size_ + std::llround(tier_blocks * static_cast<double>(block_size_));
 }
 
-void KvCacheManager::add_tiers(std::int64_t cpu_blocks, std::int64_t disk_blocks,
-                               const std::array<double, 2>& router_weight) {
+void KvCacheManager::add_tiers(std::shared_ptr<KvTiers> tiers, const std::array<double, 2>& router_weight) {
   SS_ASSERT(pool_ != nullptr, "KV tiers need prefix caching");
-  tiers_ = std::make_unique<KvTiers>(cpu_blocks, disk_blocks);
+  tiers_ = std::move(tiers);
   tier_router_weight_ = router_weight;
   pool_->set_eviction_log(&evicted_);
 }

@@ -105,7 +105,8 @@ class KvCacheManager {
   // request (Replica::prepare_step, which calls register_loaded_blocks).
   // `router_weight`: what one token found in each tier is worth to a router against one in
   // HBM (cached_prefix_tokens), from the cost to bring it back.
-  void add_tiers(std::int64_t cpu_blocks, std::int64_t disk_blocks, const std::array<double, 2>& router_weight);
+  // `tiers` may be shared with other replicas' caches (a pool-wide store).
+  void add_tiers(std::shared_ptr<KvTiers> tiers, const std::array<double, 2>& router_weight);
   bool has_tiers() const { return tiers_ != nullptr; }
   const KvTiers* tiers() const { return tiers_.get(); }
   // Blocks written to the tiers since the last call (the store traffic over the host link).
@@ -166,7 +167,7 @@ class KvCacheManager {
   std::vector<RequestState*> matched_;    // match_prefix calls of the current pass
   // Hands the hashes HBM evicted since the last call to the tiers.
   void store_evictions();
-  std::unique_ptr<KvTiers> tiers_;        // null without KV tiers
+  std::shared_ptr<KvTiers> tiers_;        // null without KV tiers; shared with a pool-wide store
   std::array<double, 2> tier_router_weight_{};
   std::vector<std::uint64_t> evicted_;    // source hashes HBM evicted, not yet stored
   std::int64_t stored_blocks_ = 0;        // written to the tiers since take_stored_blocks

@@ -127,12 +127,11 @@ class Replica {
   // proposals are free (n-gram lookup).
   void set_draft_cost_model(std::shared_ptr<const CostModel> draft) { speculation_.set_draft_cost_model(std::move(draft)); }
   const SwapSpace& swap_space() const { return swap_; }
-  // KV tiers below HBM (engine_config.h, KvOffloadConfig): capacities in blocks, and what
-  // moving KV to and from them costs. REQUIRES: prefix caching.
+  // KV tiers below HBM (engine_config.h, KvOffloadConfig), the replica's own or a store it
+  // shares with others, and what moving KV to and from them costs. REQUIRES: prefix caching.
   // `router_weight`: KvCacheManager::add_tiers.
-  void set_kv_tiers(std::int64_t cpu_blocks, std::int64_t disk_blocks, const KvTierLink& link,
-                    const std::array<double, 2>& router_weight) {
-    kv_.add_tiers(cpu_blocks, disk_blocks, router_weight);
+  void set_kv_tiers(std::shared_ptr<KvTiers> tiers, const KvTierLink& link, const std::array<double, 2>& router_weight) {
+    kv_.add_tiers(std::move(tiers), router_weight);
     tier_link_ = link;
   }
   // A prefill replica of a disaggregated pair (docs/cluster.md): a request that still has

@@ -27,7 +27,7 @@ const std::vector<std::string> kEngineKeys = {
     "watermark",    "kv_admission",    "preemption_mode",        "swap_space_gb",
     "overheads",    "on_context_overflow",    "version",                "cuda_graphs",
     "async_scheduling", "kv_memory_rule", "kv_offload"};
-const std::vector<std::string> kKvOffloadKeys = {"cpu_gib", "disk_gib", "disk_gb_s", "backend"};
+const std::vector<std::string> kKvOffloadKeys = {"cpu_gib", "disk_gib", "disk_gb_s", "backend", "shared", "network_gb_s"};
 const std::vector<std::string> kCostModels = {"roofline", "kernels", "constant", "linear", "table"};
 const std::vector<std::string> kOverheadKeys = {"per_step", "per_request", "per_token", "frontend"};
 const std::vector<std::string> kFrontendKeys = {"per_request", "per_prompt_token"};
@@ -211,6 +211,13 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
     if (o.disk_bytes > 0 && !v->has("disk_gb_s"))
       v->get("disk_gib")->fail("a disk tier needs its read bandwidth: disk_gb_s (e.g. an NVMe drive's datasheet figure)");
     if (v->has("disk_gb_s") && !(o.disk_bytes > 0)) v->get("disk_gb_s")->fail_at_key("only a disk tier (disk_gib > 0) uses it");
+    if (auto g = v->get("shared")) o.shared = g->as_bool();
+    if (auto g = v->get("network_gb_s")) {
+      if (!o.shared) g->fail_at_key("only a shared store (shared: true) is reached over the network");
+      o.network_bytes_per_s = g->positive_double() * 1e9;
+    }
+    if (o.shared && !v->has("network_gb_s"))
+      v->get("shared")->fail("a shared store is reached over the network: give network_gb_s (the replica's NIC bandwidth)");
   }
   if (auto v = f.get("overheads")) {
     v->expect_map(kOverheadKeys);
@@ -349,7 +356,7 @@ void check_engine_for_pool(const Field& f, const PoolConfig& pool) {
   if (e.kv_offload.enabled() && !e.prefix_cache) {
     f.get("kv_offload").value_or(f).fail_at_key("KV tiers keep prefix blocks: they need prefix_cache: true");
   }
-  if (e.kv_offload.enabled() && !(pool.hardware.host_link_bandwidth_bytes_per_s > 0)) {
+  if (e.kv_offload.enabled() && !e.kv_offload.shared && !(pool.hardware.host_link_bandwidth_bytes_per_s > 0)) {
     f.get("kv_offload").value_or(f).fail_at_key("KV tiers need the hardware's host_link_bandwidth_gb_s, which '" +
                                                 pool.hardware.name + "' does not give");
   }

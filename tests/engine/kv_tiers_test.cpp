@@ -95,7 +95,7 @@ struct TierHarness {
     link.kv_bytes_per_token_per_gpu = link.kv_bytes_per_token = 1000;
     link.host_link_bytes_per_s = 1e9;
     link.layerwise = layerwise;
-    replica->set_kv_tiers(8, 0, link, {1.0, 0.0});
+    replica->set_kv_tiers(std::make_shared<KvTiers>(8, 0), link, {1.0, 0.0});
     replica->set_step_observer([this](int, Tick, const StepPlan&, const StepCost& c) { step_ns.push_back(c.total_ns); });
   }
   RequestState& submit_at(Tick at_ns, std::uint64_t id, std::int64_t prompt, std::vector<std::uint64_t> hashes) {
@@ -188,4 +188,52 @@ TEST_CASE("kv tiers: requests.csv gains the load part and the tier hits only whe
   CHECK(row.size() > 12);
   CHECK(row.substr(row.size() - 10) == ",1.5,48,16");
   CHECK(without.str().substr(0, without.str().find('\n')) == RequestsCsvWriter::kHeader);
+}
+
+TEST_CASE("kv tiers: a store shared by two replicas serves one's evicted prefix to the other", "[kv_tiers]") {
+  Simulator sim;
+  MetricsRecorder metrics{{"default"}, {"main"}};
+  ReplicaMetrics measured{metrics, 0};
+  testing::DoneLog listener;
+  EngineConfig config;
+  config.max_batched_tokens = 64;
+  config.block_size = 4;
+  config.prefix_cache = true;
+  const auto reg = make_policy_registry();
+  const auto store = std::make_shared<KvTiers>(8, 0);
+  KvTierLink link;
+  link.kv_bytes_per_token_per_gpu = link.kv_bytes_per_token = 1000;
+  link.host_link_bytes_per_s = 1e9;  // here the network to the store
+  std::vector<std::unique_ptr<Replica>> replicas;
+  for (int i = 0; i < 2; ++i) {
+    replicas.push_back(std::make_unique<Replica>(sim, 0, i, config, 6, reg.find("chunked-prefill")->factory(),
+                                                 std::make_shared<testing::AffineStepCost>(1000, 10), measured,
+                                                 listener, 0));
+    replicas.back()->set_kv_tiers(store, link, {1.0, 0.0});
+  }
+  std::vector<std::unique_ptr<RequestState>> states;
+  const auto submit_at = [&](Tick at, int replica, std::uint64_t id, std::int64_t prompt,
+                             std::vector<std::uint64_t> hashes) -> RequestState& {
+    states.push_back(std::make_unique<RequestState>());
+    RequestState& r = *states.back();
+    r.spec.id = id;
+    r.spec.prompt_tokens = prompt;
+    r.spec.output_tokens = 1;
+    r.spec.block_hashes = std::move(hashes);
+    sim.schedule_at(at, [&sim, &r, rep = replicas[static_cast<std::size_t>(replica)].get()] {
+      r.spec.arrival_ns = sim.now();
+      rep->submit(r);
+    });
+    return r;
+  };
+  // A on replica 0, then B there evicts A's four blocks into the store; C on replica 1,
+  // which never saw A, finds them there.
+  submit_at(0, 0, 1, 17, {1, 2, 3, 4});
+  submit_at(1'000'000, 0, 2, 21, {11, 12, 13, 14, 15});
+  RequestState& c = submit_at(2'000'000, 1, 3, 17, {1, 2, 3, 4});
+  sim.run();
+  CHECK(c.tier_hit_tokens[KvTiers::kCpu] == 16);
+  CHECK(replicas[1]->kv().tiers() == replicas[0]->kv().tiers());
+  // Replica 1 loads 16 tokens (16 us) and waits for no store of its own.
+  CHECK(c.acct.ttft.kv_load_ns == 16'000);
 }
