@@ -113,7 +113,9 @@ std::int64_t KvCacheManager::match_prefix(RequestState& request) {
     // The prefix goes on in the tiers, block by block, while its source's hashes are
     // found there (private hashes are never stored).
     const std::int64_t last = std::min(max_blocks, static_cast<std::int64_t>(request.spec.block_hashes.size()));
+    constexpr std::int64_t kAhead = 4;  // overlap the index's cache misses (a big tier's are many)
     for (std::int64_t j = hit_blocks; j < last; ++j) {
+      if (j + kAhead < last) tiers_->prefetch(request.spec.block_hashes[static_cast<std::size_t>(j + kAhead)]);
       const KvTiers::Tier t = tiers_->find(request.spec.block_hashes[static_cast<std::size_t>(j)]);
       if (t == KvTiers::kNone) break;
       ++request.tier_load_blocks[t];
@@ -230,7 +232,9 @@ std::int64_t KvCacheManager::cached_prefix_tokens(const RequestSpec& spec) const
   while (j < max_blocks && pool_->find_cached(spec.block_hashes[static_cast<std::size_t>(j)]) >= 0) ++j;
   if (!tiers_) return j * block_size_;
   double tier_blocks = 0;  // weighted
+  constexpr std::int64_t kAhead = 4;  // as in match_prefix
   for (std::int64_t k = j; k < max_blocks; ++k) {
+    if (k + kAhead < max_blocks) tiers_->prefetch(spec.block_hashes[static_cast<std::size_t>(k + kAhead)]);
     const KvTiers::Tier t = tiers_->peek(spec.block_hashes[static_cast<std::size_t>(k)]);
     if (t == KvTiers::kNone) break;
     tier_blocks += tier_router_weight_[static_cast<std::size_t>(t)];

@@ -6,7 +6,8 @@ namespace servesim {
 
 KvTiers::KvTiers(std::int64_t cpu_blocks, std::int64_t disk_blocks) {
   SS_ASSERT(cpu_blocks >= 0 && disk_blocks >= 0, "a KV tier cannot hold a negative number of blocks");
-  SS_ASSERT(cpu_blocks < (std::int64_t{1} << 31) && disk_blocks < (std::int64_t{1} << 31), "a KV tier of 2^31 blocks or more");
+  SS_ASSERT(cpu_blocks < (std::int64_t{1} << kSlotBits) && disk_blocks < (std::int64_t{1} << kSlotBits),
+            "a KV tier of 2^30 blocks or more");
   tiers_[kCpu].capacity = cpu_blocks;
   tiers_[kDisk].capacity = disk_blocks;
 }
@@ -30,23 +31,25 @@ void KvTiers::Lru::push_newest(std::int32_t s) {
 }
 
 KvTiers::Tier KvTiers::find(std::uint64_t hash) {
-  for (int t = 0; t < kTiers; ++t) {
-    Lru& tier = tiers_[t];
-    const std::int32_t s = tier.index.find(hash);
-    if (s < 0) continue;
-    tier.touch(s);
-    return static_cast<Tier>(t);
-  }
-  return kNone;
+  const std::int32_t v = index_.find(hash);
+  if (v < 0) return kNone;
+  tiers_[tier_of(v)].touch(slot_of(v));
+  return tier_of(v);
 }
 
 bool KvTiers::store(std::uint64_t hash) {
-  Lru& cpu = tiers_[kCpu];
-  if (const std::int32_t s = cpu.index.find(hash); s >= 0) {  // offloaded already: nothing to write
-    cpu.touch(s);
-    return false;
+  if (const std::int32_t v = index_.find(hash); v >= 0) {
+    Lru& tier = tiers_[tier_of(v)];
+    if (tier_of(v) == kCpu) {  // offloaded already: nothing to write
+      tier.touch(slot_of(v));
+      return false;
+    }
+    // On disk: the eviction writes it to CPU memory, and it leaves the disk.
+    tier.unlink(slot_of(v));
+    tier.free_slots.push_back(slot_of(v));
+    --tier.used;
+    index_.erase(hash);
   }
-  // Into CPU memory; a copy on disk alone stays there too.
   insert(kCpu, hash);
   return true;  // over the host link, to CPU memory or through it to disk
 }
@@ -55,25 +58,26 @@ void KvTiers::insert(int t, std::uint64_t hash) {
   for (; t < kTiers; ++t) {
     Lru& tier = tiers_[t];
     if (tier.capacity == 0) continue;  // no such tier: straight to the next
-    if (const std::int32_t s = tier.index.find(hash); s >= 0) {  // already here
-      tier.touch(s);
-      return;
-    }
     std::int32_t s;
     std::uint64_t pushed_out = 0;
-    const bool full = tier.index.size() == tier.capacity;
+    const bool full = tier.used == tier.capacity;
     if (full) {  // the least recently used leaves for the next tier, or out
       s = tier.oldest;
       pushed_out = tier.slots[static_cast<std::size_t>(s)].hash;
       tier.unlink(s);
-      tier.index.erase(pushed_out);
+      index_.erase(pushed_out);
+    } else if (!tier.free_slots.empty()) {
+      s = tier.free_slots.back();
+      tier.free_slots.pop_back();
+      ++tier.used;
     } else {
       s = static_cast<std::int32_t>(tier.slots.size());
       tier.slots.push_back(Slot{});
+      ++tier.used;
     }
     tier.slots[static_cast<std::size_t>(s)].hash = hash;
     tier.push_newest(s);
-    tier.index.insert(hash, s);
+    index_.insert(hash, t << kSlotBits | s);
     ++tier.stored;
     if (!full) return;
     hash = pushed_out;

@@ -10,7 +10,8 @@
 //   - A tier full evicts its least recently used hash: the CPU tier's moves down to disk,
 //     the disk's is gone.
 //   - A lookup that finds a hash touches it (most recently used) and leaves it where it
-//     is: the block is copied up to HBM, not moved.
+//     is: the block is copied up to HBM, not moved. A hash sits in one tier at a time: a
+//     block on disk that HBM evicts again moves up to CPU.
 // Each tier is an LRU list threaded through a slot array by index, with the prefix
 // cache's open-addressing index (block_hash_index.h) from hash to slot: O(1) per operation
 // and no allocation once a tier is full (every eviction from HBM is a store: a node-based
@@ -51,40 +52,45 @@ class KvTiers {
   enum Tier : int { kNone = -1, kCpu = 0, kDisk = 1 };
   static constexpr int kTiers = 2;
 
-  // REQUIRES: both >= 0.
+  // REQUIRES: both >= 0 and below 2^30.
   KvTiers(std::int64_t cpu_blocks, std::int64_t disk_blocks);
 
   // The tier holding `hash`, touched, or kNone.
   Tier find(std::uint64_t hash);
   // The same without touching it (a router's question).
   Tier peek(std::uint64_t hash) const {
-    for (int t = 0; t < kTiers; ++t)
-      if (tiers_[t].index.find(hash) >= 0) return static_cast<Tier>(t);
-    return kNone;
+    const std::int32_t v = index_.find(hash);
+    return v < 0 ? kNone : tier_of(v);
   }
+  // Starts loading what a lookup of `hash` reads first (a hint for loops over a prefix).
+  void prefetch(std::uint64_t hash) const { index_.prefetch(hash); }
   // `hash` leaves HBM: stored in the CPU tier (pushing its LRU hash down; straight to disk
-  // without a CPU tier) unless the CPU tier holds it already. Returns whether it was
-  // written (store traffic over the host link; moves from CPU to disk happen off the GPU's
-  // path and cost no step time).
+  // without a CPU tier) unless the CPU tier holds it already; a block on disk moves up.
+  // Returns whether it was written (store traffic over the host link; moves from CPU to
+  // disk happen off the GPU's path and cost no step time).
   bool store(std::uint64_t hash);
 
   std::int64_t capacity_blocks(Tier t) const { return tiers_[t].capacity; }
-  std::int64_t used_blocks(Tier t) const { return tiers_[t].index.size(); }
+  std::int64_t used_blocks(Tier t) const { return tiers_[t].used; }
   // Blocks written into each tier since the start (CPU: from HBM; disk: from CPU).
   std::int64_t stored_blocks(Tier t) const { return tiers_[t].stored; }
 
  private:
   static constexpr std::int32_t kNil = -1;
+  static constexpr int kSlotBits = 30;  // index values: tier << kSlotBits | slot
+  static Tier tier_of(std::int32_t v) { return static_cast<Tier>(v >> kSlotBits); }
+  static std::int32_t slot_of(std::int32_t v) { return v & ((1 << kSlotBits) - 1); }
   struct Slot {
     std::uint64_t hash = 0;
     std::int32_t newer = kNil, older = kNil;  // neighbours in LRU order
   };
   struct Lru {
     std::int64_t capacity = 0;
+    std::int64_t used = 0;
     std::int64_t stored = 0;
-    std::vector<Slot> slots;       // grown up to capacity, then reused
+    std::vector<Slot> slots;              // grown up to capacity, then reused
+    std::vector<std::int32_t> free_slots;  // of blocks that moved up a tier
     std::int32_t newest = kNil, oldest = kNil;
-    BlockHashIndex index;          // hash -> slot
     void unlink(std::int32_t s);
     void push_newest(std::int32_t s);
     void touch(std::int32_t s) {
@@ -93,11 +99,13 @@ class KvTiers {
       push_newest(s);
     }
   };
-  // Puts `hash` at the front of tier t (touching it if there), pushing the LRU hash down
-  // a tier (or out, from the last) when the tier is full.
+  // Puts `hash` (in no tier) at the front of tier t, pushing the LRU hash down a tier (or
+  // out, from the last) when the tier is full.
   void insert(int t, std::uint64_t hash);
 
   Lru tiers_[kTiers];
+  // Every hash in the tiers, each in one: one lookup finds it, whichever tier holds it.
+  BlockHashIndex index_;
 };
 
 }  // namespace servesim
