@@ -206,7 +206,10 @@ TEST_CASE("prefix runs: a Mooncake trace hits what its hash ids share", "[prefix
                          "{\"timestamp\": 2000, \"input_length\": 1000, \"output_length\": 3, \"hash_ids\": [0, 1]}\n";
   ClassSpec c;
   c.name = "kimi";
-  c.trace = TraceSpec{"mooncake", path, 1.0};
+  c.trace = TraceSpec{};  // fields by name: the spec grows
+  c.trace->format = "mooncake";
+  c.trace->path = path;
+  c.trace->speedup = 1.0;
   ClusterConfig cluster;
   cluster.pools.push_back(linear_pool(true));
   StopSpec stop;

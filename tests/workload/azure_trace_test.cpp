@@ -51,7 +51,10 @@ Expected parse_independently(const std::string& path) {
 ClassSpec azure_class(const std::string& path, double speedup) {
   ClassSpec spec;
   spec.name = "azure";
-  spec.trace = TraceSpec{"azure", path, speedup};
+  spec.trace = TraceSpec{};  // fields by name: the spec grows
+  spec.trace->format = "azure";
+  spec.trace->path = path;
+  spec.trace->speedup = speedup;
   return spec;
 }
 

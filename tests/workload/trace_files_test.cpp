@@ -17,7 +17,10 @@ namespace {
 ClassSpec trace_class(const std::string& format, const std::string& path, double speedup = 1.0) {
   ClassSpec spec;
   spec.name = "trace";
-  spec.trace = TraceSpec{format, path, speedup};
+  spec.trace = TraceSpec{};  // fields by name: the spec grows
+  spec.trace->format = format;
+  spec.trace->path = path;
+  spec.trace->speedup = speedup;
   if (format == "lengths") {
     ArrivalSpec arrival;
     arrival.process = ArrivalSpec::Process::constant;
