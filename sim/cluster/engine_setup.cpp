@@ -45,17 +45,10 @@ std::string kv_cache_report(const PoolConfig& pool, const std::string& key) {
   const std::int64_t blocks = kv_blocks_for_pool(pool, plan, key);
   std::string line = "pool " + pool.name + ": " + kv_cache_line(blocks, pool.engine.block_size) + " per replica; ";
   line += pool.engine.kv_cache_tokens ? "set by engine.kv_cache_tokens" : plan.explanation;
-  const KvOffloadConfig& o = pool.engine.kv_offload;
-  if (o.enabled()) {
-    // The tiers in the same units as set_up_replica sizes them: the replica's KV per token.
-    const double token_bytes = plan.kv_bytes_per_token_per_gpu * pool.deployment.gpus();
-    const auto tokens = [&](double bytes) {
-      return token_bytes > 0 ? static_cast<std::int64_t>(std::floor(bytes / (token_bytes * pool.engine.block_size))) *
-                                   pool.engine.block_size
-                             : 0;
-    };
-    line += "; KV tiers: CPU " + std::to_string(tokens(o.cpu_bytes)) + " tokens, disk " +
-            std::to_string(tokens(o.disk_bytes)) + (o.shared ? " tokens shared by the pool's replicas" : " tokens per replica");
+  if (const std::shared_ptr<KvTiers> tiers = make_kv_tiers(pool, plan)) {  // sized as the run sizes them
+    const auto tokens = [&](KvTiers::Tier t) { return std::to_string(tiers->capacity_blocks(t) * pool.engine.block_size); };
+    line += "; KV tiers: CPU " + tokens(KvTiers::kCpu) + " tokens, disk " + tokens(KvTiers::kDisk) +
+            (pool.engine.kv_offload.shared ? " tokens shared by the pool's replicas" : " tokens per replica");
   }
   return line;
 }
