@@ -1,87 +1,106 @@
 #include "sim/engine/kv_tiers.h"
 
+#include <algorithm>
+
 #include "sim/core/assert.h"
 
 namespace servesim {
 
 KvTiers::KvTiers(std::int64_t cpu_blocks, std::int64_t disk_blocks) {
   SS_ASSERT(cpu_blocks >= 0 && disk_blocks >= 0, "a KV tier cannot hold a negative number of blocks");
-  SS_ASSERT(cpu_blocks < (std::int64_t{1} << kSlotBits) && disk_blocks < (std::int64_t{1} << kSlotBits),
-            "a KV tier of 2^30 blocks or more");
+  SS_ASSERT(cpu_blocks + disk_blocks < (std::int64_t{1} << kSlotBits), "KV tiers of 2^30 blocks or more");
   tiers_[kCpu].capacity = cpu_blocks;
   tiers_[kDisk].capacity = disk_blocks;
+  // The slot array only ever grows to the tiers' capacity: reserving it (address space,
+  // not memory: a page is only paid for when a slot on it is first used) spares the copies
+  // and freed arrays of a vector that doubles, each a run of fresh pages to fault in. Past
+  // 2^24 slots (256 MiB) it doubles as usual.
+  slots_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(cpu_blocks + disk_blocks, std::int64_t{1} << 24)));
 }
 
-void KvTiers::Lru::unlink(std::int32_t s) {
-  Slot& k = slots[static_cast<std::size_t>(s)];
-  if (k.newer != kNil) slots[static_cast<std::size_t>(k.newer)].older = k.older;
-  else newest = k.older;
-  if (k.older != kNil) slots[static_cast<std::size_t>(k.older)].newer = k.newer;
-  else oldest = k.newer;
+void KvTiers::unlink(Lru& tier, std::int32_t s) {
+  Slot& k = slots_[static_cast<std::size_t>(s)];
+  if (k.newer != kNil) slots_[static_cast<std::size_t>(k.newer)].older = k.older;
+  else tier.newest = k.older;
+  if (k.older != kNil) slots_[static_cast<std::size_t>(k.older)].newer = k.newer;
+  else tier.oldest = k.newer;
   k.newer = k.older = kNil;
 }
 
-void KvTiers::Lru::push_newest(std::int32_t s) {
-  Slot& k = slots[static_cast<std::size_t>(s)];
+void KvTiers::push_newest(Lru& tier, std::int32_t s) {
+  Slot& k = slots_[static_cast<std::size_t>(s)];
   k.newer = kNil;
-  k.older = newest;
-  if (newest != kNil) slots[static_cast<std::size_t>(newest)].newer = s;
-  newest = s;
-  if (oldest == kNil) oldest = s;
+  k.older = tier.newest;
+  if (tier.newest != kNil) slots_[static_cast<std::size_t>(tier.newest)].newer = s;
+  tier.newest = s;
+  if (tier.oldest == kNil) tier.oldest = s;
 }
 
 KvTiers::Tier KvTiers::find(std::uint64_t hash) {
-  const std::int32_t v = index_.find(hash);
-  if (v < 0) return kNone;
-  tiers_[tier_of(v)].touch(slot_of(v));
-  return tier_of(v);
+  const std::int32_t s = index_.find(hash);
+  if (s < 0) return kNone;
+  const auto t = static_cast<Tier>(slots_[static_cast<std::size_t>(s)].tier);
+  touch(tiers_[t], s);
+  return t;
+}
+
+std::int32_t KvTiers::new_slot() {
+  if (!free_slots_.empty()) {
+    const std::int32_t s = free_slots_.back();
+    free_slots_.pop_back();
+    return s;
+  }
+  slots_.emplace_back();
+  return static_cast<std::int32_t>(slots_.size() - 1);
+}
+
+void KvTiers::make_room(int t) {
+  Lru& tier = tiers_[t];
+  if (tier.used < tier.capacity) return;
+  const std::int32_t s = tier.oldest;
+  unlink(tier, s);
+  --tier.used;
+  const int next = first_tier_from(t + 1);
+  if (next == kTiers) {  // out of the last tier: forgotten
+    index_.erase(slots_[static_cast<std::size_t>(s)].hash);
+    free_slots_.push_back(s);
+    return;
+  }
+  make_room(next);
+  Lru& below = tiers_[next];
+  slots_[static_cast<std::size_t>(s)].tier = static_cast<std::uint32_t>(next);
+  push_newest(below, s);
+  ++below.used;
+  ++below.stored;
 }
 
 bool KvTiers::store(std::uint64_t hash) {
-  if (const std::int32_t v = index_.find(hash); v >= 0) {
-    Lru& tier = tiers_[tier_of(v)];
-    if (tier_of(v) == kCpu) {  // offloaded already: nothing to write
-      tier.touch(slot_of(v));
+  const int first = first_tier_from(kCpu);
+  std::int32_t s = index_.find(hash);
+  if (s >= 0) {
+    Lru& tier = tiers_[slots_[static_cast<std::size_t>(s)].tier];
+    if (&tier == &tiers_[kCpu]) {  // offloaded already: nothing to write
+      touch(tier, s);
       return false;
     }
-    // On disk: the eviction writes it to CPU memory, and it leaves the disk.
-    tier.unlink(slot_of(v));
-    tier.free_slots.push_back(slot_of(v));
+    // On disk: the eviction writes it to CPU memory (or the disk again, without a CPU
+    // tier), and it leaves its place on disk.
+    unlink(tier, s);
     --tier.used;
-    index_.erase(hash);
   }
-  insert(kCpu, hash);
+  if (first == kTiers) return true;  // tiers too small to hold a block: written and gone at once
+  make_room(first);
+  if (s < 0) {
+    s = new_slot();
+    slots_[static_cast<std::size_t>(s)].hash = hash;
+    index_.insert(hash, s);
+  }
+  Lru& tier = tiers_[first];
+  slots_[static_cast<std::size_t>(s)].tier = static_cast<std::uint32_t>(first);
+  push_newest(tier, s);
+  ++tier.used;
+  ++tier.stored;
   return true;  // over the host link, to CPU memory or through it to disk
-}
-
-void KvTiers::insert(int t, std::uint64_t hash) {
-  for (; t < kTiers; ++t) {
-    Lru& tier = tiers_[t];
-    if (tier.capacity == 0) continue;  // no such tier: straight to the next
-    std::int32_t s;
-    std::uint64_t pushed_out = 0;
-    const bool full = tier.used == tier.capacity;
-    if (full) {  // the least recently used leaves for the next tier, or out
-      s = tier.oldest;
-      pushed_out = tier.slots[static_cast<std::size_t>(s)].hash;
-      tier.unlink(s);
-      index_.erase(pushed_out);
-    } else if (!tier.free_slots.empty()) {
-      s = tier.free_slots.back();
-      tier.free_slots.pop_back();
-      ++tier.used;
-    } else {
-      s = static_cast<std::int32_t>(tier.slots.size());
-      tier.slots.push_back(Slot{});
-      ++tier.used;
-    }
-    tier.slots[static_cast<std::size_t>(s)].hash = hash;
-    tier.push_newest(s);
-    index_.insert(hash, t << kSlotBits | s);
-    ++tier.stored;
-    if (!full) return;
-    hash = pushed_out;
-  }
 }
 
 }  // namespace servesim

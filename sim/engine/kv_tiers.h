@@ -12,10 +12,13 @@
 //   - A lookup that finds a hash touches it (most recently used) and leaves it where it
 //     is: the block is copied up to HBM, not moved. A hash sits in one tier at a time: a
 //     block on disk that HBM evicts again moves up to CPU.
-// Each tier is an LRU list threaded through a slot array by index, with the prefix
-// cache's open-addressing index (block_hash_index.h) from hash to slot: O(1) per operation
-// and no allocation once a tier is full (every eviction from HBM is a store: a node-based
-// list and map would allocate and free one per block of every prompt).
+// Each tier is an LRU list threaded by index through one slot array that both tiers share,
+// with the prefix cache's open-addressing index (block_hash_index.h) from hash to slot:
+// O(1) per operation and no allocation once the tiers are full (every eviction from HBM is
+// a store: a node-based list and map would allocate and free one per block of every
+// prompt). A slot carries its tier, so a hash that moves from CPU to disk keeps its slot
+// and its index entry: a demotion relinks one slot and touches no index (stores that demote
+// were most of a large disk tier's cache misses).
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -52,15 +55,15 @@ class KvTiers {
   enum Tier : int { kNone = -1, kCpu = 0, kDisk = 1 };
   static constexpr int kTiers = 2;
 
-  // REQUIRES: both >= 0 and below 2^30.
+  // REQUIRES: both >= 0, their sum below 2^30.
   KvTiers(std::int64_t cpu_blocks, std::int64_t disk_blocks);
 
   // The tier holding `hash`, touched, or kNone.
   Tier find(std::uint64_t hash);
   // The same without touching it (a router's question).
   Tier peek(std::uint64_t hash) const {
-    const std::int32_t v = index_.find(hash);
-    return v < 0 ? kNone : tier_of(v);
+    const std::int32_t s = index_.find(hash);
+    return s < 0 ? kNone : static_cast<Tier>(slots_[static_cast<std::size_t>(s)].tier);
   }
   // Starts loading what a lookup of `hash` reads first (a hint for loops over a prefix).
   void prefetch(std::uint64_t hash) const { index_.prefetch(hash); }
@@ -77,33 +80,41 @@ class KvTiers {
 
  private:
   static constexpr std::int32_t kNil = -1;
-  static constexpr int kSlotBits = 30;  // index values: tier << kSlotBits | slot
-  static Tier tier_of(std::int32_t v) { return static_cast<Tier>(v >> kSlotBits); }
-  static std::int32_t slot_of(std::int32_t v) { return v & ((1 << kSlotBits) - 1); }
+  static constexpr int kSlotBits = 30;
   struct Slot {
     std::uint64_t hash = 0;
-    std::int32_t newer = kNil, older = kNil;  // neighbours in LRU order
+    std::int32_t newer = kNil;          // neighbours in its tier's LRU order
+    std::int32_t older : 31 = kNil;
+    std::uint32_t tier : 1 = kCpu;
   };
+  static_assert(sizeof(Slot) == 16, "a slot is a quarter of a cache line");
   struct Lru {
     std::int64_t capacity = 0;
     std::int64_t used = 0;
     std::int64_t stored = 0;
-    std::vector<Slot> slots;              // grown up to capacity, then reused
-    std::vector<std::int32_t> free_slots;  // of blocks that moved up a tier
     std::int32_t newest = kNil, oldest = kNil;
-    void unlink(std::int32_t s);
-    void push_newest(std::int32_t s);
-    void touch(std::int32_t s) {
-      if (s == newest) return;
-      unlink(s);
-      push_newest(s);
-    }
   };
-  // Puts `hash` (in no tier) at the front of tier t, pushing the LRU hash down a tier (or
-  // out, from the last) when the tier is full.
-  void insert(int t, std::uint64_t hash);
+  void unlink(Lru& tier, std::int32_t s);
+  void push_newest(Lru& tier, std::int32_t s);
+  void touch(Lru& tier, std::int32_t s) {
+    if (s == tier.newest) return;
+    unlink(tier, s);
+    push_newest(tier, s);
+  }
+  // A slot for a hash entering the tiers: one left by a hash that dropped out, or a new one.
+  std::int32_t new_slot();
+  // Makes room in tier t for one more block: its least recently used block moves down a
+  // tier (relinked, same slot and index entry) or, from the last tier, out.
+  void make_room(int t);
+  // The first tier at or below t that has any capacity, or kTiers.
+  int first_tier_from(int t) const {
+    while (t < kTiers && tiers_[t].capacity == 0) ++t;
+    return t;
+  }
 
   Lru tiers_[kTiers];
+  std::vector<Slot> slots_;              // both tiers', grown up to their capacity, then reused
+  std::vector<std::int32_t> free_slots_;  // of hashes that left the tiers or moved up to HBM and back
   // Every hash in the tiers, each in one: one lookup finds it, whichever tier holds it.
   BlockHashIndex index_;
 };
