@@ -10,8 +10,15 @@
 // per-block arrays as well. At least twice as many slots as entries keeps probes short;
 // erasure shifts the following run back (no tombstones), so lookups never slow down over a
 // long run. A pure index: which block holds which hash is the pool's business.
+//
+// An empty slot is all zero bytes (a slot stores its block plus one), so a new slot array
+// is a ZeroedArray: nothing writes it out just to mark it empty, and a large one sits on
+// huge pages (random probes all over a table of KV tiers' millions of blocks would
+// otherwise fault in and miss the TLB on every 4 KiB page).
 #include <cstdint>
-#include <vector>
+#include <utility>
+
+#include "sim/core/zeroed_array.h"
 
 namespace servesim {
 
@@ -19,7 +26,7 @@ class BlockHashIndex {
  public:
   // Starts small and doubles as entries come (a replica that serves a few requests
   // never pays for its whole KV cache's worth of slots).
-  BlockHashIndex() { slots_.assign(16, Slot{}); mask_ = 15; }
+  BlockHashIndex() : slots_(16, PageSize::huge), mask_(15) {}
 
   std::int64_t size() const { return size_; }
 
@@ -27,44 +34,44 @@ class BlockHashIndex {
   std::int32_t find(std::uint64_t hash) const {
     for (std::size_t i = home(hash);; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
-      if (s.block == kEmpty) return -1;
-      if (s.hash == hash) return s.block;
+      if (s.block_plus_one == kEmpty) return -1;
+      if (s.hash == hash) return static_cast<std::int32_t>(s.block_plus_one - 1);
     }
   }
 
   // Starts loading the slot a lookup of `hash` reads first (a hint for loops over hashes).
   void prefetch(std::uint64_t hash) const { __builtin_prefetch(&slots_[home(hash)]); }
-  // Indexes `block` under `hash`. REQUIRES: no entry has that hash.
+  // Indexes `block` under `hash`. REQUIRES: no entry has that hash; block >= 0.
   void insert(std::uint64_t hash, std::int32_t block) {
     if (2 * static_cast<std::size_t>(size_ + 1) > slots_.size()) grow();
     std::size_t i = home(hash);
-    while (slots_[i].block != kEmpty) i = (i + 1) & mask_;
-    slots_[i] = Slot{hash, block};
+    while (slots_[i].block_plus_one != kEmpty) i = (i + 1) & mask_;
+    slots_[i] = Slot{hash, static_cast<std::uint32_t>(block) + 1};
     ++size_;
   }
 
   // Removes the entry of `hash`. REQUIRES: it is in the index.
   void erase(std::uint64_t hash) {
     std::size_t i = home(hash);
-    while (slots_[i].hash != hash || slots_[i].block == kEmpty) i = (i + 1) & mask_;
+    while (slots_[i].hash != hash || slots_[i].block_plus_one == kEmpty) i = (i + 1) & mask_;
     // Backward-shift deletion (Knuth 6.4, algorithm R): move back every later entry of the
     // run whose home is not cyclically within (i, j], so no probe ever meets a hole early.
-    for (std::size_t j = (i + 1) & mask_; slots_[j].block != kEmpty; j = (j + 1) & mask_) {
+    for (std::size_t j = (i + 1) & mask_; slots_[j].block_plus_one != kEmpty; j = (j + 1) & mask_) {
       const std::size_t k = home(slots_[j].hash);
       const bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
       if (stays) continue;
       slots_[i] = slots_[j];
       i = j;
     }
-    slots_[i] = Slot{};
+    slots_[i] = Slot{0, kEmpty};
     --size_;
   }
 
  private:
-  static constexpr std::int32_t kEmpty = -1;
-  struct Slot {
-    std::uint64_t hash = 0;
-    std::int32_t block = kEmpty;
+  static constexpr std::uint32_t kEmpty = 0;
+  struct Slot {  // all zero bytes: empty
+    std::uint64_t hash;
+    std::uint32_t block_plus_one;
   };
   // Fibonacci hashing: sources may give small sequential ids as hashes (Mooncake traces),
   // and private hashes are consecutive within a prompt, so the slot is taken from the high
@@ -74,18 +81,18 @@ class BlockHashIndex {
   }
   // Twice the slots, every entry placed again: lookups answer the same, only faster.
   void grow() {
-    std::vector<Slot> old(2 * slots_.size(), Slot{});
-    old.swap(slots_);
+    const ZeroedArray<Slot> old = std::exchange(slots_, ZeroedArray<Slot>(2 * slots_.size(), PageSize::huge));
     mask_ = slots_.size() - 1;
-    for (const Slot& s : old) {
-      if (s.block == kEmpty) continue;
+    for (std::size_t k = 0; k < old.size(); ++k) {
+      const Slot& s = old[k];
+      if (s.block_plus_one == kEmpty) continue;
       std::size_t i = home(s.hash);
-      while (slots_[i].block != kEmpty) i = (i + 1) & mask_;
+      while (slots_[i].block_plus_one != kEmpty) i = (i + 1) & mask_;
       slots_[i] = s;
     }
   }
 
-  std::vector<Slot> slots_;
+  ZeroedArray<Slot> slots_;
   std::size_t mask_ = 0;
   std::int64_t size_ = 0;
 };

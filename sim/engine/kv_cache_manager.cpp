@@ -250,7 +250,11 @@ void KvCacheManager::add_tiers(std::shared_ptr<KvTiers> tiers, const std::array<
 }
 
 void KvCacheManager::store_evictions() {
-  for (const std::uint64_t hash : evicted_) stored_blocks_ += tiers_->store(hash) ? 1 : 0;
+  constexpr std::size_t kAhead = 8;  // overlap the index's cache misses, as match_prefix does
+  for (std::size_t i = 0; i < evicted_.size(); ++i) {
+    if (i + kAhead < evicted_.size()) tiers_->prefetch(evicted_[i + kAhead]);
+    stored_blocks_ += tiers_->store(evicted_[i]) ? 1 : 0;
+  }
   evicted_.clear();
 }
 

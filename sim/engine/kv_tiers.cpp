@@ -6,16 +6,12 @@
 
 namespace servesim {
 
-KvTiers::KvTiers(std::int64_t cpu_blocks, std::int64_t disk_blocks) {
+KvTiers::KvTiers(std::int64_t cpu_blocks, std::int64_t disk_blocks)
+    : slots_(static_cast<std::size_t>(std::max<std::int64_t>(cpu_blocks + disk_blocks, 0)), PageSize::huge) {
   SS_ASSERT(cpu_blocks >= 0 && disk_blocks >= 0, "a KV tier cannot hold a negative number of blocks");
   SS_ASSERT(cpu_blocks + disk_blocks < (std::int64_t{1} << kSlotBits), "KV tiers of 2^30 blocks or more");
   tiers_[kCpu].capacity = cpu_blocks;
   tiers_[kDisk].capacity = disk_blocks;
-  // The slot array only ever grows to the tiers' capacity: reserving it (address space,
-  // not memory: a page is only paid for when a slot on it is first used) spares the copies
-  // and freed arrays of a vector that doubles, each a run of fresh pages to fault in. Past
-  // 2^24 slots (256 MiB) it doubles as usual.
-  slots_.reserve(static_cast<std::size_t>(std::min<std::int64_t>(cpu_blocks + disk_blocks, std::int64_t{1} << 24)));
 }
 
 void KvTiers::unlink(Lru& tier, std::int32_t s) {
@@ -37,7 +33,7 @@ void KvTiers::push_newest(Lru& tier, std::int32_t s) {
 }
 
 KvTiers::Tier KvTiers::find(std::uint64_t hash) {
-  const std::int32_t s = index_.find(hash);
+  const std::int32_t s = slot_of(hash);
   if (s < 0) return kNone;
   const auto t = static_cast<Tier>(slots_[static_cast<std::size_t>(s)].tier);
   touch(tiers_[t], s);
@@ -50,8 +46,7 @@ std::int32_t KvTiers::new_slot() {
     free_slots_.pop_back();
     return s;
   }
-  slots_.emplace_back();
-  return static_cast<std::int32_t>(slots_.size() - 1);
+  return slots_used_++;
 }
 
 void KvTiers::make_room(int t) {
@@ -61,8 +56,17 @@ void KvTiers::make_room(int t) {
   unlink(tier, s);
   --tier.used;
   const int next = first_tier_from(t + 1);
+  // The next store takes the new oldest block: start loading what it will touch (the slot
+  // it unlinks, and the index entry it erases when it leaves the tiers) while this one goes
+  // on. Blocks leave a full tier one after another in LRU order, so this hides most of
+  // their cache misses.
+  if (const std::int32_t o = tier.oldest; o != kNil) {
+    const Slot& oldest = slots_[static_cast<std::size_t>(o)];
+    if (oldest.newer != kNil) __builtin_prefetch(&slots_[static_cast<std::size_t>(oldest.newer)]);
+    if (next == kTiers) index_.prefetch(oldest.hash);
+  }
   if (next == kTiers) {  // out of the last tier: forgotten
-    index_.erase(slots_[static_cast<std::size_t>(s)].hash);
+    index_.erase(slots_[static_cast<std::size_t>(s)].hash, s);
     free_slots_.push_back(s);
     return;
   }
@@ -76,7 +80,7 @@ void KvTiers::make_room(int t) {
 
 bool KvTiers::store(std::uint64_t hash) {
   const int first = first_tier_from(kCpu);
-  std::int32_t s = index_.find(hash);
+  std::int32_t s = slot_of(hash);
   if (s >= 0) {
     Lru& tier = tiers_[slots_[static_cast<std::size_t>(s)].tier];
     if (&tier == &tiers_[kCpu]) {  // offloaded already: nothing to write

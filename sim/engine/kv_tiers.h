@@ -13,7 +13,7 @@
 //     is: the block is copied up to HBM, not moved. A hash sits in one tier at a time: a
 //     block on disk that HBM evicts again moves up to CPU.
 // Each tier is an LRU list threaded by index through one slot array that both tiers share,
-// with the prefix cache's open-addressing index (block_hash_index.h) from hash to slot:
+// with an open-addressing index (tier_hash_index.h) from hash to slot:
 // O(1) per operation and no allocation once the tiers are full (every eviction from HBM is
 // a store: a node-based list and map would allocate and free one per block of every
 // prompt). A slot carries its tier, so a hash that moves from CPU to disk keeps its slot
@@ -24,7 +24,8 @@
 #include <vector>
 
 #include "sim/core/time.h"
-#include "sim/engine/block_hash_index.h"
+#include "sim/core/zeroed_array.h"
+#include "sim/engine/tier_hash_index.h"
 
 namespace servesim {
 
@@ -62,7 +63,7 @@ class KvTiers {
   Tier find(std::uint64_t hash);
   // The same without touching it (a router's question).
   Tier peek(std::uint64_t hash) const {
-    const std::int32_t s = index_.find(hash);
+    const std::int32_t s = slot_of(hash);
     return s < 0 ? kNone : static_cast<Tier>(slots_[static_cast<std::size_t>(s)].tier);
   }
   // Starts loading what a lookup of `hash` reads first (a hint for loops over a prefix).
@@ -81,11 +82,11 @@ class KvTiers {
  private:
   static constexpr std::int32_t kNil = -1;
   static constexpr int kSlotBits = 30;
-  struct Slot {
-    std::uint64_t hash = 0;
-    std::int32_t newer = kNil;          // neighbours in its tier's LRU order
-    std::int32_t older : 31 = kNil;
-    std::uint32_t tier : 1 = kCpu;
+  struct Slot {  // set in full when a hash takes it (all zero bytes until then)
+    std::uint64_t hash;
+    std::int32_t newer;  // neighbours in its tier's LRU order
+    std::int32_t older : 31;
+    std::uint32_t tier : 1;
   };
   static_assert(sizeof(Slot) == 16, "a slot is a quarter of a cache line");
   struct Lru {
@@ -94,6 +95,9 @@ class KvTiers {
     std::int64_t stored = 0;
     std::int32_t newest = kNil, oldest = kNil;
   };
+  std::int32_t slot_of(std::uint64_t hash) const {
+    return index_.find(hash, [this](std::int32_t s) { return slots_[static_cast<std::size_t>(s)].hash; });
+  }
   void unlink(Lru& tier, std::int32_t s);
   void push_newest(Lru& tier, std::int32_t s);
   void touch(Lru& tier, std::int32_t s) {
@@ -113,10 +117,13 @@ class KvTiers {
   }
 
   Lru tiers_[kTiers];
-  std::vector<Slot> slots_;              // both tiers', grown up to their capacity, then reused
-  std::vector<std::int32_t> free_slots_;  // of hashes that left the tiers or moved up to HBM and back
+  // Both tiers' slots, one per block of capacity: address space only until used (a slot
+  // is taken from the front, or from a hash that left the tiers), on huge pages.
+  ZeroedArray<Slot> slots_;
+  std::int32_t slots_used_ = 0;           // slots [0, slots_used_) have held a hash
+  std::vector<std::int32_t> free_slots_;  // of hashes that left the tiers
   // Every hash in the tiers, each in one: one lookup finds it, whichever tier holds it.
-  BlockHashIndex index_;
+  TierHashIndex index_;
 };
 
 }  // namespace servesim
