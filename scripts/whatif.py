@@ -26,6 +26,8 @@ SPLIT_POOLS = ("cluster.pools=[{name: interactive, replicas: 1, model: llama-3-8
 TIMESTAMP_LAST = ("workload.0.prompt=[{shared: system, tokens: 4000}, {unique: true, tokens: 20}, "
                   "{unique: true, tokens: {lognormal: {median: 200, sigma: 0.5}}}]")
 
+KV_OFFLOAD = "cluster.pools.0.engine.kv_offload"
+
 # (id, title, scenario, [(label, [--set ...])], [(column title, summary path)])
 CLAIMS = [
     ("01", "Document assistant", "whatif-01-document-assistant.yaml",
@@ -92,6 +94,19 @@ CLAIMS = [
      [("Qwen2.5-7B, 20 documents", []), ("Qwen2.5-7B, 3 passages", ["workload.0.prompt.0.tokens=3000"]),
       ("Llama-3.2-1B, 20 documents", ["cluster.pools.0.model=llama-3.2-1b"])],
      [("TTFT p50 ms", "median_ttft_ms"), ("ITL p50 ms", "median_itl_ms")]),
+    ("15", "CPU and disk KV offload", "whatif-15-kv-offload.yaml",
+     [("HBM only", ["stop.requests=2000"]),
+      ("+64 GiB CPU", ["stop.requests=2000", KV_OFFLOAD + ".cpu_gib=64"]),
+      ("+64 GiB CPU +1 TB disk", ["stop.requests=2000", KV_OFFLOAD + ".cpu_gib=64", KV_OFFLOAD + ".disk_gib=1000",
+                                  KV_OFFLOAD + ".disk_gb_s=7"])],
+     [("hit rate", "prefix_cache_hit_rate"), ("CPU hit rate", "kv_tiers.cpu_hit_rate"),
+      ("disk hit rate", "kv_tiers.disk_hit_rate"), ("TTFT mean ms", "mean_ttft_ms"),
+      ("load per request ms", "kv_tiers.mean_kv_load_ms")]),
+    ("16", "Fixed or autoscaled fleet over a day", "whatif-16-autoscale-day.yaml",
+     [("both pools, one run", [])],
+     [("fixed GPU-hours", "pools.fixed.gpu_hours"), ("autoscaled GPU-hours", "pools.autoscaled.gpu_hours"),
+      ("fixed SLO attainment", "classes.fixed_fleet.slo_attainment"),
+      ("autoscaled SLO attainment", "classes.autoscaled_fleet.slo_attainment")]),
 ]
 
 
