@@ -161,11 +161,15 @@ std::string describe_scenario(const Scenario& s) {
   out << "\n  workload: " << s.workload.size()
       << (s.workload.size() == 1 ? " class\n" : " classes\n");
   for (const ClassSpec& c : s.workload) out << "    " << describe_class(c) << "\n";
-  int replicas = 0;
-  for (const PoolConfig& p : s.cluster.pools) replicas += p.replicas;
-  out << "  cluster: " << s.cluster.pools.size()
-      << (s.cluster.pools.size() == 1 ? " pool" : " pools") << ", " << replicas
-      << (replicas == 1 ? " replica" : " replicas") << ", router " << s.cluster.router << "\n";
+  // An autoscaled pool counts from its floor to its ceiling (`replicas` is its ceiling).
+  int replicas = 0, least_replicas = 0;
+  for (const PoolConfig& p : s.cluster.pools) {
+    replicas += p.replicas;
+    least_replicas += p.autoscale ? p.autoscale->min_replicas : p.replicas;
+  }
+  out << "  cluster: " << s.cluster.pools.size() << (s.cluster.pools.size() == 1 ? " pool" : " pools") << ", ";
+  if (least_replicas != replicas) out << least_replicas << " to ";
+  out << replicas << (replicas == 1 ? " replica" : " replicas") << ", router " << s.cluster.router << "\n";
   for (const PoolConfig& p : s.cluster.pools) out << "    " << describe_pool(p) << "\n";
   out << "  outputs: requests_csv " << (s.outputs.requests_csv ? "on" : "off") << ", chrome_trace "
       << (s.outputs.chrome_trace ? "on" : "off") << ", html " << (s.outputs.html ? "on" : "off") << ", timeseries ";

@@ -42,6 +42,14 @@ TEST_CASE("validate: a valid scenario prints its summary and exits 0", "[scenari
   CHECK_THAT(r.out, Catch::Contains("ok: the scenario is valid"));
 }
 
+TEST_CASE("validate: an autoscaled pool counts from its floor to its ceiling", "[scenario][autoscale]") {
+  // what-if 16: a fixed pool of 4 and one of 1..4.
+  const Result r = validate({std::string(SERVESIM_SOURCE_DIR) + "/scenarios/whatif-16-autoscale-day.yaml"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("cluster: 2 pools, 5 to 8 replicas, router least-outstanding"));
+  CHECK_THAT(r.out, Catch::Contains("autoscaled: 1..4 (autoscale in_flight) x llama-3-8b"));
+}
+
 TEST_CASE("validate: --set overrides show in the summary", "[scenario]") {
   ScenarioDir dir;
   const std::string path = dir.write("s.yaml", kMinimalScenario);
