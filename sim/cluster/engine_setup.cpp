@@ -49,6 +49,7 @@ std::string kv_cache_report(const PoolConfig& pool, const std::string& key) {
     const auto tokens = [&](KvTiers::Tier t) { return std::to_string(tiers->capacity_blocks(t) * pool.engine.block_size); };
     line += "; KV tiers: CPU " + tokens(KvTiers::kCpu) + " tokens, disk " + tokens(KvTiers::kDisk) +
             (pool.engine.kv_offload.shared ? " tokens shared by the pool's replicas" : " tokens per replica");
+    if (!pool.engine.kv_offload.store_node.empty()) line += ", on topology node " + pool.engine.kv_offload.store_node;
   }
   return line;
 }
@@ -60,13 +61,8 @@ std::shared_ptr<const CostModel> make_draft_cost_model(const PoolConfig& pool) {
                          draft_deployment(*spec.draft_model, pool.deployment));
 }
 
-namespace {
-
-// What a prefix token found in each KV tier is worth to a router against one in HBM: the
-// share of its recompute that loading it back saves, 1 - load time / recompute time per
-// token (0 where loading is slower). Recompute is priced as a 2048-token prompt chunk on
-// the pool's cost model, per token.
 std::array<double, 2> tier_router_weights(const KvTierLink& link, const CostModel& target) {
+  if (!(link.host_link_bytes_per_s > 0)) return {0, 0};  // a store not yet placed (store_node)
   constexpr std::int64_t kChunkTokens = 2048;
   BatchShape chunk;
   chunk.prefills.push_back(PrefillChunk{kChunkTokens, 0, true});
@@ -76,8 +72,6 @@ std::array<double, 2> tier_router_weights(const KvTierLink& link, const CostMode
   const auto weight = [&](double load_ns) { return std::clamp(1.0 - load_ns / recompute_ns, 0.0, 1.0); };
   return {weight(link_ns), weight(link_ns + disk_ns)};
 }
-
-}  // namespace
 
 std::shared_ptr<KvTiers> make_kv_tiers(const PoolConfig& pool, const MemoryPlan& target) {
   const KvOffloadConfig& o = pool.engine.kv_offload;

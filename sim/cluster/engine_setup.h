@@ -2,6 +2,7 @@
 // What a pool sets up beside each replica's scheduler and cost model, from its engine
 // config: the draft model of speculative decoding (its cost model, and the memory it takes
 // from the KV cache) and the host swap space.
+#include <array>
 #include <cstdint>
 #include <memory>
 
@@ -33,6 +34,12 @@ std::shared_ptr<const CostModel> make_draft_cost_model(const PoolConfig& pool);
 // The KV tiers of engine.kv_offload sized in blocks (null without): one replica's, or the
 // store a pool's replicas share (kv_offload.shared).
 std::shared_ptr<KvTiers> make_kv_tiers(const PoolConfig& pool, const MemoryPlan& target);
+
+// What a prefix token found in each KV tier is worth to a router against one in HBM: the
+// share of its recompute that loading it back saves, 1 - load time / recompute time per
+// token (0 where loading is slower). Recompute is priced as a 2048-token prompt chunk on
+// the pool's cost model (`target`), per token.
+std::array<double, 2> tier_router_weights(const KvTierLink& link, const CostModel& target);
 
 // Gives the replica its swap space (preemption_mode swap), KV tiers (`tiers`, from
 // make_kv_tiers: its own or a shared store; `cost`, the pool's cost model, prices the

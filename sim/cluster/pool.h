@@ -39,6 +39,7 @@ class Pool {
 
   const PoolConfig& config() const { return config_; }
   const MemoryPlan& memory_plan() const { return memory_plan_; }
+  const CostModel& cost_model() const { return *cost_model_; }
   std::int64_t kv_blocks_per_replica() const { return kv_blocks_; }
   std::vector<std::unique_ptr<Replica>>& replicas() { return replicas_; }
   const std::vector<std::unique_ptr<Replica>>& replicas() const { return replicas_; }

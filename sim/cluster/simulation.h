@@ -85,6 +85,7 @@ class Simulation final : public ReplicaListener {
   };
   void resolve_admission();
   void place_on_topology();
+  void reach_kv_stores();
   void on_kv_arrived(std::uint64_t request_id);
   void on_timeout(std::uint64_t request_id);
   void reject_at_door(RequestState& request, int pool, const char* reason);

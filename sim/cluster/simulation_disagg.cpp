@@ -3,9 +3,13 @@
 // token; the decode pool's router picks a decode replica; the request's KV moves there over
 // the topology, one flow per GPU shard; when the last shard arrives the first token is
 // delivered (TTFT includes the transfer, as with vLLM/llm-d/Dynamo's decode-side first
-// token) and the request decodes on, its prompt already computed.
+// token) and the request decodes on, its prompt already computed. Also where replicas are
+// placed on the topology, which a shared KV store on a topology node needs as well.
 #include <algorithm>
+#include <vector>
 
+#include "sim/cluster/engine_setup.h"
+#include "sim/cluster/kv_store_reach.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
@@ -19,7 +23,8 @@ int gpus_per_replica(const PoolConfig& p) { return p.deployment.tp * p.deploymen
 }  // namespace
 
 // Replicas take consecutive GPU nodes of the topology, pools in order, replicas in order,
-// tp x pp GPUs each. Only a cluster with a prefill pool needs a network.
+// tp x pp GPUs each. Only a cluster with a prefill pool needs a network, and only it or a
+// KV store on a topology node (kv_offload.store_node) needs the topology.
 void Simulation::place_on_topology() {
   decode_pool_of_.assign(cluster_.pools.size(), -1);
   bool disaggregated = false;
@@ -35,7 +40,9 @@ void Simulation::place_on_topology() {
     if (cluster_.pools[static_cast<std::size_t>(decode_pool_of_[p])].role != PoolRole::decode)
       throw ConfigError("", 0, key + ".decode_pool", "pool '" + pool.decode_pool + "' does not have role decode");
   }
-  if (!disaggregated) return;
+  const bool stores = std::any_of(cluster_.pools.begin(), cluster_.pools.end(),
+                                  [](const PoolConfig& p) { return !p.engine.kv_offload.store_node.empty(); });
+  if (!disaggregated && !stores) return;
   int gpus = 0;
   for (const PoolConfig& pool : cluster_.pools) {
     first_gpu_.emplace_back();
@@ -59,7 +66,38 @@ void Simulation::place_on_topology() {
                                   cluster_.pools[p].name + "' sends KV to pool '" + cluster_.pools[d].name + "')");
         }
   }
-  network_ = std::make_unique<KvTransferNetwork>(sim_, *topology_);
+  if (disaggregated) network_ = std::make_unique<KvTransferNetwork>(sim_, *topology_);
+  if (stores) reach_kv_stores();
+}
+
+// Each replica of a pool whose shared store sits on a topology node loads and stores over
+// its GPUs' paths to that node (kv_store_reach.h): each GPU its share of a token's KV.
+void Simulation::reach_kv_stores() {
+  for (std::size_t p = 0; p < cluster_.pools.size(); ++p) {
+    const PoolConfig& pool = cluster_.pools[p];
+    const std::string& node = pool.engine.kv_offload.store_node;
+    if (node.empty()) continue;
+    const std::string key = "cluster.pools." + std::to_string(p) + ".engine.kv_offload.store_node";
+    const std::optional<int> store = topology_->find(node);
+    if (!store) throw ConfigError("", 0, key, "no node named '" + node + "' in the cluster topology");
+    const int gpus = gpus_per_replica(pool);
+    std::vector<int> gpu_nodes(static_cast<std::size_t>(gpus));
+    std::vector<std::unique_ptr<Replica>>& replicas = pools_[p]->replicas();
+    for (std::size_t r = 0; r < replicas.size(); ++r) {
+      for (int i = 0; i < gpus; ++i)
+        gpu_nodes[static_cast<std::size_t>(i)] =
+            topology_->gpus()[static_cast<std::size_t>(first_gpu(static_cast<int>(p), static_cast<int>(r)) + i)];
+      const std::optional<StoreReach> reach = reach_store(*topology_, gpu_nodes, *store);
+      if (!reach)
+        throw ConfigError("", 0, key, "no path from every GPU of pool '" + pool.name + "' replica " + std::to_string(r) +
+                                          " to node '" + node + "'");
+      KvTierLink link = replicas[r]->kv_tier_link();
+      link.kv_bytes_per_token_per_gpu = link.kv_bytes_per_token / gpus;
+      link.host_link_bytes_per_s = reach->bytes_per_s;
+      link.latency_ns = reach->latency_ns;
+      replicas[r]->set_kv_tier_link(link, tier_router_weights(link, pools_[p]->cost_model()));
+    }
+  }
 }
 
 int Simulation::first_gpu(int pool, int replica) const {

@@ -80,10 +80,12 @@ struct KvOffloadConfig {
   KvOffloadBackend backend = KvOffloadBackend::native;
   // A store the pool's replicas share (Mooncake Store, LMCache's remote backend) instead
   // of one per replica: cpu_bytes and disk_bytes are then the store's, and every transfer
-  // crosses the network at network_bytes_per_s per replica (all its GPUs' KV through its
-  // node's NICs) instead of the host links.
+  // crosses the network instead of the host links: at network_bytes_per_s per replica (all
+  // its GPUs' KV through its node's NICs), or, with store_node, over each GPU's path to
+  // that node of the cluster topology (sim/cluster/kv_store_reach.h).
   bool shared = false;
   double network_bytes_per_s = 0;
+  std::string store_node;
   bool enabled() const { return cpu_bytes > 0 || disk_bytes > 0; }
 };
 

@@ -107,6 +107,7 @@ class KvCacheManager {
   // HBM (cached_prefix_tokens), from the cost to bring it back.
   // `tiers` may be shared with other replicas' caches (a pool-wide store).
   void add_tiers(std::shared_ptr<KvTiers> tiers, const std::array<double, 2>& router_weight);
+  void set_tier_router_weight(const std::array<double, 2>& router_weight) { tier_router_weight_ = router_weight; }
   bool has_tiers() const { return tiers_ != nullptr; }
   const KvTiers* tiers() const { return tiers_.get(); }
   // Blocks written to the tiers since the last call (the store traffic over the host link).

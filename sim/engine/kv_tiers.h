@@ -43,11 +43,14 @@ struct KvTierLink {
   // delays the step only by what outlasts the step's kernels. Otherwise (vLLM's
   // OffloadingConnector) the load completes before the step computes.
   bool layerwise = false;
+  // The link's latency, paid once by a transfer (a store reached over the topology's
+  // links; 0 for the host links, whose microseconds vanish against a block's bytes).
+  Tick latency_ns = 0;
   // The time to move `link_tokens` over the host links, `disk_tokens` of which come from disk.
   Tick transfer_ns(std::int64_t link_tokens, std::int64_t disk_tokens) const {
     double s = host_link_bytes_per_s > 0 ? static_cast<double>(link_tokens) * kv_bytes_per_token_per_gpu / host_link_bytes_per_s : 0;
     if (disk_tokens > 0 && disk_bytes_per_s > 0) s += static_cast<double>(disk_tokens) * kv_bytes_per_token / disk_bytes_per_s;
-    return static_cast<Tick>(std::llround(s * 1e9));
+    return static_cast<Tick>(std::llround(s * 1e9)) + (link_tokens > 0 ? latency_ns : 0);
   }
 };
 

@@ -134,6 +134,13 @@ class Replica {
     kv_.add_tiers(std::move(tiers), router_weight);
     tier_link_ = link;
   }
+  // How this replica reaches its tiers, once its place is known (a store on a topology
+  // node, kv_store_reach.h). REQUIRES: set_kv_tiers first.
+  const KvTierLink& kv_tier_link() const { return tier_link_; }
+  void set_kv_tier_link(const KvTierLink& link, const std::array<double, 2>& router_weight) {
+    kv_.set_tier_router_weight(router_weight);
+    tier_link_ = link;
+  }
   // A prefill replica of a disaggregated pair (docs/cluster.md): a request that still has
   // output tokens to produce after its first leaves at the end of the step that computed its
   // prompt, through ReplicaListener::on_prefill_handed_over. A request submitted with its

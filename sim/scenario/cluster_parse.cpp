@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "sim/cluster/kv_store_reach.h"
 #include "sim/cluster/router_names.h"
 #include "sim/cluster/topology.h"
 #include "sim/core/errors.h"
@@ -220,6 +221,40 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
 
 }  // namespace
 
+
+namespace {
+
+// Every GPU of every replica of a pool with kv_offload.store_node must reach that node
+// (replicas placed as Simulation::place_on_topology places them: consecutive GPUs, pools
+// in order). The error names the store_node key.
+void check_kv_stores(const ClusterConfig& cluster, const Topology& topology, const std::vector<Field>& items) {
+  int first_gpu = 0;
+  for (std::size_t i = 0; i < cluster.pools.size(); ++i) {
+    const PoolConfig& p = cluster.pools[i];
+    const int gpus = p.deployment.tp * p.deployment.pp;
+    const std::string& node = p.engine.kv_offload.store_node;
+    if (!node.empty()) {
+      const std::optional<Field> engine = items[i].get("engine");
+      const std::optional<Field> offload = engine ? engine->get("kv_offload") : std::nullopt;
+      const std::optional<Field> at = offload ? offload->get("store_node") : std::nullopt;
+      const Field& where = at ? *at : items[i];
+      const std::optional<int> store = topology.find(node);
+      if (!store) where.fail("no node named '" + node + "' in the cluster topology (declare it under cluster.topology)");
+      for (int r = 0; r < p.replicas; ++r) {
+        std::vector<int> gpu_nodes;
+        for (int g = 0; g < gpus; ++g)
+          gpu_nodes.push_back(topology.gpus()[static_cast<std::size_t>(first_gpu + r * gpus + g)]);
+        if (!reach_store(topology, gpu_nodes, *store))
+          where.fail("GPU " + topology.name(gpu_nodes.front()) + " (pool '" + p.name + "', replica " + std::to_string(r) +
+                     ") cannot reach node '" + node + "' over the topology's links");
+      }
+    }
+    first_gpu += p.replicas * gpus;
+  }
+}
+
+}  // namespace
+
 ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classes) {
   f.expect_map(kClusterKeys);
   ClusterConfig cluster;
@@ -269,19 +304,26 @@ ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classe
     }
   }
   if (auto t = f.get("topology")) cluster.topology = parse_topology(*t);
-  // Builds the network now, as `run` will, so too few GPUs or a bad link fail at load time.
-  if (std::any_of(cluster.pools.begin(), cluster.pools.end(), [](const PoolConfig& p) { return p.role == PoolRole::prefill; })) {
+  // Builds the network now, as `run` will, so too few GPUs, a bad link or a KV store no GPU
+  // reaches fail at load time.
+  const bool disaggregated =
+      std::any_of(cluster.pools.begin(), cluster.pools.end(), [](const PoolConfig& p) { return p.role == PoolRole::prefill; });
+  const bool stores = std::any_of(cluster.pools.begin(), cluster.pools.end(),
+                                  [](const PoolConfig& p) { return !p.engine.kv_offload.store_node.empty(); });
+  if (disaggregated || stores) {
     int gpus = 0;
     for (const PoolConfig& p : cluster.pools) gpus += p.replicas * p.deployment.tp * p.deployment.pp;
     TopologySpec preset;
     preset.preset = "dgx-h100";
+    std::optional<Topology> topology;
     try {
-      (void)build_topology(cluster.topology.value_or(preset), gpus);
+      topology = build_topology(cluster.topology.value_or(preset), gpus);
     } catch (const ConfigError& e) {
       const std::optional<Field> t = f.get("topology");
       if (t) t->fail(e.message());
       f.fail_at_key(e.message());
     }
+    check_kv_stores(cluster, *topology, items);
   }
   if (auto a = f.get("admission")) cluster.admission = parse_admission(*a, classes);
   // A class no pool accepts would have its requests dropped at the door.

@@ -27,7 +27,7 @@ const std::vector<std::string> kEngineKeys = {
     "watermark",    "kv_admission",    "preemption_mode",        "swap_space_gb",
     "overheads",    "on_context_overflow",    "version",                "cuda_graphs",
     "async_scheduling", "kv_memory_rule", "kv_offload"};
-const std::vector<std::string> kKvOffloadKeys = {"cpu_gib", "disk_gib", "disk_gb_s", "backend", "shared", "network_gb_s"};
+const std::vector<std::string> kKvOffloadKeys = {"cpu_gib", "disk_gib", "disk_gb_s", "backend", "shared", "network_gb_s", "store_node"};
 const std::vector<std::string> kCostModels = {"roofline", "kernels", "constant", "linear", "table"};
 const std::vector<std::string> kOverheadKeys = {"per_step", "per_request", "per_token", "frontend"};
 const std::vector<std::string> kFrontendKeys = {"per_request", "per_prompt_token"};
@@ -216,8 +216,15 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
       if (!o.shared) g->fail_at_key("only a shared store (shared: true) is reached over the network");
       o.network_bytes_per_s = g->positive_double() * 1e9;
     }
-    if (o.shared && !v->has("network_gb_s"))
-      v->get("shared")->fail("a shared store is reached over the network: give network_gb_s (the replica's NIC bandwidth)");
+    if (auto g = v->get("store_node")) {
+      if (!o.shared) g->fail_at_key("only a shared store (shared: true) sits on a node of the cluster topology");
+      if (v->has("network_gb_s")) g->fail_at_key("give network_gb_s or store_node, not both: the topology's paths price the network");
+      o.store_node = g->as_string();
+      if (o.store_node.empty()) g->fail("names no node");
+    }
+    if (o.shared && !v->has("network_gb_s") && !v->has("store_node"))
+      v->get("shared")->fail("a shared store is reached over the network: give network_gb_s (the replica's NIC "
+                             "bandwidth) or store_node (a node of cluster.topology)");
   }
   if (auto v = f.get("overheads")) {
     v->expect_map(kOverheadKeys);

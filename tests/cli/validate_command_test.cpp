@@ -50,6 +50,16 @@ TEST_CASE("validate: an autoscaled pool counts from its floor to its ceiling", "
   CHECK_THAT(r.out, Catch::Contains("autoscaled: 1..4 (autoscale in_flight) x llama-3-8b"));
 }
 
+TEST_CASE("validate: a shared KV store names its topology node", "[scenario][kv_tiers]") {
+  // 64 GiB of Llama-3.1-8B KV at 128 KiB a token: 524,288 tokens.
+  const std::string k = "cluster.pools.0.engine.kv_offload.";
+  const Result r = validate({std::string(SERVESIM_SOURCE_DIR) + "/scenarios/whatif-15-kv-offload.yaml", "--set",
+                             k + "cpu_gib=64", "--set", k + "shared=true", "--set", k + "store_node=ib-switch"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("KV tiers: CPU 524288 tokens, disk 0 tokens shared by the pool's replicas, on "
+                                    "topology node ib-switch"));
+}
+
 TEST_CASE("validate: --set overrides show in the summary", "[scenario]") {
   ScenarioDir dir;
   const std::string path = dir.write("s.yaml", kMinimalScenario);

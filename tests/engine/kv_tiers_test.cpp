@@ -115,6 +115,16 @@ struct TierHarness {
 
 }  // namespace
 
+TEST_CASE("kv tier link: a store's latency is paid once per transfer over the link", "[kv_tiers]") {
+  KvTierLink link;
+  link.kv_bytes_per_token_per_gpu = 1000;
+  link.kv_bytes_per_token = 1000;
+  link.host_link_bytes_per_s = 1e9;  // 1 us per token
+  link.latency_ns = 5000;
+  CHECK(link.transfer_ns(100, 0) == 100000 + 5000);
+  CHECK(link.transfer_ns(0, 0) == 0);  // nothing moved, no latency
+}
+
 TEST_CASE("kv tiers: a prefix evicted from HBM comes back from the CPU tier at the host link's price",
           "[kv_tiers]") {
   TierHarness h;

@@ -87,3 +87,33 @@ TEST_CASE("what-if 15: validate names the tiers' sizes in tokens", "[whatif]") {
   const std::string line = kv_cache_report(s.cluster.pools[0], "cluster.pools.0");
   CHECK_THAT(line, Catch::Contains("KV tiers: CPU 524288 tokens, disk 8192000 tokens per replica"));
 }
+
+TEST_CASE("what-if 15: a shared store on a topology node is priced by the GPUs' paths to it", "[whatif][kv_tiers]") {
+  // Four tp-1 replicas (GPUs g0..g3) reach the store node through a switch. With every path
+  // at 25 GB/s and no latency, each GPU moves its replica's whole KV (tp 1) at 25 GB/s:
+  // exactly network_gb_s: 25, so the two runs agree in every figure. With 2 ms of latency on
+  // the store's link every step that loads pays 2 ms more, and the mean load rises.
+  const std::string f = "whatif-15-kv-offload.yaml";
+  const std::string n = "stop.requests=600";
+  const std::string k = "cluster.pools.0.engine.kv_offload.";
+  const auto topology = [](const std::string& store_latency) {
+    return "cluster.topology={nodes: [{name: g0, kind: gpu}, {name: g1, kind: gpu}, {name: g2, kind: gpu}, "
+           "{name: g3, kind: gpu}, {name: sw, kind: switch}, {name: kvstore, kind: host}], links: ["
+           "{a: g0, b: sw, bandwidth: 25GB/s}, {a: g1, b: sw, bandwidth: 25GB/s}, {a: g2, b: sw, bandwidth: 25GB/s}, "
+           "{a: g3, b: sw, bandwidth: 25GB/s}, {a: sw, b: kvstore, bandwidth: 400GB/s, latency: " +
+           store_latency + "}]}";
+  };
+  const RunResult by_bandwidth = run_scenario(f, {n, k + "cpu_gib=16", k + "shared=true", k + "network_gb_s=25"});
+  const RunResult by_path =
+      run_scenario(f, {n, k + "cpu_gib=16", k + "shared=true", k + "store_node=kvstore", topology("0s")});
+  const RunResult slow =
+      run_scenario(f, {n, k + "cpu_gib=16", k + "shared=true", k + "store_node=kvstore", topology("2ms")});
+  const auto tier = [](const RunResult& r, const char* field) { return object_field(r.summary.overall, "kv_tiers", field); };
+  REQUIRE(tier(by_bandwidth, "cpu_hit_rate") > 0);
+  CHECK(tier(by_path, "cpu_hit_rate") == tier(by_bandwidth, "cpu_hit_rate"));
+  CHECK(tier(by_path, "mean_kv_load_ms") == tier(by_bandwidth, "mean_kv_load_ms"));
+  CHECK(by_path.summary.overall.get("mean_ttft_ms") == by_bandwidth.summary.overall.get("mean_ttft_ms"));
+  const double load = tier(by_path, "mean_kv_load_ms"), slow_load = tier(slow, "mean_kv_load_ms");
+  INFO("mean load per request: " << load << " ms at 0 latency, " << slow_load << " ms at 2 ms");
+  CHECK(slow_load > load);
+}
