@@ -13,8 +13,8 @@
 //
 // An empty slot is all zero bytes (a slot stores its block plus one), so a new slot array
 // is a ZeroedArray: nothing writes it out just to mark it empty, and a large one sits on
-// huge pages (random probes all over a table of KV tiers' millions of blocks would
-// otherwise fault in and miss the TLB on every 4 KiB page).
+// huge pages (random probes all over a table of millions of blocks would otherwise fault
+// in and miss the TLB on every 4 KiB page).
 #include <cstdint>
 #include <utility>
 

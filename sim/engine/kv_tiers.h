@@ -84,7 +84,7 @@ class KvTiers {
 
  private:
   static constexpr std::int32_t kNil = -1;
-  static constexpr int kSlotBits = 30;
+  static constexpr int kSlotBits = 30;  // slots are numbered below 2^30 (`older` has 31 bits, signed)
   struct Slot {  // set in full when a hash takes it (all zero bytes until then)
     std::uint64_t hash;
     std::int32_t newer;  // neighbours in its tier's LRU order
