@@ -219,11 +219,6 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
   return pool;
 }
 
-}  // namespace
-
-
-namespace {
-
 // Every GPU of every replica of a pool with kv_offload.store_node must reach that node
 // (replicas placed as Simulation::place_on_topology places them: consecutive GPUs, pools
 // in order). The error names the store_node key.
