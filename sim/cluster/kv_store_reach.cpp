@@ -6,12 +6,13 @@
 
 namespace servesim {
 
-std::optional<StoreReach> reach_store(const Topology& topology, std::span<const int> gpu_nodes, int store_node) {
-  SS_ASSERT(!gpu_nodes.empty(), "a replica without GPUs");
+std::optional<StoreReach> reach_store(const Topology& topology, int first_gpu, int gpus, int store_node) {
+  SS_ASSERT(gpus >= 1 && first_gpu >= 0 && first_gpu + gpus <= static_cast<int>(topology.gpus().size()),
+            "a replica's GPUs outside the topology");
   StoreReach reach;
   bool first = true;
-  for (const int gpu : gpu_nodes) {
-    const std::optional<NetworkPath> path = topology.path(gpu, store_node);
+  for (int g = first_gpu; g < first_gpu + gpus; ++g) {
+    const std::optional<NetworkPath> path = topology.path(topology.gpus()[static_cast<std::size_t>(g)], store_node);
     if (!path || path->edges.empty()) return std::nullopt;  // unreachable, or the store is the GPU itself
     reach.bytes_per_s = first ? path->bottleneck_bytes_per_s : std::min(reach.bytes_per_s, path->bottleneck_bytes_per_s);
     reach.latency_ns = std::max(reach.latency_ns, path->latency_ns);

@@ -9,7 +9,6 @@
 // nodes' NICs); a topology whose store link is the bottleneck prices each replica as if
 // it had that link alone.
 #include <optional>
-#include <span>
 
 #include "sim/cluster/topology.h"
 #include "sim/core/time.h"
@@ -21,8 +20,9 @@ struct StoreReach {
   Tick latency_ns = 0;     // the greatest path latency
 };
 
-// The reach from `gpu_nodes` (topology node ids) to `store_node`, or nullopt when some
-// GPU has no path there. REQUIRES: at least one GPU.
-std::optional<StoreReach> reach_store(const Topology& topology, std::span<const int> gpu_nodes, int store_node);
+// The reach to `store_node` of a replica placed on `gpus` consecutive GPUs of the topology
+// from `first_gpu` (an index into topology.gpus(), as replicas are placed), or nullopt when
+// one of them has no path there. REQUIRES: gpus >= 1, the GPUs exist.
+std::optional<StoreReach> reach_store(const Topology& topology, int first_gpu, int gpus, int store_node);
 
 }  // namespace servesim

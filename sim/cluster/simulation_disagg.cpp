@@ -6,7 +6,6 @@
 // token) and the request decodes on, its prompt already computed. Also where replicas are
 // placed on the topology, which a shared KV store on a topology node needs as well.
 #include <algorithm>
-#include <vector>
 
 #include "sim/cluster/engine_setup.h"
 #include "sim/cluster/kv_store_reach.h"
@@ -81,13 +80,10 @@ void Simulation::reach_kv_stores() {
     const std::optional<int> store = topology_->find(node);
     if (!store) throw ConfigError("", 0, key, "no node named '" + node + "' in the cluster topology");
     const int gpus = gpus_per_replica(pool);
-    std::vector<int> gpu_nodes(static_cast<std::size_t>(gpus));
     std::vector<std::unique_ptr<Replica>>& replicas = pools_[p]->replicas();
     for (std::size_t r = 0; r < replicas.size(); ++r) {
-      for (int i = 0; i < gpus; ++i)
-        gpu_nodes[static_cast<std::size_t>(i)] =
-            topology_->gpus()[static_cast<std::size_t>(first_gpu(static_cast<int>(p), static_cast<int>(r)) + i)];
-      const std::optional<StoreReach> reach = reach_store(*topology_, gpu_nodes, *store);
+      const std::optional<StoreReach> reach =
+          reach_store(*topology_, first_gpu(static_cast<int>(p), static_cast<int>(r)), gpus, *store);
       if (!reach)
         throw ConfigError("", 0, key, "no path from every GPU of pool '" + pool.name + "' replica " + std::to_string(r) +
                                           " to node '" + node + "'");

@@ -235,14 +235,10 @@ void check_kv_stores(const ClusterConfig& cluster, const Topology& topology, con
       const Field& where = at ? *at : items[i];
       const std::optional<int> store = topology.find(node);
       if (!store) where.fail("no node named '" + node + "' in the cluster topology (declare it under cluster.topology)");
-      for (int r = 0; r < p.replicas; ++r) {
-        std::vector<int> gpu_nodes;
-        for (int g = 0; g < gpus; ++g)
-          gpu_nodes.push_back(topology.gpus()[static_cast<std::size_t>(first_gpu + r * gpus + g)]);
-        if (!reach_store(topology, gpu_nodes, *store))
-          where.fail("GPU " + topology.name(gpu_nodes.front()) + " (pool '" + p.name + "', replica " + std::to_string(r) +
-                     ") cannot reach node '" + node + "' over the topology's links");
-      }
+      for (int r = 0; r < p.replicas; ++r)
+        if (!reach_store(topology, first_gpu + r * gpus, gpus, *store))
+          where.fail("a GPU of pool '" + p.name + "', replica " + std::to_string(r) + " cannot reach node '" + node +
+                     "' over the topology's links");
     }
     first_gpu += p.replicas * gpus;
   }

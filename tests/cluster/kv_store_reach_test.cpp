@@ -16,17 +16,17 @@ TEST_CASE("kv store reach: the least bottleneck and the greatest latency of the 
   t.add_link(a, sw, 25e9, 2000);
   t.add_link(b, sw, 10e9, 1000);
   t.add_link(sw, store, 100e9, 3000);
-  const std::vector<int> just_a = {a}, both = {a, b}, with_c = {a, c};
-  const auto one = reach_store(t, just_a, store);
+  REQUIRE(t.gpus() == std::vector<int>{a, b, c});  // GPU indices 0, 1, 2
+  const auto one = reach_store(t, /*first_gpu=*/0, /*gpus=*/1, store);
   REQUIRE(one);
   CHECK(one->bytes_per_s == 25e9);
   CHECK(one->latency_ns == 5000);
-  const auto two = reach_store(t, both, store);
+  const auto two = reach_store(t, 0, 2, store);
   REQUIRE(two);
   CHECK(two->bytes_per_s == 10e9);  // b's link
   CHECK(two->latency_ns == 5000);   // a's path: 2 + 3 us (b's is 4 us)
-  CHECK_FALSE(reach_store(t, with_c, store));  // c has no link
-  CHECK_FALSE(reach_store(t, just_a, a));      // a store on the GPU itself is not reached over links
+  CHECK_FALSE(reach_store(t, 1, 2, store));  // b and c: c has no link
+  CHECK_FALSE(reach_store(t, 0, 1, a));      // a store on the GPU itself is not reached over links
 }
 
 TEST_CASE("kv store reach: on the dgx-h100 preset a GPU reaches the fabric through its own NIC", "[cluster][kv_tiers]") {
@@ -37,8 +37,7 @@ TEST_CASE("kv store reach: on the dgx-h100 preset a GPU reaches the fabric throu
   const Topology t = build_topology(spec, 8);
   const std::optional<int> fabric = t.find("ib-switch");
   REQUIRE(fabric);
-  const std::vector<int> tp2 = {t.gpus()[0], t.gpus()[1]};
-  const auto reach = reach_store(t, tp2, *fabric);
+  const auto reach = reach_store(t, 0, 2, *fabric);  // a tp-2 replica on GPUs 0 and 1
   REQUIRE(reach);
   CHECK(reach->bytes_per_s == 50e9);
   CHECK(reach->latency_ns == 1500);
