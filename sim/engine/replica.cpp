@@ -76,17 +76,29 @@ void Replica::submit(RequestState& r) {
   if (const char* why = scheduler_->cannot_ever_schedule(r, config_)) return reject(r, why);
   interrupt_decode_run();  // the stretch is quiet no more: its step in flight is its last
   r.status = RequestStatus::waiting;
+  if (arrives_late()) {
+    arriving_.push_back(&r);
+    note_load_change();
+    note_state();
+    return;  // a step is in flight or about to start: maybe_start_step comes at its end
+  }
   waiting_.push_back(&r);
   note_load_change();  // maybe_start_step returns at once while a step runs
   note_state();
   maybe_start_step();
 }
 
+void Replica::take_arrivals() {
+  waiting_.insert(waiting_.end(), arriving_.begin(), arriving_.end());
+  arriving_.clear();
+}
+
 void Replica::maybe_start_step() {
   if (busy_ || held_) return;
   plan_.clear();
   if (lazy_enabled_) lazy_.make_due_explicit();  // last tokens, blocks to register
-  if (runs_enabled_ && start_decode_run()) return;  // a quiet stretch as one event (decode_run.cpp)
+  // A quiet stretch as one event (decode_run.cpp); arrivals join after this step's plan.
+  if (runs_enabled_ && arriving_.empty() && start_decode_run()) return;
   // With speculation the budget leaves room for the running decodes' verify tokens.
   const EngineConfig& scheduling_config =
       config_.speculative.enabled ? speculation_.scheduling_config(config_, running_) : config_;
@@ -100,8 +112,19 @@ void Replica::maybe_start_step() {
     SS_ASSERT(plan_.lazy_decodes == lazy_.count(), "a step left its lazy decodes out");
   }
   kv_.drop_unadmitted_matches();  // prefix hits of requests the policy did not admit
-  if (!waiting_.empty()) listener_.on_head_blocked(why_head_waits(state, plan_));
   stats_.preemptions += static_cast<std::int64_t>(plan_.preempted.size());
+  // Async scheduling planned this step while the step before it ran, before the requests
+  // in arriving_ came: they join the next plan (vLLM's EngineCore.step_with_batch_queue
+  // schedules step n+1 before it blocks on step n's output, and only then reads its input
+  // queue; SGLang's event_loop_overlap and TensorRT-LLM's overlap executor loop likewise
+  // take new requests once an iteration, after launching the next batch). A step with
+  // nothing to run is not launched, so then they are planned at once.
+  if (plan_.empty() && !arriving_.empty()) {
+    take_arrivals();
+    return maybe_start_step();
+  }
+  if (!waiting_.empty()) listener_.on_head_blocked(why_head_waits(state, plan_));
+  if (!arriving_.empty()) take_arrivals();
   // Load marks: here, before every listener call (a callback may route: a closed loop, a
   // disaggregated hand-over) and at the end, so a router never reads a stale snapshot.
   note_load_change();
@@ -169,10 +192,14 @@ void Replica::reject(RequestState& r, const char* reason) {
 
 bool Replica::withdraw_unscheduled(RequestState& r, const char* reason) {
   if (r.first_scheduled_ns >= 0 || r.status != RequestStatus::waiting) return false;
-  const auto it = std::find(waiting_.begin(), waiting_.end(), &r);
-  if (it == waiting_.end()) return false;
+  if (const auto late = std::find(arriving_.begin(), arriving_.end(), &r); late != arriving_.end()) {
+    arriving_.erase(late);
+  } else {
+    const auto it = std::find(waiting_.begin(), waiting_.end(), &r);
+    if (it == waiting_.end()) return false;
+    waiting_.erase(it);
+  }
   SS_ASSERT(r.num_blocks == 0, "a never-scheduled request holds KV blocks");
-  waiting_.erase(it);
   reject(r, reason);
   note_state();
   return true;
@@ -185,6 +212,7 @@ void Replica::for_each_request(const std::function<void(RequestState&)>& fn) {
     fn(*r);
   }
   for (RequestState* r : waiting_) fn(*r);
+  for (RequestState* r : arriving_) fn(*r);
 }
 
 }  // namespace servesim

@@ -72,8 +72,8 @@ class Replica {
   }
 
   // Load figures for routers.
-  std::int64_t outstanding() const { return static_cast<std::int64_t>(waiting_.size() + running_.size()); }
-  std::int64_t num_waiting() const { return static_cast<std::int64_t>(waiting_.size()); }
+  std::int64_t outstanding() const { return num_waiting() + num_running(); }
+  std::int64_t num_waiting() const { return static_cast<std::int64_t>(waiting_.size() + arriving_.size()); }
   std::int64_t num_running() const { return static_cast<std::int64_t>(running_.size()); }
   double kv_usage() const { return kv_.usage(); }
   const KvCacheManager& kv() const { return kv_; }
@@ -176,6 +176,13 @@ class Replica {
 
   // --- replica.cpp ---
   void maybe_start_step();
+  // Async scheduling plans each step as the one before it starts: a request that arrives
+  // after that waits in arriving_ and joins the waiting queue once the next step is planned.
+  // At a step's end (not busy, requests still running) the next step is planned already.
+  bool arrives_late() const {
+    return config_.async_scheduling && (busy_ ? sim_.now() > step_start_ns_ : !running_.empty());
+  }
+  void take_arrivals();
   // Where this replica's step ends stand among the events of their nanosecond: before
   // every plain event, after the step ends of replicas before it (event_queue.h).
   SameTimeOrder step_end_order() const;
@@ -244,6 +251,7 @@ class Replica {
   std::int64_t max_context_tokens_;
 
   std::deque<RequestState*> waiting_;
+  std::vector<RequestState*> arriving_;  // arrives_late(): not yet seen by the scheduler
   std::vector<RequestState*> running_;
   StepPlan plan_;          // the step in flight (one at a time per replica)
   StepSplit split_;        // how its time divides (latency attribution, cost)

@@ -121,7 +121,7 @@ TEST_CASE("what-if 4: a higher batch cap raises replica throughput and every use
   CHECK(big.summary.overall.get("median_itl_ms") > 2 * small.summary.overall.get("median_itl_ms"));
 }
 
-TEST_CASE("what-if 6: ten times longer answers leave TTFT where it was", "[whatif]") {
+TEST_CASE("what-if 6: ten times longer answers raise TTFT only by the wait for decode steps", "[whatif]") {
   const std::string f = "whatif-06-output-limit.yaml";
   const RunResult short_out = run_scenario(f);
   const RunResult long_out = run_scenario(f, {"workload.0.output.fixed=1000"});
@@ -129,9 +129,18 @@ TEST_CASE("what-if 6: ten times longer answers leave TTFT where it was", "[whati
   REQUIRE(long_out.completed == 400);
   const double ttft = change(short_out.summary.overall.get("median_ttft_ms"), long_out.summary.overall.get("median_ttft_ms"));
   const double e2e = long_out.summary.overall.get("median_e2el_ms") / short_out.summary.overall.get("median_e2el_ms");
-  INFO("TTFT p50 " << ttft * 100 << "%, end-to-end p50 x" << e2e);
-  // The only coupling left: the longer decodes now share more steps with other prompts.
-  CHECK(std::abs(ttft) < 0.10);
+  const auto queue_ms = [](const RunResult& r) { return r.summary.overall.get("mean_queue_ms"); };
+  const auto served_ms = [&](const RunResult& r) { return r.summary.overall.get("mean_ttft_ms") - queue_ms(r); };
+  const double served = change(served_ms(short_out), served_ms(long_out));
+  INFO("TTFT p50 " << ttft * 100 << "%, end-to-end p50 x" << e2e << ", queue " << queue_ms(short_out) << " -> "
+                   << queue_ms(long_out) << " ms, TTFT after the first step starts " << served * 100 << "%");
+  // The coupling left: a prompt now mostly arrives while the engine decodes the longer
+  // answers, so it waits for the step in flight and, under async scheduling, for the step
+  // already planned after it (an 8B decode step on an H100 is about 6 ms), then shares
+  // steps with those decodes. Once it is scheduled its TTFT is what it was.
+  CHECK(std::abs(ttft) < 0.25);
+  CHECK(queue_ms(long_out) - queue_ms(short_out) > 4.0);
+  CHECK(std::abs(served) < 0.10);
   CHECK(e2e > 8);
 }
 
