@@ -25,13 +25,22 @@ PoolConfig single_server_pool(CostModelSpec cost) {
   return pool;
 }
 
+// A distribution by its kind and parameters (DistSpec's a and b), the rest left empty.
+DistSpec dist(DistSpec::Kind kind, double a, double b = 0) {
+  DistSpec d;
+  d.kind = kind;
+  d.a = a;
+  d.b = b;
+  return d;
+}
+
 ClassSpec poisson_class(double rate_per_s, DistSpec input) {
   ClassSpec c;
   c.arrival = ArrivalSpec{};
   c.arrival->process = ArrivalSpec::Process::poisson;
   c.arrival->rate_per_s = rate_per_s;
   c.input = input;
-  c.output = DistSpec{DistSpec::Kind::fixed, 1};
+  c.output = dist(DistSpec::Kind::fixed, 1);
   return c;
 }
 
@@ -57,7 +66,7 @@ TEST_CASE("queueing: constant service and Poisson arrivals give the M/D/1 mean T
   for (double rho : {0.5, 0.8}) {
     const double lambda = rho / (s_ms / 1000.0);
     const double expected = s_ms + rho * s_ms / (2.0 * (1.0 - rho));  // 15 ms and 30 ms
-    const double got = mean_ttft_ms(poisson_class(lambda, {DistSpec::Kind::fixed, 100}),
+    const double got = mean_ttft_ms(poisson_class(lambda, dist(DistSpec::Kind::fixed, 100)),
                                     single_server_pool(cost), rho < 0.6 ? 200'000 : 600'000, 11);
     INFO("rho " << rho << " expected " << expected << " ms, simulated " << got << " ms");
     CHECK(std::abs(got - expected) / expected < 0.02);
@@ -68,7 +77,7 @@ TEST_CASE("queueing: service linear in exponential prompt lengths gives the M/M/
   CostModelSpec cost;
   cost.kind = "linear";
   cost.linear_per_token_ns = 10'000;  // 10 us per token: mean prompt 1000 -> E[S] = 10 ms
-  DistSpec input{DistSpec::Kind::exponential, 1000};
+  const DistSpec input = dist(DistSpec::Kind::exponential, 1000);
   // Rounding an Exp(1000) length to whole tokens (at least 1) moves E[S] by < 0.01%.
   for (double rho : {0.5, 0.7}) {
     const double lambda = rho / 0.010;
@@ -85,7 +94,7 @@ TEST_CASE("queueing: lognormal prompt lengths give the M/G/1 (Pollaczek-Khinchin
   cost.linear_base_ns = 2 * kNsPerMs;
   cost.linear_per_token_ns = 5'000;  // S = 2 ms + 5 us * L
   const double median = 1000, sigma = 0.6;
-  DistSpec input{DistSpec::Kind::lognormal, median, sigma};
+  const DistSpec input = dist(DistSpec::Kind::lognormal, median, sigma);
   const double el = median * std::exp(sigma * sigma / 2), el2 = median * median * std::exp(2 * sigma * sigma);
   const double es = 2.0 + 0.005 * el;                           // ms
   const double es2 = 4.0 + 2 * 2.0 * 0.005 * el + 0.005 * 0.005 * el2;  // ms^2
