@@ -101,6 +101,10 @@ struct EngineConfig {
   // overlap scheduler): the CPU work of the next step runs while the GPU runs this one, so
   // a step's CPU overheads add only max(0, cpu - gpu step) to it (docs/engine.md).
   bool async_scheduling = false;
+  // `async_scheduling: auto` (the vllm preset): vLLM's own rule, on unless the engine runs
+  // speculative decoding other than EAGLE/MTP, which servesim's draft-model and n-gram
+  // methods are; resolved once the engine block is merged (parse_engine).
+  bool async_scheduling_auto = false;
   KvMemoryRule kv_memory_rule = KvMemoryRule::flat;
   std::string policy = "chunked-prefill";  // continuous | chunked-prefill | ... (registry)
   int max_num_seqs = 256;                  // running sequences per step

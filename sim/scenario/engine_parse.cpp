@@ -235,7 +235,10 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
   }
   if (auto v = f.get("version")) e.version = engine_version(*v);
   if (auto v = f.get("cuda_graphs")) e.cuda_graph_max_batch = parse_cuda_graphs(*v);
-  if (auto v = f.get("async_scheduling")) e.async_scheduling = v->as_bool();
+  if (auto v = f.get("async_scheduling")) {
+    e.async_scheduling_auto = v->is_scalar() && v->node().Scalar() == "auto";  // parse_engine resolves it
+    e.async_scheduling = e.async_scheduling_auto || v->as_bool();
+  }
   if (auto v = f.get("kv_memory_rule")) {
     const std::string rule = choice(*v, "KV memory rule", "rules", kKvMemoryRules);
     e.kv_memory_rule = rule == "vllm"     ? KvMemoryRule::vllm
@@ -324,6 +327,10 @@ EngineConfig parse_engine(const Field& f, const std::vector<std::string>& class_
   apply_engine_keys(f, e, class_names);
   if (e.cuda_graph_max_batch == kCudaGraphAuto)
     e.cuda_graph_max_batch = vllm_cuda_graph_max_batch(e.max_num_seqs, e.max_batched_tokens);
+  // vLLM (VllmConfig.__post_init__, async_scheduling None): "Async scheduling not supported
+  // with {method}-based speculative decoding and will be disabled" for any method but
+  // EAGLE/MTP in 0.14 (ngram and draft_model among them).
+  if (e.async_scheduling_auto) e.async_scheduling = !e.speculative.enabled;
   check_engine(f, e);
   return e;
 }

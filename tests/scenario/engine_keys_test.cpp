@@ -74,6 +74,8 @@ const std::vector<BadEngine> kBadEngines = {
      "did you mean 'vllm'?"},
     {"unknown KV memory rule", "      engine: {kv_memory_rule: tensorrt}", "cluster.pools.0.engine.kv_memory_rule",
      "flat, vllm, sglang, trtllm"},
+    {"async scheduling of a word", "      engine: {async_scheduling: sometimes}",
+     "cluster.pools.0.engine.async_scheduling", "expected true or false"},
     {"gpu memory auto without the sglang rule", "      engine: {gpu_memory_utilization: auto, kv_memory_rule: vllm}",
      "cluster.pools.0.engine.gpu_memory_utilization", "'auto' needs kv_memory_rule: sglang"},
 };
@@ -167,6 +169,17 @@ TEST_CASE("engine keys: cuda_graphs - version and kv_memory_rule reach the engin
   CHECK(engine_of("      engine: {preset: vllm}").kv_memory_rule == KvMemoryRule::vllm);
   CHECK(engine_of("      engine: {preset: sglang}").kv_memory_rule == KvMemoryRule::sglang);
   CHECK(engine_of("      engine: {preset: trtllm}").kv_memory_rule == KvMemoryRule::trtllm);
+  // async_scheduling: the vllm preset's `auto` is vLLM's rule, on unless it speculates
+  // (n-gram and draft-model speculation run synchronously in vLLM 0.14); true holds.
+  const std::string ngram = "speculative: {method: ngram, k: 3, acceptance: 0.5}";
+  CHECK_FALSE(engine_of("      engine: {policy: continuous}").async_scheduling);
+  CHECK(engine_of("      engine: {preset: vllm}").async_scheduling);
+  CHECK_FALSE(engine_of("      engine: {preset: vllm, " + ngram + "}").async_scheduling);
+  CHECK(engine_of("      engine: {preset: vllm, async_scheduling: true, " + ngram + "}").async_scheduling);
+  CHECK(engine_of("      engine: {preset: sglang, " + ngram + "}").async_scheduling);
+  CHECK(engine_of("      engine: {async_scheduling: auto}").async_scheduling);
+  CHECK_FALSE(engine_of("      engine: {async_scheduling: auto, " + ngram + "}").async_scheduling);
+  CHECK_FALSE(engine_of("      engine: {preset: vllm, async_scheduling: false}").async_scheduling);
 }
 
 TEST_CASE("engine keys: a preset's own errors point into the preset file", "[policy]") {
