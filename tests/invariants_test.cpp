@@ -7,18 +7,13 @@
 
 #include "sim/cluster/invariant_checker.h"
 #include "sim/scenario/model_loader.h"
+#include "workload/workload_test_util.h"
 
 using namespace servesim;
 
 namespace {
 
-DistSpec dist(DistSpec::Kind kind, double a, double b = 0) {
-  DistSpec d;
-  d.kind = kind;
-  d.a = a;
-  d.b = b;
-  return d;
-}
+using servesim::testing::dist;
 DistSpec fixed(double v) { return dist(DistSpec::Kind::fixed, v); }
 DistSpec uniform(double lo, double hi) { return dist(DistSpec::Kind::uniform, lo, hi); }
 DistSpec lognormal(double median, double sigma, double max) {

@@ -7,18 +7,13 @@
 #include "sim/cluster/parallel_runs.h"
 #include "sim/cluster/simulation.h"
 #include "sim/scenario/model_loader.h"
+#include "workload/workload_test_util.h"
 
 using namespace servesim;
 
 namespace {
 
-DistSpec dist(DistSpec::Kind kind, double a, double b = 0) {
-  DistSpec d;
-  d.kind = kind;
-  d.a = a;
-  d.b = b;
-  return d;
-}
+using servesim::testing::dist;
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 
 #include "sim/cluster/simulation.h"
 #include "sim/scenario/model_loader.h"
+#include "workload/workload_test_util.h"
 
 using namespace servesim;
 
@@ -25,14 +26,7 @@ PoolConfig single_server_pool(CostModelSpec cost) {
   return pool;
 }
 
-// A distribution by its kind and parameters (DistSpec's a and b), the rest left empty.
-DistSpec dist(DistSpec::Kind kind, double a, double b = 0) {
-  DistSpec d;
-  d.kind = kind;
-  d.a = a;
-  d.b = b;
-  return d;
-}
+using servesim::testing::dist;
 
 ClassSpec poisson_class(double rate_per_s, DistSpec input) {
   ClassSpec c;

@@ -5,18 +5,13 @@
 
 #include "sim/workload/sampled_lengths.h"
 #include "sim/workload/synthetic_source.h"
+#include "workload_test_util.h"
 
 using namespace servesim;
 
 namespace {
 
-DistSpec dist(DistSpec::Kind kind, double a, double b = 0) {
-  DistSpec spec;
-  spec.kind = kind;
-  spec.a = a;
-  spec.b = b;
-  return spec;
-}
+using servesim::testing::dist;
 
 DrawnTokens draw(const DistSpec& spec, std::int64_t min_tokens) {
   Rng rng(1, "test");

@@ -11,13 +11,7 @@ using namespace servesim;
 
 namespace {
 
-DistSpec dist(DistSpec::Kind kind, double a, double b = 0) {
-  DistSpec spec;
-  spec.kind = kind;
-  spec.a = a;
-  spec.b = b;
-  return spec;
-}
+using servesim::testing::dist;
 
 ClassSpec open_class(ArrivalSpec::Process process, double rate, DistSpec input, DistSpec output) {
   ClassSpec spec;

@@ -1,5 +1,6 @@
 #pragma once
-// Helpers shared by the workload tests: sample moments, tolerances from closed-form fourth
+// Helpers shared by the workload tests (and the cluster tests that build workloads): a
+// distribution spec by its parameters, sample moments, tolerances from closed-form fourth
 // moments, and temporary CSV files.
 #include <unistd.h>
 
@@ -9,7 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "sim/workload/distribution.h"
+
 namespace servesim::testing {
+
+// A distribution by its kind and parameters (DistSpec's a and b), the rest left empty.
+inline DistSpec dist(DistSpec::Kind kind, double a, double b = 0) {
+  DistSpec d;
+  d.kind = kind;
+  d.a = a;
+  d.b = b;
+  return d;
+}
 
 struct Moments {
   double mean = 0;
