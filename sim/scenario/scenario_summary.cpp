@@ -94,11 +94,14 @@ std::string describe_pool(const PoolConfig& p) {
   if (e.kv_cache_tokens) out << ", kv_cache_tokens " << *e.kv_cache_tokens;
   out << ", gpu_memory_utilization " << format_number(e.gpu_memory_utilization);
   if (!e.preset.empty()) out << " (preset " << e.preset << ")";
+  if (e.async_scheduling) out << ", async scheduling";
   if (e.preemption_mode == PreemptionMode::swap) out << ", swap preemption";
   if (e.speculative.enabled) {
     out << "\n      speculative "
         << (e.speculative.draft_model ? "draft " + e.speculative.draft_model->name : std::string("ngram"))
         << ", k " << e.speculative.k << ", acceptance " << format_number(e.speculative.acceptance);
+    // `auto` resolved off: say why the preset's async scheduling is not on the line above.
+    if (e.async_scheduling_auto) out << "; without async scheduling, as vLLM runs this speculation";
   }
   out << "\n"
       << "      cost model " << describe_cost_model(p.cost_model) << "; serves ";

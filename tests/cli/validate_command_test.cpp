@@ -60,6 +60,22 @@ TEST_CASE("validate: a shared KV store names its topology node", "[scenario][kv_
                                     "topology node ib-switch"));
 }
 
+TEST_CASE("validate: says whether the engine schedules asynchronously and why not", "[scenario]") {
+  const std::string spec = std::string(SERVESIM_SOURCE_DIR) + "/scenarios/speculative_concurrency.yaml";
+  // The vllm preset's auto: on without speculation, off with it, as vLLM resolves it.
+  const Result plain = validate({spec, "--set", "cluster.pools.0.engine.speculative=off"});
+  CHECK(plain.code == 0);
+  CHECK_THAT(plain.out, Catch::Contains("(preset vllm), async scheduling\n"));
+  const Result speculating = validate({spec});
+  CHECK(speculating.code == 0);
+  CHECK_THAT(speculating.out, Catch::Contains("(preset vllm)\n"));
+  CHECK_THAT(speculating.out, Catch::Contains("; without async scheduling, as vLLM runs this speculation"));
+  // A file's own true wins over the preset's rule.
+  const Result forced = validate({spec, "--set", "cluster.pools.0.engine.async_scheduling=true"});
+  CHECK_THAT(forced.out, Catch::Contains("(preset vllm), async scheduling\n"));
+  CHECK_THAT(forced.out, !Catch::Contains("without async scheduling"));
+}
+
 TEST_CASE("validate: --set overrides show in the summary", "[scenario]") {
   ScenarioDir dir;
   const std::string path = dir.write("s.yaml", kMinimalScenario);
