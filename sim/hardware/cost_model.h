@@ -47,6 +47,12 @@ struct OpTiming {
   // domain, "network" when it spans machines (HardwareSpec::interconnect_domain_gpus).
   // Empty for other operators.
   std::string link;
+  // Communication operators: how they run. Inside the domain "ring" (the roofline) or
+  // "custom all-reduce" (the kernels model's measured rows), "send/recv" for pp_transfer;
+  // across machines NCCL's choice for the size, "NCCL tree/LL", "NCCL ring/LL128", ...
+  // (sim/hardware/nccl_all_reduce.h), or "one machine's all-reduce (floor)" when the
+  // same buffer inside one machine costs more. Empty for other operators.
+  std::string algorithm;
 };
 
 class CostModel {

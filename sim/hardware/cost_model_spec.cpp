@@ -140,7 +140,19 @@ void resolve_kernel_cost_model(CostModelSpec& spec, bool explicit_choice, const 
   }
   std::shared_ptr<const KernelTables> tables;
   if (choice) {
-    tables = load_kernel_tables(choice->dir, choice->name, kernel_table_query(model, dep));
+    KernelTableQuery query = kernel_table_query(model, dep);
+    if (hw.crosses_domain(dep.tp)) {
+      // A tp group across machines runs NCCL, whose all-reduce inside one machine is its
+      // floor. NCCL 2.27.3 is the version aiconfigurator's systems/h100_sxm.yaml and
+      // a100_sxm.yaml name (misc.nccl_version); on H200 the newest measured before it,
+      // 2.26.2, is the one systems/h200_sxm.yaml names.
+      if (const auto nccl = choose_kernel_set(root, hw.kernel_tables, "nccl", "2.27.3", nullptr)) {
+        query.nccl_dir = nccl->dir;
+        query.nccl_set = nccl->name;
+        query.node_gpus = hw.interconnect_domain_gpus;
+      }
+    }
+    tables = load_kernel_tables(choice->dir, choice->name, query);
     // The GEMMs are most of a step: without rows in the weights' format (int4/int8
     // weight-only, fp8 on A100) the tables do not cover the pool.
     if (tables->gemm.empty()) {

@@ -227,6 +227,15 @@ std::optional<double> KernelCostModel::all_reduce_seconds(double elements) const
   return tables_->all_reduce->eval({elements, 0, 0}, sol);
 }
 
+double KernelCostModel::nccl_node_all_reduce_seconds(double buffer_bytes) const {
+  // nccl_perf's message_size counts 2-byte elements; beyond the rows the ring's SOL over
+  // the node's NVLink holds the boundary's utilisation.
+  const double k = tables_->query.node_gpus;
+  const double link = hw_.interconnect_bandwidth_bytes_per_s;
+  const auto sol = SolOf([=](const KernelCoord& c) { return 2.0 * (k - 1) / k * 2.0 * c[0] / link; });
+  return tables_->nccl_node_all_reduce->eval({buffer_bytes / 2.0, 0, 0}, sol);
+}
+
 std::optional<double> KernelCostModel::moe_seconds(double tokens) const {
   if (!tables_->moe || !(tokens > 0)) return std::nullopt;
   const KernelTableQuery& q = tables_->query;
@@ -273,6 +282,7 @@ KernelCostModel::Priced KernelCostModel::price(const OpCost& op, const BatchShap
   std::optional<double> per_call;
   bool asked = true;
   const char* source = "table";
+  const char* algorithm = "";
   switch (op.kind) {
     case OpKind::gemm:
       if (named(op, "expert_gate_up") || named(op, "expert_down")) {
@@ -294,14 +304,26 @@ KernelCostModel::Priced KernelCostModel::price(const OpCost& op, const BatchShap
       break;
     case OpKind::communication:
       if (named(op, "pp_transfer")) {
-        asked = false;
-      } else if (roofline_.link_of(op) == std::string_view("network")) {
-        // The custom all-reduce rows are one machine's NVLink; a group across machines is
-        // the roofline's hierarchical all-reduce over NVLink and the network.
-        return roofline_price(op, "roofline (across machines)", true);
-      } else {
-        per_call = all_reduce_seconds(step_rows * model_.hidden_size);
+        Priced p = roofline_price(op, "roofline", false);
+        p.algorithm = "send/recv";
+        return p;
       }
+      if (roofline_.link_of(op) == std::string_view("network")) {
+        // The custom all-reduce peers GPU memory over one machine's NVLink: a group across
+        // machines runs NCCL, priced by NCCL's model, no cheaper than NCCL's measured
+        // all-reduce of the same buffer inside one machine (nccl_perf at the domain's GPUs).
+        const double buffer = roofline_.all_reduce_buffer_bytes(op);
+        const bool measured = tables_->nccl_node_all_reduce.has_value();
+        const double floor_s = measured ? nccl_node_all_reduce_seconds(buffer) : roofline_.domain_all_reduce_s(buffer);
+        const RooflineCostModel::CrossMachine call = roofline_.cross_machine_all_reduce(buffer, floor_s);
+        Priced p = roofline_price(op, measured ? "NCCL model (across machines; floor nccl_perf)"
+                                               : "NCCL model (across machines; floor roofline)", false);
+        p.time_s = call.time_s * op.count;
+        p.algorithm = call.algorithm;
+        return p;
+      }
+      per_call = all_reduce_seconds(step_rows * model_.hidden_size);
+      algorithm = "custom all-reduce";
       break;
     case OpKind::elementwise:
       if (tables_->moe && (named(op, "expert_silu_mul") || named(op, "moe_combine"))) {
@@ -312,7 +334,11 @@ KernelCostModel::Priced KernelCostModel::price(const OpCost& op, const BatchShap
       }
       break;
   }
-  if (!per_call) return roofline_price(op, asked ? kOutside : "roofline", asked);
+  if (!per_call) {
+    Priced p = roofline_price(op, asked ? kOutside : "roofline", asked);
+    if (op.kind == OpKind::communication) p.algorithm = "ring";  // the roofline's
+    return p;
+  }
   const RooflineCostModel::OpBounds t = roofline_.op_bounds(op);
   Priced p;
   p.compute_s = t.compute_s;
@@ -322,6 +348,7 @@ KernelCostModel::Priced KernelCostModel::price(const OpCost& op, const BatchShap
   p.flops = op.flops;
   p.bytes = op.bytes_read + op.bytes_written;
   p.source = source;
+  p.algorithm = algorithm;
   return p;
 }
 
@@ -463,6 +490,7 @@ std::vector<OpTiming> KernelCostModel::breakdown(const BatchShape& batch) const 
     t.bound = p.bucket == 2 ? "communication" : (p.bucket == 0 ? "compute" : "memory");
     t.source = p.source;
     t.link = roofline_.link_of(op);
+    t.algorithm = p.algorithm;
     out.push_back(std::move(t));
   }
   return out;
@@ -477,6 +505,11 @@ std::string KernelCostModel::describe() const {
   if (!graph_sizes_.empty()) out << "; CUDA graphs up to " << graph_sizes_.back() << " sequences";
   if (!tables_->mla_note.empty()) out << "; " << tables_->mla_note;
   if (!tables_->fp8_note.empty()) out << "; " << tables_->fp8_note;
+  if (hw_.crosses_domain(dep_.tp)) {
+    out << "; all-reduce across machines by NCCL's model, floor "
+        << (tables_->nccl_node_all_reduce ? tables_->query.nccl_set + " at " + std::to_string(tables_->query.node_gpus) + " GPUs"
+                                          : std::string("the roofline's inside one machine"));
+  }
   out << ")";
   return out.str();
 }

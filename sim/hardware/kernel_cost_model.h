@@ -57,6 +57,9 @@ class KernelCostModel : public CostModel {
   std::optional<double> decode_attention_seconds(std::int64_t seqs, std::int64_t context_sum) const;
   // Seconds of one all-reduce of `elements` bf16 values at the pool's tp; nullopt without a table.
   std::optional<double> all_reduce_seconds(double elements) const;
+  // NCCL's measured all-reduce of one call's buffer among one machine's GPUs.
+  // REQUIRES: tables_->nccl_node_all_reduce.
+  double nccl_node_all_reduce_seconds(double buffer_bytes) const;
   // Seconds of one MoE layer's experts for `tokens` tokens; nullopt without a table.
   std::optional<double> moe_seconds(double tokens) const;
 
@@ -70,6 +73,7 @@ class KernelCostModel : public CostModel {
     double bytes = 0;
     const char* source = "table";
     bool fallback = false;  // the table was asked and did not cover the op
+    const char* algorithm = "";  // communication operators (OpTiming::algorithm)
   };
   // Every operator of the step with its price, in op-graph order.
   void price_ops(const BatchShape& batch, std::vector<std::pair<OpCost, Priced>>* out, StepCost* cost) const;

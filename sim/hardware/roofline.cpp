@@ -42,21 +42,13 @@ RooflineCostModel::RooflineCostModel(ModelSpec model, HardwareSpec hw, Deploymen
   all_reduce_crosses_ = hw_.crosses_domain(dep_.tp);
   pp_transfer_crosses_ = dep_.pp > 1 && hw_.crosses_domain(dep_.gpus());
   if (all_reduce_crosses_) {
-    // The op graph's ring all-reduce sends R = 2 (g - 1) / g x S per GPU for a buffer of S
-    // bytes in a group of g GPUs. Across n = ceil(g / k) machines of k GPUs each, NCCL-style
-    // hierarchical all-reduce sends 2 (k - 1) / k x S over NVLink (reduce-scatter, then
-    // all-gather inside each machine) and 2 (n - 1) / n x S / k over the network (a ring
-    // all-reduce of each GPU's 1/k shard with its counterparts on the other machines, one
-    // NIC per GPU). The three phases run one after another, so their times add.
-    const double g = dep_.tp;
-    const double k = hw_.interconnect_domain_gpus;
-    const double n = std::ceil(g / k);
-    const double ring = 2.0 * (g - 1) / g;  // R / S
-    all_reduce_nvlink_share_ = 2.0 * (k - 1) / k / ring;
-    all_reduce_network_share_ = 2.0 * (n - 1) / n / k / ring;
-    // One launch (the fitted per-collective latency) plus the 2 (n - 1) steps of the ring
-    // across machines, each a message over the network.
-    all_reduce_launch_latency_s_ = hw_.interconnect_latency_s + 2.0 * (n - 1) * hw_.network_latency_s;
+    // NCCL runs it over the links as they are: its model (nccl_all_reduce.cpp) applies
+    // its own per-protocol derating, so the raw datasheet figures go in, not
+    // comm_efficiency's (which is fitted to the custom all-reduce inside one machine).
+    nccl_group_.ranks = dep_.tp;
+    nccl_group_.nodes = (dep_.tp + hw_.interconnect_domain_gpus - 1) / hw_.interconnect_domain_gpus;
+    nccl_group_.intra_bytes_per_s = hw_.interconnect_bandwidth_bytes_per_s;
+    nccl_group_.network_bytes_per_s = hw_.network_bandwidth_bytes_per_s;
   }
   stage_layers_ = shard_shape(model_, dep_).layers;
 }
@@ -71,10 +63,12 @@ RooflineCostModel::OpSeconds RooflineCostModel::op_seconds(const OpCost& op) con
         // One stage's activations to the next stage's GPUs on another machine.
         t.comm_s = network_bytes_per_s_ > 0 ? op.comm_bytes / network_bytes_per_s_ : 0.0;
         t.comm_s += (hw_.interconnect_latency_s + hw_.network_latency_s) * op.count;
+        t.algorithm = "send/recv";
       } else {
-        t.comm_s = op.comm_bytes * all_reduce_nvlink_share_ / link_bytes_per_s_;
-        t.comm_s += network_bytes_per_s_ > 0 ? op.comm_bytes * all_reduce_network_share_ / network_bytes_per_s_ : 0.0;
-        t.comm_s += all_reduce_launch_latency_s_ * op.count;
+        const double buffer = all_reduce_buffer_bytes(op);
+        const CrossMachine call = cross_machine_all_reduce(buffer, domain_all_reduce_s(buffer));
+        t.comm_s = call.time_s * op.count;
+        t.algorithm = call.algorithm;
       }
       t.body_s = t.comm_s;
       return t;
@@ -84,6 +78,7 @@ RooflineCostModel::OpSeconds RooflineCostModel::op_seconds(const OpCost& op) con
     t.comm_s = link_bytes_per_s_ > 0 ? op.comm_bytes / link_bytes_per_s_ : 0.0;
     t.comm_s += hw_.interconnect_latency_s * op.count;
     t.body_s = t.comm_s;
+    t.algorithm = pp ? "send/recv" : "ring";
     return t;
   }
   const double bytes = op.bytes_read + op.bytes_written;
@@ -140,6 +135,7 @@ OpTiming RooflineCostModel::time_op(const OpCost& op) const {
   if (op.kind == OpKind::communication) {
     t.bound = "communication";
     t.link = link_of(op);
+    t.algorithm = s.algorithm;
   } else {
     t.bound = s.compute_s > s.memory_s ? "compute" : "memory";
   }
@@ -150,6 +146,31 @@ const char* RooflineCostModel::link_of(const OpCost& op) const {
   if (op.kind != OpKind::communication) return "";
   const bool crosses = op.name == std::string_view("pp_transfer") ? pp_transfer_crosses_ : all_reduce_crosses_;
   return crosses ? "network" : "nvlink";
+}
+
+const char* RooflineCostModel::algorithm_of(const OpCost& op) const {
+  if (op.kind != OpKind::communication) return "";
+  return op_seconds(op).algorithm;
+}
+
+double RooflineCostModel::all_reduce_buffer_bytes(const OpCost& op) const {
+  const double g = dep_.tp;
+  return g > 1 && op.count > 0 ? op.comm_bytes / op.count * g / (2.0 * (g - 1)) : 0.0;
+}
+
+double RooflineCostModel::domain_all_reduce_s(double buffer_bytes) const {
+  // The ring inside one machine of k GPUs, as this model prices a tp = k group.
+  const double k = hw_.interconnect_domain_gpus;
+  return 2.0 * (k - 1) / k * buffer_bytes / link_bytes_per_s_ + hw_.interconnect_latency_s;
+}
+
+RooflineCostModel::CrossMachine RooflineCostModel::cross_machine_all_reduce(double buffer_bytes, double floor_s) const {
+  SS_ASSERT(all_reduce_crosses_, "an all-reduce across machines");
+  const NcclPrice nccl = nccl_all_reduce(nccl_group_, buffer_bytes);
+  static constexpr const char* kNccl[2][3] = {{"NCCL tree/LL", "NCCL tree/LL128", "NCCL tree/Simple"},
+                                              {"NCCL ring/LL", "NCCL ring/LL128", "NCCL ring/Simple"}};
+  if (floor_s > nccl.time_s) return {floor_s, "one machine's all-reduce (floor)"};
+  return {nccl.time_s, kNccl[nccl.algorithm == NcclAlgorithm::tree ? 0 : 1][static_cast<int>(nccl.protocol)]};
 }
 
 double RooflineCostModel::overhead_s() const {

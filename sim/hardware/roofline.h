@@ -15,6 +15,7 @@
 
 #include "sim/hardware/cost_model.h"
 #include "sim/hardware/hardware_spec.h"
+#include "sim/hardware/nccl_all_reduce.h"
 #include "sim/model/deployment.h"
 #include "sim/model/model_spec.h"
 #include "sim/model/op_graph.h"
@@ -53,6 +54,26 @@ class RooflineCostModel : public CostModel {
   // group spans more than one interconnect domain (the tensor-parallel group for an
   // all-reduce, the pipeline's GPUs for pp_transfer), else "nvlink"; "" for other kinds.
   const char* link_of(const OpCost& op) const;
+  // How a communication operator runs, for reports: "ring" (an all-reduce inside the
+  // domain), "send/recv" (pp_transfer), or across machines NCCL's choice for its size
+  // ("NCCL tree/LL", ...; nccl_all_reduce.h) or "one machine's all-reduce (floor)" when
+  // the floor below is the larger; "" for other kinds.
+  const char* algorithm_of(const OpCost& op) const;
+  // An all-reduce across machines, one call of `buffer_bytes` (the M x hidden activations,
+  // not the ring's bytes per GPU): NCCL's cheapest algorithm and protocol, no cheaper than
+  // `floor_s`, what the same buffer costs inside one machine (no collective that crosses
+  // the network beats the one that does not). REQUIRES: the tp group crosses the domain.
+  struct CrossMachine {
+    double time_s = 0;
+    const char* algorithm = "";
+  };
+  CrossMachine cross_machine_all_reduce(double buffer_bytes, double floor_s) const;
+  // The roofline's all-reduce of one call's buffer among the domain's GPUs: the floor
+  // above when no measured one is at hand.
+  double domain_all_reduce_s(double buffer_bytes) const;
+  // One call's buffer of an all-reduce operator: its comm_bytes per call over the ring's
+  // 2 (tp - 1) / tp.
+  double all_reduce_buffer_bytes(const OpCost& op) const;
 
   const HardwareSpec& hardware() const { return hw_; }
   const ModelSpec& model() const { return model_; }
@@ -65,6 +86,7 @@ class RooflineCostModel : public CostModel {
     double comm_s = 0;
     double body_s = 0;     // the op's time without launch overhead
     double launch_s = 0;   // kernel_overhead x launches
+    const char* algorithm = "";  // communication operators: algorithm_of's answer
   };
   // The arithmetic of time_op without building strings: step_cost runs once per step.
   OpSeconds op_seconds(const OpCost& op) const;
@@ -159,15 +181,12 @@ class RooflineCostModel : public CostModel {
   double elementwise_bytes_per_s_;
   double link_bytes_per_s_;       // derated interconnect bandwidth
   // Collectives whose group spans machines (docs/cost-model.md, "Across machines"): an
-  // all-reduce is hierarchical, its ring bytes split into the NVLink part (reduce-scatter
-  // and all-gather inside each machine) and the network part (all-reduce across machines
-  // of 1/domain of the buffer); both are fractions of the op's comm_bytes.
-  double network_bytes_per_s_ = 0;          // derated network bandwidth
+  // all-reduce is NCCL's, priced by NCCL's own model over the raw link figures
+  // (nccl_all_reduce.h), with the same buffer's all-reduce inside one machine as a floor.
+  double network_bytes_per_s_ = 0;          // derated network bandwidth (pp_transfer)
   bool all_reduce_crosses_ = false;         // tp > interconnect_domain_gpus
   bool pp_transfer_crosses_ = false;        // tp x pp > interconnect_domain_gpus
-  double all_reduce_nvlink_share_ = 1;      // of comm_bytes, over the interconnect
-  double all_reduce_network_share_ = 0;     // of comm_bytes, over the network
-  double all_reduce_launch_latency_s_ = 0;  // per launch, across machines
+  NcclGroup nccl_group_;                    // the tp group, when it crosses
   int stage_layers_;
   AttentionKernels attention_;  // refers to model_, declared above it
   mutable std::vector<std::unique_ptr<DecodeTemplate>> decode_templates_;  // by sequences

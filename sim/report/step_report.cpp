@@ -27,6 +27,7 @@ void print_table(std::ostream& out, const std::string& header, const BatchShape&
         << std::setw(13) << op.flops / 1e9 << std::setw(12) << op.bytes / 1e6 << std::setw(12)
         << op.comm_bytes / 1e6 << std::setw(11) << op.time_s * 1e3 << "  " << op.bound
         << (op.link.empty() ? "" : " over " + op.link)
+        << (op.algorithm.empty() ? "" : " (" + op.algorithm + ")")
         << (op.source == "roofline" || op.bound == "overhead" ? "" : "  [" + op.source + "]") << "\n";
   }
   out << "\ntotal " << std::setprecision(3) << ms_from_ticks(cost.total_ns)
@@ -77,6 +78,8 @@ nlohmann::ordered_json step_to_json(const StepStudy& step) {
                     {"source", op.source}});
     // Communication operators only: which link priced them (OpTiming::link).
     if (!op.link.empty()) list.back()["link"] = op.link;
+    // And how it runs (OpTiming::algorithm): NCCL's algorithm and protocol across machines.
+    if (!op.algorithm.empty()) list.back()["algorithm"] = op.algorithm;
   }
   j["ops"] = std::move(list);
   j["table_fallback_ops"] = cost.table_fallback_ops;

@@ -203,6 +203,25 @@ std::optional<KernelGrid> load_all_reduce(const std::string& path, const KernelT
   return grid;
 }
 
+// nccl_perf rows of NCCL's all-reduce of 2-byte elements among `gpus` GPUs of one machine
+// (data/kernels/README.md, "nccl_perf").
+std::optional<KernelGrid> load_nccl_all_reduce(const std::string& path, int gpus, std::size_t& kept) {
+  if (!fs::exists(path) || gpus < 2) return std::nullopt;
+  GzCsvReader r(path);
+  const std::size_t op = r.column("op_name"), dtype = r.column("nccl_dtype"), n = r.column("num_gpus"),
+                    size = r.column("message_size"), lat = r.column("latency");
+  KernelGrid grid(1);
+  std::vector<std::string_view> c;
+  while (r.next(c)) {
+    if (c[op] != "all_reduce" || c[dtype] != "half" || static_cast<int>(r.number(c, n)) != gpus) continue;
+    grid.add({r.number(c, size), 0, 0}, r.number(c, lat) * kMs);
+    ++kept;
+  }
+  if (grid.empty()) return std::nullopt;
+  grid.finish();
+  return grid;
+}
+
 // MoE rows of the query's shape. The routing distribution is aiconfigurator's default for
 // a generic MoE model, power_law_1.2 (aiconfigurator sdk/models, moe workload default);
 // uniform routing ("balanced") where that was not measured.
@@ -413,6 +432,10 @@ std::shared_ptr<const KernelTables> load_kernel_tables(const std::string& dir, c
     t->generation_attention = load_attention((base / "generation_attention_perf.csv.gz").string(), *t, true, t->rows_kept);
   }
   t->all_reduce = load_all_reduce((base / "custom_allreduce_perf.csv.gz").string(), *t, t->rows_kept);
+  if (!query.nccl_dir.empty()) {
+    t->nccl_node_all_reduce =
+        load_nccl_all_reduce((fs::path(query.nccl_dir) / "nccl_perf.csv.gz").string(), query.node_gpus, t->rows_kept);
+  }
   Fp8Evidence moe_evidence;
   t->moe = load_moe((base / "moe_perf.csv.gz").string(), *t, t->rows_kept,
                     query.experts > 0 && query.moe_dtype == "fp8" ? &moe_evidence : nullptr);

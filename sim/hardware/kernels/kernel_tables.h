@@ -34,6 +34,12 @@ struct KernelTableQuery {
   int experts = 0;
   int moe_tp = 1;
   int moe_ep = 1;
+  // A tp group across machines: the NCCL set's folder (data/kernels/<gpu>/nccl-<version>)
+  // and the GPUs of one machine, whose measured NCCL all-reduce is the floor of the group's
+  // ("" / 0 when the group fits in one machine).
+  std::string nccl_dir;
+  std::string nccl_set;
+  int node_gpus = 0;
 };
 
 // Which table set a GPU, engine and version resolve to.
@@ -68,6 +74,9 @@ struct KernelTables {
   std::optional<KernelGrid> generation_attention;
   // custom_allreduce_perf at num_gpus == tp (CUDA-graph rows): latency over message elements.
   std::optional<KernelGrid> all_reduce;
+  // nccl_perf all_reduce, half, at num_gpus == query.node_gpus (nccl-tests inside one
+  // machine): latency over message elements. Set only for a tp group across machines.
+  std::optional<KernelGrid> nccl_node_all_reduce;
   // moe_perf for the query's expert shape: latency over tokens; the routing distribution used.
   std::optional<KernelGrid> moe;
   std::string moe_distribution;
