@@ -6,6 +6,7 @@
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
 #include "sim/metrics/request_record.h"
+#include "sim/metrics/slo_verdict.h"
 
 namespace servesim {
 
@@ -349,6 +350,7 @@ RunResult Simulation::run() {
   result.end_ns = result.stopped_by_time ? sim_.now() : last_done_ns_;
   const Tick start = first_arrival_ns_ < 0 ? 0 : first_arrival_ns_;
   result.summary = metrics_->summarize(std::max<Tick>(result.end_ns - start, 0));
+  add_slo_verdicts(workload_, result.summary);  // each class's SLO on its own figures
   result.arrived = arrived_;
   result.completed = metrics_->completed();
   result.rejected = metrics_->rejected();

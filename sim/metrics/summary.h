@@ -23,6 +23,16 @@ struct FieldGroup {
   }
 };
 
+// One objective of a class's `slo:` judged on the class's own figure (docs/metrics.md,
+// "SLO verdict"): `ttft: 1s` is met when the class's p99_ttft_ms is at most 1000.
+struct SloObjectiveVerdict {
+  std::string objective;  // METRIC_STAT as --slo spells it: "ttft_p99", "itl_every"
+  std::string field;      // the figure it reads: "p99_ttft_ms"; "max_itl_ms" for `every`
+  double target_ms = 0;
+  double value_ms = 0;    // NaN: the class has no sample of that figure
+  bool met = false;
+};
+
 struct SummaryBlock {
   std::vector<std::pair<std::string, double>> fields;  // in output order
   // Names of the fields that are counts; writers print them as integers.
@@ -40,6 +50,9 @@ struct SummaryBlock {
   std::vector<Label> labels;
   // Pools only: one item per replica, written as "replicas": [{fields}, ...]; none: omitted.
   std::vector<FieldGroup> replicas;
+  // Classes with a stated `slo:` only: each objective in the order ttft, itl, tpot, e2el,
+  // written as "slo_verdict" after the groups; none: omitted (sim/metrics/slo_verdict.h).
+  std::vector<SloObjectiveVerdict> slo_verdict;
 
   // The value of a field, or NaN when absent.
   double get(const std::string& name) const;

@@ -13,13 +13,13 @@ namespace servesim {
 namespace {
 
 struct Column {
-  const char* title;
-  const char* field;  // SummaryBlock field it shows
+  std::string title;
+  std::string field;  // SummaryBlock field it shows
   int decimals;       // -1: an integer count
   double scale;       // multiplies the field (100 for a percentage)
 };
 
-constexpr std::array<Column, 12> kColumns{{
+const std::array<Column, 12> kColumns{{
     {"completed", "completed", -1, 1.0},
     {"rejected", "rejected", -1, 1.0},
     {"req/s", "request_throughput", 2, 1.0},
@@ -48,9 +48,35 @@ std::string cell_text(const SummaryBlock& block, const Column& column) {
 
 using Row = std::vector<std::string>;
 
-Row make_row(const std::string& label, const SummaryBlock& block) {
+// The statistic of an objective as people read it: "p99", "p99.9", "max" for `every`
+// (it bounds the slowest one).
+std::string statistic_words(const std::string& objective) {
+  const std::string stat = objective.substr(objective.find('_') + 1);
+  return stat == "every" ? "max" : stat == "p999" ? "p99.9" : stat;
+}
+
+// "TPOT p99", "ITL max": the column title of an SLO's statistic.
+std::string statistic_title(const std::string& objective) {
+  const std::string metric = objective.substr(0, objective.find('_'));
+  const std::string name = metric == "e2el" ? "E2E" : metric == "ttft" ? "TTFT" : metric == "tpot" ? "TPOT" : "ITL";
+  return name + " " + statistic_words(objective);
+}
+
+// The fixed columns, then the statistic of every stated SLO objective that they lack (an
+// SLO on TPOT p99 adds "TPOT p99"), so the table shows the figure the verdict judges.
+std::vector<Column> table_columns(const RunSummary& summary) {
+  std::vector<Column> columns(kColumns.begin(), kColumns.end());
+  for (const auto& [name, block] : summary.classes)
+    for (const SloObjectiveVerdict& v : block.slo_verdict) {
+      const bool shown = std::any_of(columns.begin(), columns.end(), [&](const Column& c) { return c.field == v.field; });
+      if (!shown) columns.push_back({statistic_title(v.objective), v.field, 2, 1.0});
+    }
+  return columns;
+}
+
+Row make_row(const std::string& label, const SummaryBlock& block, const std::vector<Column>& columns) {
   Row row{label};
-  for (const Column& column : kColumns) row.push_back(cell_text(block, column));
+  for (const Column& column : columns) row.push_back(cell_text(block, column));
   return row;
 }
 
@@ -70,9 +96,9 @@ void print_table(const std::vector<Row>& rows, std::ostream& out) {
   }
 }
 
-Row header_row(const char* first) {
+Row header_row(const char* first, const std::vector<Column>& columns) {
   Row row{first};
-  for (const Column& column : kColumns) row.emplace_back(column.title);
+  for (const Column& column : columns) row.emplace_back(column.title);
   return row;
 }
 
@@ -127,6 +153,77 @@ void print_accounting(const SummaryBlock& all, std::ostream& out) {
   }
 }
 
+// A duration as an SLO reads: "812.3 ms", "1.43 s". It keeps digits until it reads
+// differently from `other_ms`, so a miss never prints as "1 s > 1 s".
+std::string duration_text(double ms, double other_ms) {
+  auto format = [](double v, int digits) {
+    char buffer[64];
+    if (v >= 1000) std::snprintf(buffer, sizeof buffer, "%.*g s", digits, v / 1000);
+    else std::snprintf(buffer, sizeof buffer, "%.*g ms", digits, v);
+    return std::string(buffer);
+  };
+  std::string text = format(ms, 4);
+  for (int digits = 5; digits <= 17 && ms != other_ms && text == format(other_ms, digits - 1); ++digits)
+    text = format(ms, digits);
+  return text;
+}
+
+// "ttft p99 1.43 s > 1 s", "itl max 61.2 ms <= 100 ms" (`every` bounds the slowest gap).
+std::string objective_text(const SloObjectiveVerdict& v, bool completed_any) {
+  const std::string name = v.objective.substr(0, v.objective.find('_')) + " " + statistic_words(v.objective);
+  if (!completed_any) return name + ": no request completed";
+  if (!std::isfinite(v.value_ms)) return name + ": no samples (cannot miss)";
+  return name + " " + duration_text(v.value_ms, v.target_ms) + (v.met ? " <= " : " > ") +
+         duration_text(v.target_ms, v.value_ms);
+}
+
+// The verdict on each class's SLO (summary.json's slo_verdict, docs/metrics.md): one line
+// per class when several state one, then the run's in one line, "SLO: met (...)" or
+// "SLO: missed: ttft p99 1.43 s > 1 s". The figures are over completed requests; a class
+// with rejected or unfinished ones says how many the figures leave out.
+void print_slo_verdict(const RunSummary& summary, std::ostream& out) {
+  struct Judged {
+    std::string name;
+    std::vector<std::string> met, missed;
+    std::string left_out;
+  };
+  std::vector<Judged> judged;
+  for (const auto& [name, block] : summary.classes) {
+    if (block.slo_verdict.empty()) continue;
+    Judged j{name, {}, {}, ""};
+    const bool completed_any = block.get("completed") > 0;
+    for (const SloObjectiveVerdict& v : block.slo_verdict)
+      (v.met ? j.met : j.missed).push_back(objective_text(v, completed_any));
+    const long long rejected = std::llround(block.get("rejected")), unfinished = std::llround(block.get("unfinished"));
+    if (completed_any && rejected + unfinished > 0)
+      j.left_out = "; the figures are over its " + std::to_string(std::llround(block.get("completed"))) +
+                   " completed requests, not its " + std::to_string(rejected) + " rejected and " +
+                   std::to_string(unfinished) + " unfinished";
+    judged.push_back(std::move(j));
+  }
+  if (judged.empty()) return;
+  auto join = [](const std::vector<std::string>& items, const std::string& prefix) {
+    std::string text;
+    for (const auto& item : items) text += (text.empty() ? "" : ", ") + prefix + item;
+    return text;
+  };
+  auto verdict = [&](const Judged& j, const std::string& prefix) {
+    if (j.missed.empty()) return "met (" + join(j.met, prefix) + ")";
+    return "missed: " + join(j.missed, prefix) + (j.met.empty() ? "" : " (met: " + join(j.met, prefix) + ")");
+  };
+  const bool several = summary.classes.size() > 1;
+  if (several) {
+    out << "SLO per class, each on its own figures:\n";
+    for (const Judged& j : judged) out << "  " << j.name << ": " << verdict(j, "") << j.left_out << '\n';
+    std::vector<std::string> missed;
+    for (const Judged& j : judged)
+      for (const auto& m : j.missed) missed.push_back(j.name + " " + m);
+    out << "SLO: " << (missed.empty() ? "met by every class" : "missed: " + join(missed, "")) << '\n';
+  } else {
+    out << "SLO: " << verdict(judged.front(), "") << judged.front().left_out << '\n';
+  }
+}
+
 // Lengths the workload changed on the way from the distributions written (summary.json's
 // clamped_input and clamped_output, docs/workload.md), per class, only where there are any:
 // a distribution that often falls below a token runs a different workload than it reads.
@@ -160,19 +257,21 @@ void print_console_report(const RunSummary& summary, std::ostream& out) {
         << " requests left out of every figure below; the duration above is the span after it\n";
   }
 
-  std::vector<Row> rows{header_row("class")};
-  for (const auto& [name, block] : summary.classes) rows.push_back(make_row(name, block));
-  rows.push_back(make_row("overall", summary.overall));
+  const std::vector<Column> columns = table_columns(summary);
+  std::vector<Row> rows{header_row("class", columns)};
+  for (const auto& [name, block] : summary.classes) rows.push_back(make_row(name, block, columns));
+  rows.push_back(make_row("overall", summary.overall, columns));
   print_table(rows, out);
 
   if (!summary.pools.empty()) {
     out << '\n';
-    std::vector<Row> pool_rows{header_row("pool")};
-    for (const auto& [name, block] : summary.pools) pool_rows.push_back(make_row(name, block));
+    std::vector<Row> pool_rows{header_row("pool", columns)};
+    for (const auto& [name, block] : summary.pools) pool_rows.push_back(make_row(name, block, columns));
     print_table(pool_rows, out);
   }
 
   print_accounting(summary.overall, out);
+  print_slo_verdict(summary, out);
   print_clamped_lengths(summary, out);
 
   const double unfinished = summary.overall.get("unfinished");

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/core/errors.h"
+#include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/scenario_loader.h"
 
 namespace servesim {
@@ -49,7 +50,9 @@ SloSpec parse_vllm_goodput(const std::vector<std::string>& tokens) {
       } else if (key == "e2el") {
         slo.e2el_ns = ns;
       } else {
-        fail("unknown metric '" + key + "' in '" + pair + "': " + kUsage);
+        const auto near = closest_match(key, {"ttft", "tpot", "e2el"});
+        fail("unknown metric '" + key + "' in '" + pair + "'" + (near ? "; did you mean '" + *near + "'?" : "") +
+             ": " + kUsage);
       }
       any = true;
     }

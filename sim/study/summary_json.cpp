@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 
 namespace servesim {
 
@@ -23,6 +24,34 @@ nlohmann::ordered_json group_to_json(const FieldGroup& group) {
     else out[name] = value;
   }
   return out;
+}
+
+// A number, or null when it is not finite (a figure without samples).
+nlohmann::ordered_json number_or_null(double value) {
+  return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
+}
+
+// A class's "slo_verdict": {OBJECTIVE: {field, target_ms, value_ms, met}} (docs/metrics.md).
+nlohmann::ordered_json verdict_to_json(const std::vector<SloObjectiveVerdict>& verdict) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const SloObjectiveVerdict& v : verdict)
+    out[v.objective] = {{"field", v.field}, {"target_ms", v.target_ms}, {"value_ms", number_or_null(v.value_ms)},
+                        {"met", v.met}};
+  return out;
+}
+
+// The run's "slo_verdict": met when every class met every objective it states; "missed"
+// lists CLASS.OBJECTIVE of the others. nullopt when no class states an SLO.
+std::optional<nlohmann::ordered_json> overall_verdict_to_json(const RunSummary& summary) {
+  bool any = false;
+  nlohmann::ordered_json missed = nlohmann::ordered_json::array();
+  for (const auto& [name, block] : summary.classes)
+    for (const SloObjectiveVerdict& v : block.slo_verdict) {
+      any = true;
+      if (!v.met) missed.push_back(name + "." + v.objective);
+    }
+  if (!any) return std::nullopt;
+  return nlohmann::ordered_json{{"met", missed.empty()}, {"missed", std::move(missed)}};
 }
 
 }  // namespace
@@ -53,6 +82,7 @@ nlohmann::ordered_json summary_block_to_json(const SummaryBlock& block) {
     out["rejected_reasons"] = reasons_to_json(block);
   }
   for (const FieldGroup& group : block.objects) out[group.name] = group_to_json(group);
+  if (!block.slo_verdict.empty()) out["slo_verdict"] = verdict_to_json(block.slo_verdict);
   if (!block.replicas.empty()) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const FieldGroup& group : block.replicas) list.push_back(group_to_json(group));
@@ -67,6 +97,7 @@ nlohmann::ordered_json summary_to_json(const RunSummary& summary) {
   for (const auto& [name, block] : summary.classes) classes[name] = summary_block_to_json(block);
   nlohmann::ordered_json pools = nlohmann::ordered_json::object();
   for (const auto& [name, block] : summary.pools) pools[name] = summary_block_to_json(block);
+  if (auto verdict = overall_verdict_to_json(summary)) out["slo_verdict"] = std::move(*verdict);
   out["classes"] = std::move(classes);
   out["pools"] = std::move(pools);
   return out;

@@ -11,7 +11,8 @@
 namespace servesim {
 
 // The overall fields in order, with "rejected_reasons": {reason: count} right after
-// "rejected", then "classes": {NAME: {same fields}} and "pools": {NAME: {same fields}}.
+// "rejected", then (when some class states an SLO) "slo_verdict": {"met", "missed"}, then
+// "classes": {NAME: {same fields}} and "pools": {NAME: {same fields}}.
 // Count fields are integers; a field that is not finite becomes null.
 nlohmann::ordered_json summary_to_json(const RunSummary& summary);
 

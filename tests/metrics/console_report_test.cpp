@@ -37,3 +37,29 @@ TEST_CASE("console report: prints a row per class and overall with rounded figur
   CHECK(text.find("45.7") != std::string::npos);   // prefix hit in %
   CHECK(text.find("pool") == std::string::npos);   // no pools given, no pool table
 }
+
+TEST_CASE("console report: the SLO verdict keeps digits until a miss reads as one, and adds the SLO's column",
+          "[metrics][slo]") {
+  RunSummary summary;
+  SummaryBlock block;
+  block.set_count("completed", 10);
+  block.set("duration", 10.0);
+  block.set("p99_ttft_ms", 1000.4);
+  block.set("p99_tpot_ms", 31.25);
+  block.set_count("rejected", 2);
+  block.set_count("unfinished", 0);
+  // 1000.4 ms against 1 s: at four digits both read "1 s".
+  block.slo_verdict = {{"ttft_p99", "p99_ttft_ms", 1000, 1000.4, false}, {"tpot_p99", "p99_tpot_ms", 50, 31.25, true}};
+  summary.classes.emplace_back("chat", block);
+  summary.overall = block;
+  summary.overall.slo_verdict.clear();
+  std::ostringstream out;
+  print_console_report(summary, out);
+  const std::string text = out.str();
+  INFO(text);
+  CHECK(text.find("SLO: missed: ttft p99 1.0004 s > 1 s (met: tpot p99 31.25 ms <= 50 ms); the figures are over "
+                  "its 10 completed requests, not its 2 rejected and 0 unfinished\n") != std::string::npos);
+  // TPOT p99 is no fixed column: the SLO on it adds one, with its figure in every row.
+  CHECK(text.find("TPOT p99") != std::string::npos);
+  CHECK(text.find("31.25") < text.find("SLO:"));
+}
