@@ -24,7 +24,19 @@ std::string cell(const nlohmann::ordered_json& v, int precision) {
 void print_sweep_table(const SweepTable& t, std::ostream& out) {
   std::vector<std::string> head = {"point"};
   for (const auto& a : t.axes) head.push_back(a);
-  for (const char* h : {"completed", "req/s", "out tok/s", "TTFT p99", "ITL p99", "pareto"}) head.push_back(h);
+  for (const char* h : {"completed", "req/s", "out tok/s", "TTFT p99", "ITL p99"}) head.push_back(h);
+  // The front's objectives the fixed columns lack (min:p99_tpot_ms, min:cost_per_hour), by
+  // their field name, so every figure the front was drawn on is on the screen.
+  std::vector<std::string> extra;
+  for (const auto& o : t.objectives) {
+    const std::vector<std::string> shown = {"completed", "request_throughput", "output_throughput", "p99_ttft_ms",
+                                            "p99_itl_ms"};
+    if (std::find(shown.begin(), shown.end(), o.field) == shown.end() &&
+        std::find(extra.begin(), extra.end(), o.field) == extra.end())
+      extra.push_back(o.field);
+  }
+  for (const auto& f : extra) head.push_back(f);
+  head.push_back("pareto");
   std::vector<std::vector<std::string>> lines = {head};
   for (const auto& row : t.rows) {
     std::vector<std::string> line = {std::to_string(row["point"].get<std::int64_t>())};
@@ -36,6 +48,7 @@ void print_sweep_table(const SweepTable& t, std::ostream& out) {
       line.push_back(cell(s["output_throughput"], 1));
       line.push_back(cell(s["p99_ttft_ms"], 2));
       line.push_back(cell(s["p99_itl_ms"], 2));
+      for (const auto& f : extra) line.push_back(cell(s.value(f, nlohmann::ordered_json(nullptr)), 4));
       line.push_back(row["pareto"].get<bool>() ? "*" : "");
     } else {
       line.push_back("error: " + row["error"].get<std::string>());

@@ -7,8 +7,8 @@
 
 namespace servesim {
 
-// point, each axis, completed, req/s, out tok/s, TTFT p99, ITL p99, and * on the Pareto
-// front; a point that could not run shows its error.
+// point, each axis, completed, req/s, out tok/s, TTFT p99, ITL p99, each Pareto objective's
+// field these lack, and * on the Pareto front; a point that could not run shows its error.
 void print_sweep_table(const SweepTable& table, std::ostream& out);
 
 }  // namespace servesim

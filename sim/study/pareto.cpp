@@ -1,7 +1,10 @@
 #include "sim/study/pareto.h"
 
+#include <algorithm>
+
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
+#include "sim/scenario/did_you_mean.h"
 
 namespace servesim {
 
@@ -29,6 +32,13 @@ std::vector<ParetoObjective> parse_objectives(const std::string& text, const std
     start = comma + 1;
   }
   return out;
+}
+
+void check_objective_fields(const std::vector<ParetoObjective>& objectives, const std::vector<std::string>& fields,
+                            const std::string& file, const std::string& key) {
+  for (const auto& o : objectives)
+    if (std::find(fields.begin(), fields.end(), o.field) == fields.end())
+      throw ConfigError(file, 0, key, objective_text(o) + ": " + unknown_choice_message("field", "fields", o.field, fields));
 }
 
 std::vector<bool> pareto_front(const std::vector<std::vector<std::optional<double>>>& values,

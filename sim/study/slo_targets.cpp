@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/core/errors.h"
+#include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/slo_vocabulary.h"
 
 namespace servesim {
@@ -38,8 +39,16 @@ SloTarget parse_one(const std::string& item) {
   t.metric = name.substr(0, us);
   const auto stat = us == std::string::npos ? std::optional<std::string>(kDefaultSloStatistic)
                                             : canonical_slo_statistic(name.substr(us + 1));
-  if (std::find(kMetrics.begin(), kMetrics.end(), t.metric) == kMetrics.end() || !stat)
-    throw ConfigError("--slo", 0, name, usage);
+  if (std::find(kMetrics.begin(), kMetrics.end(), t.metric) == kMetrics.end() || !stat) {
+    // A near miss ("ttft_p99x", "tpt_p99") is named, so the user sees the fix at once.
+    std::vector<std::string> names;
+    for (const auto& metric : kMetrics) {
+      names.push_back(metric);
+      for (const auto& s : slo_statistics()) names.push_back(metric + "_" + s);
+    }
+    const auto near = closest_match(name, names);
+    throw ConfigError("--slo", 0, name, (near ? "unknown objective; did you mean '" + *near + "'? " : "") + usage);
+  }
   t.stat = *stat;
   t.bound_ms = static_cast<double>(parse_slo_bound_ns(item.substr(eq + 1), "--slo", 0, name)) / 1e6;
   return t;

@@ -1,5 +1,7 @@
 #include "sim/study/sweep_study.h"
 
+#include <algorithm>
+#include <cmath>
 #include <mutex>
 
 #include "sim/cluster/parallel_runs.h"
@@ -7,6 +9,7 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/study/replicates.h"
+#include "sim/study/search_cost.h"
 
 namespace servesim {
 
@@ -14,9 +17,43 @@ namespace {
 
 struct PointResult {
   std::optional<RunSummary> summary;
+  std::optional<double> cost_per_hour;  // the cluster's, USD; nullopt: some GPU has no price
   std::string error;  // why the point could not run (its configuration cannot be built)
   std::optional<ReplicateIntervals> replicates;
 };
+
+// USD per hour of the whole cluster: an autoscaled fleet's paid time over the run
+// (summary.json's fleet_cost_usd), else every replica at its GPUs' price_per_gpu_hour;
+// nullopt when some GPU has no price, so that no cost reads as 0.
+std::optional<double> cluster_cost_per_hour(const Scenario& s, const RunResult& r) {
+  const ClusterCost cost = cluster_cost(s.cluster, {});
+  if (!cost.unpriced.empty()) return std::nullopt;
+  // A fixed fleet's paid time is its list price exactly: cost.per_hour keeps its figure
+  // (summary.json's fleet_cost_usd, present for every priced run, would round differently).
+  const bool scales = std::any_of(s.cluster.pools.begin(), s.cluster.pools.end(),
+                                  [](const PoolConfig& p) { return p.autoscale.has_value(); });
+  const double fleet_usd = r.summary.overall.get("fleet_cost_usd");
+  if (scales && std::isfinite(fleet_usd) && r.end_ns > 0) return fleet_usd / (static_cast<double>(r.end_ns) / 3.6e12);
+  return cost.per_hour;
+}
+
+// A cost objective ranks points by price: a pool without one would rank as free. Refused
+// before any run, naming the pool and the key that sets the price.
+void check_prices(const std::vector<ParetoObjective>& objectives, const std::vector<Scenario>& scenarios,
+                  const std::vector<std::size_t>& indices) {
+  for (const auto& o : objectives) {
+    if (!is_cost_field(o.field)) continue;
+    for (std::size_t i = 0; i < scenarios.size(); ++i)
+      for (std::size_t p = 0; p < scenarios[i].cluster.pools.size(); ++p) {
+        const PoolConfig& pool = scenarios[i].cluster.pools[p];
+        if (pool.hardware.price_per_gpu_hour > 0) continue;
+        throw ConfigError("--pareto", 0, objective_text(o),
+                          "ranks points by cost, but point " + std::to_string(indices[i]) + "'s pool '" + pool.name +
+                              "' (cluster.pools." + std::to_string(p) + ".hardware) runs on '" + pool.hardware.name +
+                              "', which has no price: set price_per_gpu_hour (USD) in that hardware profile");
+      }
+  }
+}
 
 }  // namespace
 
@@ -26,6 +63,11 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
   SweepStudy study;
   SweepTable& table = study.table;
   if (request.objectives) table.objectives = *request.objectives;
+  {
+    std::string text;
+    for (const auto& o : table.objectives) text += (text.empty() ? "" : ",") + objective_text(o);
+    check_objective_fields(table.objectives, pareto_fields(), "--pareto", text);
+  }
   const Scenario base = load_scenario(request.scenario_path, request.sets);
   table.scenario = base.name;
   table.mode = sweep_mode_name(request.mode);
@@ -45,6 +87,7 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
     if (request.seed) scenarios.back().seed = *request.seed;
     indices.push_back(p);
   }
+  check_prices(table.objectives, scenarios, indices);
   if (on_loaded) on_loaded(table);
 
   std::vector<PointResult> results(indices.size());
@@ -53,7 +96,9 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
     const Scenario& s = scenarios[i];
     try {
       Simulation sim(s.seed, s.stop, s.workload, s.cluster);
-      results[i].summary = sim.run().summary;
+      RunResult run = sim.run();
+      results[i].cost_per_hour = cluster_cost_per_hour(s, run);
+      results[i].summary = std::move(run.summary);
       if (request.replicates >= 2) results[i].replicates = run_replicates(s, *results[i].summary, request.replicates);
     } catch (const ConfigError& e) {
       // The configuration of this point cannot be built (weights larger than memory at this
@@ -74,6 +119,7 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
     const RunSummary* summary = results[i].summary ? &*results[i].summary : nullptr;
     study.failed += summary ? 0 : 1;
     table.rows.push_back(make_sweep_row(indices[i], table.axes, values, summary, results[i].error));
+    add_sweep_cost(table.rows.back(), results[i].cost_per_hour);
     if (results[i].replicates) add_sweep_replicates(table.rows.back(), *results[i].replicates);
   }
   mark_pareto(table);

@@ -10,6 +10,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/study/json_file.h"
+#include "sim/study/search_cost.h"
 #include "sim/study/summary_json.h"
 
 namespace servesim {
@@ -55,7 +56,7 @@ const std::vector<std::string>& sweep_fields() {
       "mean_tpot_ms",   "p50_tpot_ms",    "p90_tpot_ms",        "p99_tpot_ms",
       "mean_itl_ms",    "p50_itl_ms",     "p90_itl_ms",         "p99_itl_ms",
       "mean_e2el_ms",   "p50_e2el_ms",    "p90_e2el_ms",        "p99_e2el_ms",
-      "mean_queue_ms",  "p99_queue_ms",   "prefix_cache_hit_rate"};
+      "mean_queue_ms",  "p99_queue_ms",   "prefix_cache_hit_rate", "slo_attainment", "goodput"};
   return kFields;
 }
 
@@ -64,7 +65,9 @@ const std::vector<std::string>& sweep_overall_fields() {
     std::vector<std::string> f = sweep_fields();
     // Saturation is a property of the whole run (summary.json's top level), so classes lack it.
     const auto at = std::find(f.begin(), f.end(), "unfinished") + 1;
-    f.insert(at, {"saturated", "saturated_by"});
+    f.insert(at, {"saturated", "saturated_by", "saturated_resource", "too_short_to_judge"});
+    // What the whole cluster costs, set by the sweep (add_sweep_cost): a class has no price.
+    f.insert(f.end(), {"cost_per_hour", "paid_per_1m_output_tokens"});
     return f;
   }();
   return kFields;
@@ -95,7 +98,11 @@ ojson make_sweep_row(std::size_t point, const std::vector<std::string>& axis_key
     row["summary"] = nullptr;
     return row;
   }
-  ojson s = pick_fields(summary->overall, sweep_overall_fields());
+  // The cost fields are the sweep's own (add_sweep_cost), not summary.json's.
+  std::vector<std::string> fields;
+  for (const auto& f : sweep_overall_fields())
+    if (!is_cost_field(f)) fields.push_back(f);
+  ojson s = pick_fields(summary->overall, fields);
   if (summary->classes.size() >= 2) {
     ojson classes = ojson::object();
     for (const auto& [name, block] : summary->classes) classes[name] = pick_fields(block, sweep_fields());
@@ -103,6 +110,35 @@ ojson make_sweep_row(std::size_t point, const std::vector<std::string>& axis_key
   }
   row["summary"] = std::move(s);
   return row;
+}
+
+bool is_cost_field(const std::string& field) { return field == "cost_per_hour" || field == "paid_per_1m_output_tokens"; }
+
+std::vector<std::string> pareto_fields() {
+  std::vector<std::string> out;
+  for (const auto& f : sweep_overall_fields())
+    if (f != "saturated_by") out.push_back(f);
+  return out;
+}
+
+void add_sweep_cost(ojson& row, std::optional<double> cost_per_hour) {
+  ojson& s = row["summary"];
+  if (!s.is_object()) return;
+  std::optional<double> per_million;
+  if (cost_per_hour && s.contains("output_throughput") && s["output_throughput"].is_number())
+    per_million = cost_per_million_tokens(*cost_per_hour, s["output_throughput"].get<double>());
+  auto value = [](const std::optional<double>& v) { return v ? ojson(*v) : ojson(nullptr); };
+  ojson out = ojson::object();
+  auto put_cost = [&] {
+    out["cost_per_hour"] = value(cost_per_hour);
+    out["paid_per_1m_output_tokens"] = value(per_million);
+  };
+  for (const auto& [key, v] : s.items()) {
+    if (key == "classes") put_cost();
+    if (!is_cost_field(key)) out[key] = v;
+  }
+  if (!s.contains("classes")) put_cost();
+  s = std::move(out);
 }
 
 void mark_pareto(SweepTable& table) {

@@ -32,9 +32,25 @@ struct SweepTable {
 
 // The summary.json fields a row keeps per class, in column order.
 const std::vector<std::string>& sweep_fields();
-// The fields a row keeps overall: sweep_fields() with "saturated" (0/1) and "saturated_by"
-// (the binding limit, docs/reliability.md) after "unfinished".
+// The fields a row keeps overall: sweep_fields() with "saturated" (0/1), "saturated_by"
+// (the binding limit), "saturated_resource" (what raises throughput) and
+// "too_short_to_judge" (0/1) after "unfinished" (sim/cluster/saturation_verdict.h), then
+// the cost fields.
 const std::vector<std::string>& sweep_overall_fields();
+
+// The cost fields, at the end of the overall ones and set by the sweep (add_sweep_cost):
+// "cost_per_hour" (USD, every GPU of every pool at its price) and
+// "paid_per_1m_output_tokens" (that hour's cost over the output tokens it served, as
+// `search` reports cost_per_1m_output_tokens; summary.json's field of that name charges
+// only decode work's GPU time).
+bool is_cost_field(const std::string& field);
+
+// The fields a --pareto objective may name: every overall field but the text one.
+std::vector<std::string> pareto_fields();
+
+// Sets a row's cost fields, before "classes". `cost_per_hour` nullopt (some GPU has no
+// price) writes null for both, never a cost of 0. A failed row (no summary) is left as it is.
+void add_sweep_cost(nlohmann::ordered_json& row, std::optional<double> cost_per_hour);
 
 // One CSV cell of a table value (RFC 4180: quoted when it holds a comma, quote or newline;
 // null is empty, booleans 1/0), shared by the sweep and search tables.
