@@ -1,5 +1,5 @@
-// Simulation: what the fleet cost in paid replica time (docs/metrics.md, "Fleet"). Written
-// only when some pool autoscales, so every other run's summary stays as it was.
+// Simulation: what the fleet cost in paid replica time (docs/metrics.md, "Fleet"), in every
+// run's summary, so a fixed fleet and an autoscaled one compare from their own files.
 #include <algorithm>
 
 #include "sim/cluster/simulation.h"
@@ -13,10 +13,13 @@ bool Simulation::work_remains() const {
 
 // A fixed pool is paid for all its replicas from t = 0 to the end of the run; an autoscaled
 // one for each replica from its start (cold start included) to its turn-off or the end.
+// The paid cost needs a price: a pool whose hardware has none gets GPU-hours but no
+// fleet_cost_usd, and the overall block a cost only when every pool has one (a missing
+// price must not read as free).
 void Simulation::note_fleet(RunResult& result) const {
-  if (std::none_of(pools_.begin(), pools_.end(), [](const auto& p) { return p->autoscaler() != nullptr; })) return;
   constexpr double kNsPerHour = 3.6e12;
   double all_gpu_hours = 0, all_usd = 0;
+  bool all_priced = true;
   for (std::size_t p = 0; p < pools_.size(); ++p) {
     const Pool& pool = *pools_[p];
     const PoolConfig& cfg = pool.config();
@@ -24,15 +27,19 @@ void Simulation::note_fleet(RunResult& result) const {
                                   ? static_cast<double>(pool.autoscaler()->paid_ns(result.end_ns))
                                   : static_cast<double>(cfg.replicas) * static_cast<double>(result.end_ns);
     const double gpu_hours = replica_ns * cfg.deployment.gpus() / kNsPerHour;
-    const double usd = gpu_hours * cfg.hardware.price_per_gpu_hour;
     SummaryBlock& b = result.summary.pools[p].second;
     b.set("gpu_hours", gpu_hours);
-    b.set("fleet_cost_usd", usd);
     all_gpu_hours += gpu_hours;
-    all_usd += usd;
+    if (cfg.hardware.price_per_gpu_hour > 0) {
+      const double usd = gpu_hours * cfg.hardware.price_per_gpu_hour;
+      b.set("fleet_cost_usd", usd);
+      all_usd += usd;
+    } else {
+      all_priced = false;
+    }
   }
   result.summary.overall.set("gpu_hours", all_gpu_hours);
-  result.summary.overall.set("fleet_cost_usd", all_usd);
+  if (all_priced) result.summary.overall.set("fleet_cost_usd", all_usd);
 }
 
 }  // namespace servesim

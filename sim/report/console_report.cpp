@@ -145,6 +145,17 @@ void print_accounting(const SummaryBlock& all, std::ostream& out) {
                   all.get("cost_per_1m_output_tokens"), all.get("cost_per_request"));
     out << line;
   }
+  // What the fleet was paid for, idle time included (docs/metrics.md, "Fleet").
+  if (all.has("gpu_hours")) {
+    if (all.has("fleet_cost_usd")) {
+      std::snprintf(line, sizeof line, "fleet: %.4g GPU-hours paid, $%.2f\n", all.get("gpu_hours"),
+                    all.get("fleet_cost_usd"));
+    } else {
+      std::snprintf(line, sizeof line, "fleet: %.4g GPU-hours paid; no cost: some pool's hardware has no price_per_gpu_hour\n",
+                    all.get("gpu_hours"));
+    }
+    out << line;
+  }
   if (all.get("mfu_prefill") > 0 || all.get("mbu_decode") > 0) {
     std::snprintf(line, sizeof line, "utilisation: MFU prefill %.1f%% decode %.1f%%; memory bandwidth prefill %.1f%% decode %.1f%%\n",
                   100 * all.get("mfu_prefill"), 100 * all.get("mfu_decode"), 100 * all.get("mbu_prefill"),
