@@ -10,15 +10,19 @@
 
 A scenario is a path to a YAML file, a YAML text or a dict (the YAML's structure). `set`
 takes the CLI's --set overrides as a dict ({"cluster.pools.0.replicas": 4}) or a list of
-"key=value" strings. Bad input raises servesim.ConfigError (a ValueError) with the CLI's
-message: file, line, key and a did-you-mean. The simulation runs in C++ without the GIL;
-Ctrl-C stops a run and raises KeyboardInterrupt.
+"key=value" strings. Relative paths in a scenario file resolve from its folder, then
+bundled; a YAML text or a dict has no folder, so its relative paths name bundled files only
+(give your own by absolute path, or in `set`, which also looks in the working directory).
+`seed` is a whole number from 0 to 2^64-1. Bad input raises servesim.ConfigError (a
+ValueError) with the CLI's message: file, line, key and a did-you-mean. The simulation runs
+in C++ without the GIL; Ctrl-C stops a run and raises KeyboardInterrupt.
 """
 from __future__ import annotations
 
 import contextlib
 import io
 import json
+import numbers
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -58,6 +62,17 @@ def _sets(sets: Sets) -> list[str]:
     if isinstance(sets, str):
         raise TypeError("set= takes a dict or a list of 'key=value' strings, not one string")
     return [str(s) for s in sets]
+
+
+def _seed(seed: Any) -> Optional[int]:
+    """`seed` as the C++ side takes it, an unsigned 64-bit number. Anything else is a
+    ConfigError, as `--seed -1` is a usage error on the CLI: never a wrapped-around number,
+    nor pybind11's TypeError."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= int(seed) < 2**64:
+        raise ConfigError(f"seed: must be a whole number from 0 to 2^64-1, got {seed!r}")
+    return int(seed)
 
 
 @contextlib.contextmanager
@@ -145,6 +160,7 @@ def run(
     overrides both. `replicates` K >= 2 runs
     the K seeds from `seed` and adds each figure's mean and 95% interval to the summary's
     "replicates"."""
+    seed = _seed(seed)
     overrides = ["outputs.requests_csv=true"] + (["outputs.timeseries=true"] if timeseries else []) + _sets(set)
     keep = None
     if out is None:
@@ -200,6 +216,7 @@ def sweep(
     shards' tables are joined as `servesim merge` joins them, so the table is the local
     sweep's, byte for byte. The workers must import servesim and read the scenario's files
     at the same paths."""
+    seed = _seed(seed)
     if isinstance(axes, Mapping):
         axis_texts = [_axis(k, v) for k, v in axes.items()]
     else:
@@ -247,6 +264,7 @@ def capacity(
     """The highest sustained load that meets the SLO (`servesim capacity --json`), as a dict.
     `slo` is the CLI's text ("ttft_p99=2s,tpot_p99=100ms") or a dict of it; without it each
     class's own slo: block."""
+    seed = _seed(seed)
     with _scenario_file(scenario) as path:
         text = _servesim.capacity(path, _sets(set), class_name, _slo_text(slo), tolerance, max_rejected, seed,
                                   1 if replicates is None else replicates)
@@ -268,6 +286,7 @@ def search(
     """The cheapest deployment in the search space file `space` that meets the SLO
     (`servesim search --json`), as a dict whose "candidates" is also given as a DataFrame
     under "table"."""
+    seed = _seed(seed)
     price_text = prices if isinstance(prices, str) or prices is None else ",".join(
         f"{k}={v}" for k, v in prices.items())
     with _scenario_file(scenario) as path:
@@ -323,7 +342,7 @@ def explain(scenario: Scenario, set: Sets = None, seed: Optional[int] = None, jo
     and throughput, and which phase owns each figure (`servesim explain --json`), as a dict;
     "table" holds the variants' changes as a DataFrame, one row per lever."""
     with _scenario_file(scenario) as path:
-        result = json.loads(_servesim.explain(path, _sets(set), seed, jobs))
+        result = json.loads(_servesim.explain(path, _sets(set), _seed(seed), jobs))
     rows = []
     for v in result["variants"]:
         row = {"lever": v["lever"], "phase": v["phase"], "overloaded": v["overloaded"]}

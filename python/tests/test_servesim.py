@@ -230,3 +230,34 @@ def test_compare_is_the_cli_compare(tmp_path):
     assert "p99_ttft_ms" in set(table[table["verdict"] == "regression"]["field"])
     same = servesim.compare(tmp_path / "a", tmp_path / "a", tolerance=0.05)
     assert same["regressions"] == 0
+
+
+def test_a_seed_that_is_not_a_whole_number_from_0_is_a_config_error(tmp_path):
+    for seed in (-3, 2**64, 1.5, True, "3"):
+        with pytest.raises(servesim.ConfigError, match=r"seed: must be a whole number from 0 to 2\^64-1"):
+            servesim.run(SMALL, seed=seed, out=str(tmp_path / "x"))
+    for call in (lambda: servesim.sweep(SMALL, {"stop.requests": [50]}, seed=-3),
+                 lambda: servesim.capacity(SMALL, slo="ttft_p99=2s", seed=-3),
+                 lambda: servesim.explain(SMALL, seed=-3)):
+        with pytest.raises(servesim.ConfigError, match="got -3"):
+            call()
+    top = servesim.run(SMALL, set={"stop.requests": 20}, seed=2**64 - 1, out=str(tmp_path / "top"))
+    assert top.seed == 2**64 - 1
+
+
+def test_relative_paths_of_a_dict_scenario(tmp_path, monkeypatch):
+    """A dict has no folder: its relative paths are bundled names; a set= value is also
+    looked up from the working directory, as --set's is."""
+    monkeypatch.chdir(tmp_path)
+    with open(os.path.join(ROOT, "models", "llama-3-8b.yaml"), encoding="utf-8") as f:
+        (tmp_path / "mine.yaml").write_text(f.read().replace("name: llama-3-8b", "name: mine"))
+    small = json.loads(json.dumps(SMALL))
+    small["stop"] = {"requests": 20}
+    small["cluster"]["pools"][0]["model"] = "mine.yaml"
+    with pytest.raises(servesim.ConfigError, match="unknown model 'mine.yaml'"):
+        servesim.run(small, out=str(tmp_path / "a"))
+    by_set = servesim.run(small, set={"cluster.pools.0.model": "mine.yaml"}, out=str(tmp_path / "b"))
+    small["cluster"]["pools"][0]["model"] = str(tmp_path / "mine.yaml")
+    absolute = servesim.run(small, out=str(tmp_path / "c"))
+    assert by_set.summary["p99_ttft_ms"] == absolute.summary["p99_ttft_ms"]
+    assert by_set.summary["pools"] == absolute.summary["pools"]

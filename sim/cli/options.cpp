@@ -1,5 +1,7 @@
 #include "sim/cli/options.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
 
 #include "sim/core/errors.h"
@@ -8,13 +10,52 @@ namespace po = boost::program_options;
 
 namespace servesim::cli {
 
+bool asks_for_help(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+}
+
+namespace {
+
+// Program_options reads "-1" into an unsigned option by wrapping (--seed -1 would become
+// 18446744073709551615), so a negative value is refused from the text as typed.
+bool unsigned_option(const po::option_description& d) {
+  const po::value_semantic* v = d.semantic().get();
+  return dynamic_cast<const po::typed_value<std::uint64_t>*>(v) != nullptr ||
+         dynamic_cast<const po::typed_value<unsigned>*>(v) != nullptr ||
+         dynamic_cast<const po::typed_value<unsigned long>*>(v) != nullptr ||
+         dynamic_cast<const po::typed_value<unsigned long long>*>(v) != nullptr;
+}
+
+void refuse_negative_unsigned(const po::parsed_options& parsed, const po::options_description& all) {
+  for (const po::option& o : parsed.options) {
+    const po::option_description* d = all.find_nothrow(o.string_key, false);
+    if (d == nullptr || !unsigned_option(*d)) continue;
+    for (const std::string& token : o.value) {
+      const auto first = token.find_first_not_of(" \t");
+      if (first != std::string::npos && token[first] == '-') {
+        throw po::error("--" + o.string_key + " must be a whole number >= 0, got '" + token + "'");
+      }
+    }
+  }
+}
+
+}  // namespace
+
 bool parse_options(const std::vector<std::string>& args, const po::options_description& visible,
                    const po::options_description& hidden, const po::positional_options_description& positional,
                    po::variables_map& vm, std::ostream& err) {
   po::options_description all;
   all.add(visible).add(hidden);
+  // `calibrate --from-benchmark --help` asks for the help: neither an option's missing or
+  // bad value nor Program_options taking "--help" as that option's value may hide it.
+  if (asks_for_help(args) && all.find_nothrow("help", false) != nullptr) {
+    po::store(po::command_line_parser(std::vector<std::string>{"--help"}).options(all).run(), vm);
+    return true;
+  }
   try {
-    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    const po::parsed_options parsed = po::command_line_parser(args).options(all).positional(positional).run();
+    refuse_negative_unsigned(parsed, all);
+    po::store(parsed, vm);
     po::notify(vm);
   } catch (const po::error& e) {
     err << "usage error: " << e.what() << "\n\n" << visible;

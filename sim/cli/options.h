@@ -11,7 +11,13 @@
 
 namespace servesim::cli {
 
-// Parses `args` into `vm`; on a usage error prints it with the help text and returns false.
+// Whether `args` hold --help or -h: a command asked for its help prints it and exits 0 even
+// when another option's value is missing or bad (`calibrate --from-benchmark --help`).
+bool asks_for_help(const std::vector<std::string>& args);
+
+// Parses `args` into `vm`; on a usage error prints it with the help text and returns false,
+// unless `args` ask for the help (then `vm` holds only "help"). A negative value for an
+// unsigned option (--seed -1) is a usage error, not a wrapped-around number.
 bool parse_options(const std::vector<std::string>& args, const boost::program_options::options_description& visible,
                    const boost::program_options::options_description& hidden,
                    const boost::program_options::positional_options_description& positional,

@@ -13,6 +13,7 @@
 #include "sim/report/console_report.h"
 #include "sim/report/replicate_report.h"
 #include "sim/scenario/did_you_mean.h"
+#include "sim/scenario/run_size.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/scenario/scenario_summary.h"
 #include "sim/scenario/vllm_goodput.h"
@@ -100,6 +101,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
 
   Scenario scenario = load_scenario(scenario_path, sets);
   if (seed) scenario.seed = *seed;
+  if (const std::string warning = long_run_warning(scenario); !warning.empty()) err << warning << "\n";
   if (out_dir.empty()) out_dir = "results/" + scenario.name;
   apply_run_options(goodput, bench_formats, scenario);
   RunFilesOptions files;

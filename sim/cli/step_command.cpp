@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/options.h"
 #include "sim/core/errors.h"
 #include "sim/report/step_report.h"
 #include "sim/study/step_study.h"
@@ -104,7 +105,11 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
   const po::options_description options = step_options();
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(options).run(), vm);
+    // `--model --help` asks for the help, though Program_options would read "--help" as the model.
+    po::store(po::command_line_parser(asks_for_help(args) ? std::vector<std::string>{"--help"} : args)
+                  .options(options)
+                  .run(),
+              vm);
     po::notify(vm);
   } catch (const po::error& e) {
     err << "servesim step: " << e.what() << "\n(servesim step --help lists the options)\n";

@@ -8,6 +8,7 @@
 #include "sim/cli/options.h"
 #include "sim/cluster/engine_setup.h"
 #include "sim/core/errors.h"
+#include "sim/scenario/run_size.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/scenario/scenario_summary.h"
 
@@ -30,6 +31,7 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   if (const auto done = parse_scenario_command("validate", args, opts, about, scenario_path, vm, out, err)) return *done;
   try {
     const Scenario scenario = load_scenario(scenario_path, sets);
+    if (const std::string warning = long_run_warning(scenario); !warning.empty()) err << warning << "\n";
     out << describe_scenario(scenario);
     for (std::size_t i = 0; i < scenario.cluster.pools.size(); ++i)
       out << kv_cache_report(scenario.cluster.pools[i], "cluster.pools." + std::to_string(i)) << "\n";

@@ -3,25 +3,57 @@
 #include <filesystem>
 #include <system_error>
 
-#include "sim/scenario/resource_paths.h"
-
 namespace servesim {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The scenario's folder as the user named it ("" for a scenario in the working directory:
+// its folder is the working directory).
+std::string scenario_folder(const Field& field) {
+  return fs::path(field.context().file).parent_path().string();
+}
+
+}  // namespace
+
+std::string where_looked(const Field& field) {
+  std::string where;
+  for (const SearchBase& base : search_bases(field)) {
+    std::error_code ec;
+    fs::path folder = fs::absolute(base.folder.empty() ? fs::path(".") : fs::path(base.folder), ec).lexically_normal();
+    if (!folder.has_filename() && folder.has_relative_path()) folder = folder.parent_path();  // "/a/b/" -> "/a/b"
+    where += base.where + " (" + folder.string() + "), ";
+  }
+  return where + "bundled under " + resource_root();
+}
+
+std::vector<SearchBase> search_bases(const Field& field) {
+  std::vector<SearchBase> bases;
+  if (field.context().is_overridden(field.key())) bases.push_back({"", "in the working directory"});
+  bases.push_back({scenario_folder(field), "beside the scenario"});
+  return bases;
+}
+
+std::optional<std::string> resolve_scenario_file(const Field& field, const std::string& folder) {
+  const std::string given = field.as_string();
+  if (given.empty()) field.fail("the name is empty");
+  const std::vector<FoundFile> found = find_resource(folder, given, search_bases(field));
+  if (found.size() > 1) field.fail(ambiguous_resource_message(given, found));
+  if (found.empty()) return std::nullopt;
+  return found.front().path;
+}
 
 std::string existing_data_path(const Field& field, const std::string& what) {
   const std::string given = field.as_string();
   if (given.empty()) field.fail("the " + what + " path is empty");
-  const std::string resolved = resolve_data_path(given, field.context().file);
-  std::error_code ec;
-  if (std::filesystem::is_directory(resolved, ec)) {
-    field.fail(what + " '" + given + "' is a folder, not a file");
+  if (auto resolved = resolve_scenario_file(field, "")) return *resolved;
+  for (const SearchBase& base : search_bases(field)) {
+    std::error_code ec;
+    const fs::path p = fs::path(given).is_absolute() || base.folder.empty() ? fs::path(given) : fs::path(base.folder) / given;
+    if (fs::is_directory(p, ec)) field.fail(what + " '" + given + "' is a folder, not a file");
   }
-  if (!std::filesystem::exists(resolved, ec)) {
-    field.fail(what + " '" + given +
-               "' not found (looked relative to the working directory, the scenario's folder "
-               "and " +
-               resource_root() + ")");
-  }
-  return resolved;
+  field.fail(what + " '" + given + "' not found (looked " + where_looked(field) + ")");
 }
 
 }  // namespace servesim

@@ -269,7 +269,9 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
 // engine then keeps the inner preset's name, which selects the engine's kernel tables.
 EngineConfig load_preset(const Field& name_field, const std::vector<std::string>& classes, bool may_nest = true) {
   const std::string given = name_field.as_string();
-  std::optional<std::string> path = resolve_resource("configs/engines", given);
+  // Like every path a file names, relative to that file's folder (a calibrated profile's
+  // inner preset beside the profile), then bundled.
+  std::optional<std::string> path = resolve_scenario_file(name_field, "configs/engines");
   if (!path) {
     name_field.fail(unknown_choice_message("engine preset", "presets", given, bundled_presets()));
   }

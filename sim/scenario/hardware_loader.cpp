@@ -18,8 +18,7 @@ const std::vector<std::string> kHardwareKeys = {
     "gemm_efficiency", "gemm_efficiency_fp8", "attention_efficiency", "memory_efficiency", "comm_efficiency",
     "step_overhead_us", "layer_overhead_us", "kernel_overhead_us", "attention_overhead_us", "attention_row_overhead_keys",
     "decode_attention_efficiency", "decode_attention_efficiency_many",
-    "decode_attention_half_seqs", "decode_attention_row_overhead_keys", "elementwise_efficiency", "kernel_tables",
-    "calibrated_from"};
+    "decode_attention_half_seqs", "decode_attention_row_overhead_keys", "elementwise_efficiency", "kernel_tables"};
 
 // A fraction of a datasheet peak: in (0, 1].
 double efficiency(const Field& root, const std::string& key, double fallback) {
@@ -38,7 +37,10 @@ double non_negative_or(const Field& root, const std::string& key, double fallbac
 }  // namespace
 
 HardwareSpec load_hardware(const std::string& name_or_path) {
-  const std::string path = resolve_spec_path("configs/hardware", "hardware", name_or_path);
+  return load_hardware_file(resolve_spec_path("configs/hardware", "hardware", name_or_path));
+}
+
+HardwareSpec load_hardware_file(const std::string& path) {
   const YAML::Node doc = load_spec_yaml(path);
   const LoadContext ctx{path, {}};
   const Field root = root_field(ctx, doc);
@@ -88,11 +90,6 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
         hw.kernel_tables.find("..") != std::string::npos) {
       f->fail("expected the name of a folder of data/kernels/ (such as h100_sxm), got '" + hw.kernel_tables + "'");
     }
-  }
-  // Written by `servesim calibrate` in its block: the measurements the roofline was fitted to.
-  if (auto f = root.get("calibrated_from")) {
-    hw.calibrated_from = f->as_string();
-    if (hw.calibrated_from.empty()) f->fail("expected the measurements file the profile was calibrated to, got ''");
   }
 
   const HardwareSpec defaults;

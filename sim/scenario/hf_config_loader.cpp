@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -100,9 +101,15 @@ std::string model_name(const json& root, const std::string& path) {
   if (it != root.end() && it->is_string() && !it->get<std::string>().empty()) {
     return std::filesystem::path(it->get<std::string>()).filename().string();
   }
-  // A downloaded model is a folder holding config.json; the folder names the model.
-  const std::filesystem::path folder = std::filesystem::path(path).parent_path().filename();
-  return folder.empty() ? std::filesystem::path(path).stem().string() : folder.string();
+  // A downloaded model is a folder holding config.json; the folder names the model. Any
+  // other file names it itself. The folder is the file's real one, whatever the path as
+  // typed ("config.json", "../config.json"), so the name never depends on where servesim runs.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  const std::string folder = file.parent_path().filename().string();
+  if (file.filename() == "config.json" && !folder.empty()) return folder;
+  return fs::path(path).stem().string();
 }
 
 // Mixtral: num_local_experts experts of width intermediate_size in every layer.

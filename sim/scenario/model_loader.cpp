@@ -112,7 +112,10 @@ ModelSpec load_model_yaml(const std::string& path) {
 }  // namespace
 
 ModelSpec load_model(const std::string& name_or_path) {
-  const std::string path = resolve_spec_path("models", "model", name_or_path);
+  return load_model_file(resolve_spec_path("models", "model", name_or_path));
+}
+
+ModelSpec load_model_file(const std::string& path) {
   if (std::filesystem::path(path).extension() == ".json") return load_hf_config(path);
   return load_model_yaml(path);
 }

@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "sim/core/errors.h"
 #include "sim/scenario/did_you_mean.h"
 
 namespace servesim {
@@ -68,33 +69,79 @@ std::string resource_root() {
   return ".";
 }
 
-std::optional<std::string> resolve_resource(const std::string& folder,
-                                            const std::string& name_or_path) {
-  if (name_or_path.empty()) return std::nullopt;
-  if (is_file(name_or_path)) return name_or_path;
-  const fs::path dir = fs::path(resource_root()) / folder;
-  const fs::path with_extension = dir / (name_or_path + ".yaml");
-  if (is_file(with_extension)) return with_extension.string();
-  if (is_file(dir / name_or_path)) return (dir / name_or_path).string();
+namespace {
+
+// ./x and ../x name a file relative to where they were written, as a shell reads them.
+bool explicitly_relative(const std::string& given) {
+  return given.rfind("./", 0) == 0 || given.rfind("../", 0) == 0 || given == "." || given == "..";
+}
+
+std::optional<fs::path> bundled_file(const std::string& folder, const std::string& given) {
+  const fs::path root(resource_root());
+  if (folder.empty()) {
+    if (is_file(root / given)) return root / given;
+    return std::nullopt;
+  }
+  const fs::path dir = root / folder;
+  for (const fs::path& p : {dir / (given + ".yaml"), dir / given, root / given})
+    if (is_file(p)) return p;
   if (folder == "configs/hardware") {
-    const std::string key = lower(name_or_path);
+    const std::string key = lower(given);
     for (const auto& [alias, profile] : kHardwareAliases) {
       const fs::path aliased = dir / (std::string(profile) + ".yaml");
-      if (key == alias && is_file(aliased)) return aliased.string();
+      if (key == alias && is_file(aliased)) return aliased;
     }
   }
   return std::nullopt;
 }
 
-std::string resolve_data_path(const std::string& path, const std::string& scenario_file) {
-  if (path.empty() || is_file(path)) return path;
-  const fs::path p(path);
-  if (p.is_absolute()) return path;
-  const fs::path beside = fs::path(scenario_file).parent_path() / p;
-  if (is_file(beside)) return beside.string();
-  const fs::path bundled = fs::path(resource_root()) / p;
-  if (is_file(bundled)) return bundled.string();
-  return path;
+void add_distinct(std::vector<FoundFile>& found, const fs::path& path, const std::string& where) {
+  for (const FoundFile& f : found) {
+    std::error_code ec;
+    if (fs::equivalent(f.path, path, ec)) return;
+  }
+  found.push_back({path.string(), where});
+}
+
+}  // namespace
+
+std::vector<FoundFile> find_resource(const std::string& folder, const std::string& given,
+                                     const std::vector<SearchBase>& bases) {
+  std::vector<FoundFile> found;
+  if (given.empty()) return found;
+  const fs::path p(given);
+  if (p.is_absolute()) {
+    if (is_file(p)) found.push_back({given, "as given"});
+    return found;
+  }
+  for (const SearchBase& base : bases) {
+    // A base folder "" is the working directory: the path stays as the user wrote it.
+    const fs::path candidate = base.folder.empty() ? p : fs::path(base.folder) / p;
+    if (is_file(candidate)) add_distinct(found, candidate, base.where);
+  }
+  if (!explicitly_relative(given))
+    if (auto bundled = bundled_file(folder, given)) add_distinct(found, *bundled, "bundled");
+  return found;
+}
+
+std::string ambiguous_resource_message(const std::string& given, const std::vector<FoundFile>& found) {
+  std::string message = "'" + given + "' names " + std::to_string(found.size()) + " files: ";
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    message += (i == 0 ? "" : i + 1 == found.size() ? " and " : ", ") + found[i].path + " (" + found[i].where + ")";
+  }
+  message += "; give an absolute path";
+  // ./NAME names only the files beside the bases, so it picks one when just one is there.
+  const auto beside = std::count_if(found.begin(), found.end(), [](const FoundFile& f) { return f.where != "bundled"; });
+  if (!explicitly_relative(given) && beside == 1)
+    message += ", or ./" + given + " for the one " + found.front().where;
+  return message;
+}
+
+std::optional<std::string> resolve_resource(const std::string& folder, const std::string& name_or_path) {
+  const std::vector<FoundFile> found = find_resource(folder, name_or_path, {{"", "in the working directory"}});
+  if (found.empty()) return std::nullopt;
+  if (found.size() > 1) throw ConfigError("", 0, "", ambiguous_resource_message(name_or_path, found));
+  return found.front().path;
 }
 
 std::vector<std::string> bundled_names(const std::string& folder) {

@@ -12,8 +12,10 @@
 namespace servesim {
 
 std::string resolve_spec_path(const std::string& folder, const std::string& what,
-                              const std::string& name_or_path) {
-  if (auto path = resolve_resource(folder, name_or_path)) return *path;
+                                const std::string& name_or_path) {
+  const std::vector<FoundFile> found = find_resource(folder, name_or_path, {{"", "in the working directory"}});
+  if (found.size() > 1) throw ConfigError("", 0, what, ambiguous_resource_message(name_or_path, found));
+  if (!found.empty()) return found.front().path;
   namespace fs = std::filesystem;
   const std::string ext = fs::path(name_or_path).extension().string();
   if (name_or_path.find('/') != std::string::npos || ext == ".yaml" || ext == ".yml" ||

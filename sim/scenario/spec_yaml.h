@@ -9,8 +9,9 @@
 
 namespace servesim {
 
-// The file a model or hardware name refers to (resolve_resource), or a ConfigError that
-// lists the bundled names of `folder`.
+// The file a model or hardware name given on the command line refers to: a path from the
+// working directory or a bundled name (find_resource), or a ConfigError that lists the
+// bundled names of `folder` or, for a value naming two files, both.
 std::string resolve_spec_path(const std::string& folder, const std::string& what,
                               const std::string& name_or_path);
 

@@ -4,7 +4,6 @@
 #include <cstdio>
 
 #include "sim/cluster/saturation_watch.h"
-#include "sim/engine/rejection_fixes.h"
 
 namespace servesim {
 
@@ -26,9 +25,11 @@ namespace {
 // What a rejection reason means and what changes it.
 std::string rejection_hint(const std::string& reason) {
   if (reason == "exceeds_kv_capacity")
-    return std::string("a request needs more KV cache than a replica holds: ") + kExceedsKvCapacityFix;
+    return "a request needs more KV cache than a replica holds: bound its lengths (max: in the class's "
+           "input/output) or give the replica more KV memory";
   if (reason == "exceeds_max_context")
-    return std::string("its prompt plus output is longer than the model's context: ") + kExceedsMaxContextFix;
+    return "its prompt plus output is longer than the model's context: bound the lengths (max: in the class's "
+           "input/output) or set engine.on_context_overflow: truncate";
   if (reason == "queue_full") return "the admission queue was full: raise its bound in cluster.admission";
   if (reason == "timed_out") return "it waited longer than its class's timeout";
   return "";
@@ -51,34 +52,34 @@ Scenario lengthened(Scenario s, double scale) {
 RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scopes, double reject_share,
                            bool early_stop, bool label_classes, double sustain_tolerance) {
   Simulation sim(s.seed, s.stop, s.workload, s.cluster);
+  SustainedRateMeter meter;
+  sim.set_request_sink([&](const RequestRecord& rec) { meter.add(rec); });
   // The run's own watch (Simulation::note_saturation): one rule for summary.json and here.
   const SaturationWatch& watch = sim.saturation_watch();
   sim.set_arrival_observer([&](std::int64_t, std::int64_t) { return early_stop && watch.tripped_early(); });
   RunJudgement j;
   j.result = sim.run();
   const RunResult& r = j.result;
-  // The rule every run's summary uses, at this tolerance (summary.json's at kSustainTolerance).
-  const SaturationVerdict v = sim.saturation_verdict(sustain_tolerance);
   std::vector<std::string> why;
-  if (v.growing)
-    why.push_back("saturated by " + v.by + ": " + std::to_string(watch.excess()) + " requests backlogged " +
+  if (r.saturated)
+    why.push_back("saturated by " + r.saturated_by + ": " + std::to_string(watch.excess()) + " requests backlogged " +
                   (r.aborted ? "after " + std::to_string(r.arrived) + " arrivals, run stopped early"
                              : "at the last arrival, and growing"));
   if (r.completed == 0) why.push_back("no request completed");
-  if (!v.growing && !r.aborted && r.completed > 0) {
-    j.sustained = v.sustained;
+  if (!r.saturated && !r.aborted && r.completed > 0) {
+    j.sustained = meter.measure(sustain_tolerance);
     const SustainedRate& m = j.sustained;
     char buf[240];
-    if (v.too_short) {
+    if (!m.long_enough) {
       j.too_short = true;
       std::snprintf(buf, sizeof buf, "; lengthen it %.2gx", std::ceil(m.needed_scale * 10) / 10);
       why.push_back(m.why_short + buf);
-    } else if (v.saturated) {
+    } else if (!m.sustained(sustain_tolerance)) {
       std::snprintf(buf, sizeof buf,
                     "not sustained: served %.4g of %.4g req/s offered over the second half of its arrivals "
-                    "(%.3g%% short, tolerance %s; short of %s)",
+                    "(%.3g%% short, tolerance %s)",
                     m.served_per_s, m.offered_per_s, 100 * (1 - m.served_per_s / m.offered_per_s),
-                    percent(sustain_tolerance).c_str(), v.resource.c_str());
+                    percent(sustain_tolerance).c_str());
       why.push_back(buf);
     }
   }
