@@ -33,12 +33,15 @@ std::vector<std::string> split_list(const std::string& text) {
 void print_fit(const OverheadCalibration& fit, std::ostream& out) {
   out << "split: " << fit.split << "\n";
   out << "overheads    start        fitted\n";
-  out << "per_step     " << engine_duration_text(fit.start.per_step_ns) << "  ->  "
-      << engine_duration_text(fit.fitted.per_step_ns) << "\n";
-  out << "per_request  " << engine_duration_text(fit.start.per_request_ns) << "  ->  "
-      << engine_duration_text(fit.fitted.per_request_ns) << "\n";
-  out << "per_token    " << engine_duration_text(fit.start.per_token_ns) << "  ->  "
-      << engine_duration_text(fit.fitted.per_token_ns) << "\n";
+  const auto row = [&](const std::string& knob, Tick start, Tick fitted) {
+    out << knob << std::string(13 - knob.size(), ' ') << engine_duration_text(start) << "  ->  ";
+    bool identified = true;
+    for (const UnidentifiedKnob& u : fit.unidentified) identified = identified && u.name != knob;
+    out << (identified ? engine_duration_text(fitted) : std::string("not identifiable")) << "\n";
+  };
+  row("per_step", fit.start.per_step_ns, fit.fitted.per_step_ns);
+  row("per_request", fit.start.per_request_ns, fit.fitted.per_request_ns);
+  row("per_token", fit.start.per_token_ns, fit.fitted.per_token_ns);
   out << "(" << fit.evaluations << " replays; mean squared error of the fitted figures " << fit.objective_before
       << " -> " << fit.objective_after << ")\n\nafter the fit:\n";
   print_replay_set(fit.fit_after, out);
@@ -60,6 +63,7 @@ int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::
       ("set", po::value(&sets)->composing(), "override a scenario key: --set cluster.pools.0.replicas=4")
       ("fit", po::value(&fit_list), "the overheads to fit, comma-separated: per_step, per_request, per_token (default per_step,per_request)")
       ("max-replays", po::value(&max_replays), "most simulations the search may run (default 240)")
+      ("force", "fit to a benchmark whose model, tokenizer, engine or parallelism differ from the scenario's (a warning instead of exit 2)")
       ("output,o", po::value(&output), "write the engine profile here (default: standard output)");
   po::variables_map vm;
   if (!parse_options(args, opts, po::options_description(), po::positional_options_description(), vm, err)) return 2;
@@ -68,7 +72,13 @@ int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::
            "replaying the benchmark's requests through the scenario matches the measured TTFT,\n"
            "TPOT and E2E (mean, p50, p90), and reports the error on requests held out of the fit\n"
            "(the last load stage, or alternate windows of a single-stage run). Nothing else\n"
-           "moves. Writes an engine profile to use as the pool's engine preset.\n\n"
+           "moves. Writes an engine profile to use as the pool's engine preset.\n"
+           "The scenario gives the deployment (it needs no stop:); the model, tokenizer, engine\n"
+           "and parallelism the file states must be its own (exit 2 naming both, unless --force).\n"
+           "A knob the fitted figures do not change with (CPU overheads hidden by async\n"
+           "scheduling) is reported as not identifiable, with the setting under which it would\n"
+           "show, and left out of the profile; when no knob is identifiable nothing is written\n"
+           "and the exit code is 1.\n\n"
         << opts;
     return 0;
   }
@@ -83,10 +93,25 @@ int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::
   OverheadCalibrationOptions options;
   options.knobs = split_list(fit_list);
   options.max_evaluations = max_replays;
-  const Scenario scenario = load_scenario(scenario_path, sets);
+  // The benchmark's requests replace the scenario's workload, so the scenario needs no stop.
+  const Scenario scenario = load_deployment(scenario_path, sets);
   const std::string base_preset = scenario.cluster.pools.empty() ? "" : scenario.cluster.pools.front().engine.preset;
-  const BenchmarkReplay replay(scenario, read_benchmark(bench_path, format));
+  BenchmarkRun bench = read_benchmark(bench_path, format);
+  if (!check_benchmark_deployment(bench, scenario, vm.count("force") > 0, "servesim calibrate", err)) return 2;
+  const BenchmarkReplay replay(scenario, std::move(bench));
   const OverheadCalibration fit = calibrate_overheads(replay, options);
+  for (const UnidentifiedKnob& u : fit.unidentified) {
+    err << "servesim calibrate: warning: " << u.name << " is not identifiable from this benchmark: " << u.why
+        << "; it is left out of the profile\n";
+    if (!u.setting.empty()) err << "  it would show under " << u.setting << "\n";
+  }
+  if (fit.unidentified.size() == fit.knobs.size()) {
+    std::ostringstream report;
+    print_fit(fit, report);
+    err << report.str() << "servesim calibrate: no knob of --fit could be identified from this benchmark; "
+        << "nothing written\n";
+    return 1;
+  }
 
   EngineProfileProvenance provenance;
   provenance.command = "servesim calibrate --from-benchmark " + bench_path + " --scenario " + scenario_path;

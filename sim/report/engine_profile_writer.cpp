@@ -44,10 +44,27 @@ void write_engine_profile(std::ostream& os, const OverheadCalibration& fit, cons
   write_set(os, "held out", fit.held_out_before, fit.held_out_after);
   os << "# Use it as the pool's engine preset: engine: {preset: THIS_FILE.yaml}\n";
   if (!p.base_preset.empty()) os << "preset: " << p.base_preset << "\n";
-  os << "overheads:\n"
-     << "  per_step: " << engine_duration_text(fit.fitted.per_step_ns) << "\n"
-     << "  per_request: " << engine_duration_text(fit.fitted.per_request_ns) << "\n"
-     << "  per_token: " << engine_duration_text(fit.fitted.per_token_ns) << "\n";
+  // A knob the benchmark could not pin down is left out: its value would be the start's,
+  // dressed as a fit; the preset's own value stands.
+  const auto unidentified = [&](const std::string& knob) {
+    for (const UnidentifiedKnob& u : fit.unidentified) {
+      if (u.name == knob) return &u;
+    }
+    return static_cast<const UnidentifiedKnob*>(nullptr);
+  };
+  std::string lines;
+  const auto knob_line = [&](const std::string& knob, Tick ns) {
+    if (const UnidentifiedKnob* u = unidentified(knob)) {
+      os << "# " << knob << " not written: not identifiable from this benchmark (" << u->why << ")\n";
+      if (!u->setting.empty()) os << "#   it shows under " << u->setting << "\n";
+      return;
+    }
+    lines += "  " + knob + ": " + engine_duration_text(ns) + "\n";
+  };
+  knob_line("per_step", fit.fitted.per_step_ns);
+  knob_line("per_request", fit.fitted.per_request_ns);
+  knob_line("per_token", fit.fitted.per_token_ns);
+  if (!lines.empty()) os << "overheads:\n" << lines;
 }
 
 }  // namespace servesim

@@ -126,6 +126,40 @@ OverheadCalibration calibrate_overheads(const BenchmarkReplay& replay, const Ove
     if (again.value < best.value) best = again;
     if (!better) break;
   }
+  // Identifiability: a knob whose unit step either way leaves the objective where it is
+  // (async scheduling hides CPU overheads shorter than the GPU's step) cannot be fitted,
+  // and keeps the start's value.
+  std::vector<double> x = best.x;
+  for (double& v : x) v = std::fabs(v);
+  std::vector<bool> flat(knobs.size(), true);
+  for (std::size_t i = 0; i < knobs.size(); ++i) {
+    for (const double delta : {1.0, -1.0}) {
+      std::vector<double> moved = x;
+      moved[i] = x[i] + delta;
+      if (moved[i] < 0) continue;
+      if (std::fabs(objective(moved) - best.value) > 1e-4 * best.value + 1e-12) flat[i] = false;
+    }
+  }
+  for (std::size_t i = 0; i < knobs.size(); ++i) {
+    if (!flat[i]) continue;
+    const double unit_ns = knobs[i]->unit_ns;
+    const std::string unit = unit_ns >= 1e6 ? std::to_string(std::llround(unit_ns / 1e6)) + " ms"
+                                            : std::to_string(std::llround(unit_ns / 1e3)) + " us";
+    UnidentifiedKnob u{knobs[i]->name,
+                       "the fitted figures are the same with " + knobs[i]->name + " " + unit + " more or less", ""};
+    const std::vector<PoolConfig>& pools = replay.scenario().cluster.pools;
+    for (std::size_t p = 0; p < pools.size(); ++p) {
+      if (!pools[p].engine.async_scheduling) continue;
+      u.why = "pool " + pools[p].name + "'s engine runs async scheduling, which hides CPU overheads under the " +
+              "GPU's step: " + u.why;
+      u.setting = "engine.async_scheduling: false (--set cluster.pools." + std::to_string(p) +
+                  ".engine.async_scheduling=false), if the benchmarked server ran without async scheduling";
+      break;
+    }
+    out.unidentified.push_back(u);
+    x[i] = static_cast<double>(out.start.*(knobs[i]->field)) / unit_ns;
+  }
+  best.x = x;
   out.fitted = overheads_at(best.x);
   out.evaluations = evaluations;
   const SimulatedReplay after = replay.simulate(out.fitted);

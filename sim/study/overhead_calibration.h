@@ -21,8 +21,18 @@ struct OverheadCalibrationOptions {
   int windows = 8;            // alternate windows when the run has a single stage
 };
 
+// A knob the benchmark cannot pin down: moving it by one unit (1 ms; 10 us for per_token)
+// either way from the fit leaves every fitted figure as it was, so any value fits as well
+// and the fitted one means nothing.
+struct UnidentifiedKnob {
+  std::string name;
+  std::string why;      // in words
+  std::string setting;  // the scenario setting under which it would show, "" if none is known
+};
+
 struct OverheadCalibration {
   std::vector<std::string> knobs;
+  std::vector<UnidentifiedKnob> unidentified;  // of `knobs`; their fitted values are the start's
   EngineOverheads start;    // the scenario's first pool's overheads
   EngineOverheads fitted;
   std::string split;        // how the requests were divided, in words
@@ -38,7 +48,8 @@ struct OverheadCalibration {
 bool is_fitted_figure(const std::string& figure);
 
 // Throws ConfigError for an unknown knob, or when no request completes under the
-// scenario's own overheads.
+// scenario's own overheads. Knobs the fitted figures do not depend on are listed in
+// `unidentified` and keep the start's value in `fitted`.
 OverheadCalibration calibrate_overheads(const BenchmarkReplay& replay, const OverheadCalibrationOptions& options);
 
 // Mean squared relative error of the fitted figures of `set` (its rows).

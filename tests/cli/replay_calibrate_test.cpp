@@ -128,3 +128,103 @@ TEST_CASE("replay refuses bad input with exit 2 and judges the tolerance with ex
   CHECK(slower.exit_code == 1);
   CHECK(slower.output.find("beyond the tolerance") != std::string::npos);
 }
+
+namespace {
+
+// A vllm bench serve file of six 500-token prompts with 40 output tokens each; `extra` adds
+// top-level keys (the model, --metadata).
+std::string bench_file(const TempDir& dir, const std::string& name, const std::string& extra) {
+  const std::string path = (dir.path / name).string();
+  std::ofstream(path) << "{" << extra << ", \"request_rate\": \"inf\", \"burstiness\": 1.0,\n"
+                      << "\"max_concurrency\": 2, \"duration\": 2.0, \"completed\": 6, \"failed\": 0,\n"
+                      << "\"input_lens\": [500, 500, 500, 500, 500, 500],\n"
+                      << "\"output_lens\": [40, 40, 40, 40, 40, 40],\n"
+                      << "\"ttfts\": [0.1, 0.1, 0.1, 0.1, 0.1, 0.1],\n"
+                      << "\"itls\": [[0.01], [0.01], [0.01], [0.01], [0.01], [0.01]],\n"
+                      << "\"errors\": [\"\", \"\", \"\", \"\", \"\", \"\"]}\n";
+  return path;
+}
+
+// An 8B deployment with a synthetic workload and no stop: replay replaces the workload.
+std::string write_deployment(const TempDir& dir) {
+  const std::string path = (dir.path / "deployment.yaml").string();
+  std::ofstream(path) << "name: deployment\nseed: 3\n"
+                      << "workload:\n  - class: chat\n    arrival: {process: poisson, rate: 8}\n"
+                         "    input: {uniform: [100, 2000]}\n    output: {uniform: [20, 400]}\n"
+                         "cluster:\n  pools:\n    - name: main\n      model: llama-3-8b\n      hardware: h100-sxm\n";
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("replay and calibrate refuse a benchmark of another model or parallelism naming both and go on with --force",
+          "[cli][replay]") {
+  const TempDir dir("replay_match");
+  const std::string scenario = write_deployment(dir);
+  const std::string seventy = bench_file(dir, "seventy.json",
+                                         "\"backend\": \"openai\", \"model_id\": \"meta-llama/Llama-3.1-70B-Instruct\"");
+  const auto refused = run_cli("replay " + seventy + " --scenario " + scenario);
+  INFO(refused.output);
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.output.find("model_id: the benchmark's model is meta-llama/Llama-3.1-70B-Instruct, pool main's "
+                            "model is llama-3-8b (the names state 70B and 8B parameters)") != std::string::npos);
+  CHECK(refused.output.find("--force") != std::string::npos);
+  const auto forced = run_cli("replay " + seventy + " --scenario " + scenario + " --force");
+  CHECK(forced.exit_code == 0);
+  CHECK(forced.output.find("warning: " + seventy + ": model_id:") != std::string::npos);
+  CHECK(forced.output.find("all (6 requests)") != std::string::npos);
+  const auto calibrate = run_cli("calibrate --from-benchmark " + seventy + " --scenario " + scenario);
+  CHECK(calibrate.exit_code == 2);
+  CHECK(calibrate.output.find("70B and 8B") != std::string::npos);
+
+  // The same model under its Hugging Face name replays without a word, and the scenario
+  // needs no stop: the file's six requests are the workload.
+  const std::string eight =
+      bench_file(dir, "eight.json", "\"backend\": \"vllm\", \"model_id\": \"meta-llama/Meta-Llama-3-8B-Instruct\"");
+  const auto same = run_cli("replay " + eight + " --scenario " + scenario);
+  INFO(same.output);
+  CHECK(same.exit_code == 0);
+  CHECK(same.output.find("warning") == std::string::npos);
+  CHECK(same.output.find("simulated: 6 completed") != std::string::npos);
+
+  // --metadata tp=2 and --backend sglang against one GPU running the default (vLLM) engine.
+  const std::string tp2 = bench_file(dir, "tp2.json",
+                                     "\"backend\": \"sglang\", \"model_id\": \"meta-llama/Meta-Llama-3-8B-Instruct\", "
+                                     "\"tp\": \"2\"");
+  const auto parallel = run_cli("replay " + tp2 + " --scenario " + scenario);
+  CHECK(parallel.exit_code == 2);
+  CHECK(parallel.output.find("tp: the benchmark ran tensor parallel 2, pool main has tp 1") != std::string::npos);
+  CHECK(parallel.output.find("backend: the benchmark was served by sglang") != std::string::npos);
+  CHECK(run_cli("replay " + tp2 + " --scenario " + scenario + " --set cluster.pools.0.tp=2"
+                " --set cluster.pools.0.engine.preset=sglang").exit_code == 0);
+
+  // A name that matches neither way (another Llama of the same size) is a warning, not a refusal.
+  const std::string other = bench_file(dir, "other.json", "\"model_id\": \"meta-llama/Llama-3.1-8B-Instruct\"");
+  const auto unsure = run_cli("replay " + other + " --scenario " + scenario);
+  CHECK(unsure.exit_code == 0);
+  CHECK(unsure.output.find("warning: " + other + ": model_id:") != std::string::npos);
+}
+
+TEST_CASE("calibrate --from-benchmark says a knob async scheduling hides is not identifiable and names the setting",
+          "[cli][replay][calibrate]") {
+  const TempDir dir("calibrate_hidden");
+  const std::string scenario = write_known_scenario(dir, 300);
+  const std::string out = (dir.path / "run").string();
+  REQUIRE(run_cli("run " + scenario + " --bench-format vllm --quiet --out " + out).exit_code == 0);
+  // The vllm preset's async scheduling hides a step's CPU work under its GPU work (an 8B
+  // step on an H100 takes several ms), so neither knob moves a figure within 1 ms of 0.
+  const std::string profile = (dir.path / "engine.yaml").string();
+  const auto hidden = run_cli("calibrate --from-benchmark " + out + "/vllm_bench.json --scenario " + scenario +
+                              " --set cluster.pools.0.engine.async_scheduling=auto"
+                              " --set cluster.pools.0.engine.overheads.per_step=0ms"
+                              " --set cluster.pools.0.engine.overheads.per_request=0ms --max-replays 40 -o " + profile);
+  INFO(hidden.output);
+  CHECK(hidden.exit_code == 1);
+  CHECK(hidden.output.find("per_step is not identifiable from this benchmark: pool main's engine runs async "
+                           "scheduling") != std::string::npos);
+  CHECK(hidden.output.find("engine.async_scheduling: false (--set cluster.pools.0.engine.async_scheduling=false)") !=
+        std::string::npos);
+  CHECK(hidden.output.find("per_step     0.0us  ->  not identifiable") != std::string::npos);
+  CHECK(hidden.output.find("nothing written") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(profile));
+}
