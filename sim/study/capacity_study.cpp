@@ -4,6 +4,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/study/class_selector.h"
 #include "sim/study/slo_targets.h"
 
 namespace servesim {
@@ -72,9 +73,7 @@ CapacityPlan plan_capacity(const CapacityRequest& request) {
   plan.scenario_name = base.name;
   int class_index = -1;
   if (!request.class_name.empty()) {
-    for (std::size_t i = 0; i < base.workload.size(); ++i)
-      if (base.workload[i].name == request.class_name) class_index = static_cast<int>(i);
-    if (class_index < 0) throw ConfigError(path, 0, "--class", "no workload class is named '" + request.class_name + "'");
+    class_index = class_index_or_throw(base, request.class_name, path);
   } else if (base.workload.size() == 1) {
     class_index = 0;  // one class: its own rate, in its own unit
   }

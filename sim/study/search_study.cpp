@@ -11,6 +11,7 @@
 #include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/study/class_selector.h"
 #include "sim/study/run_judgement.h"
 #include "sim/study/search_cost.h"
 #include "sim/study/search_space.h"
@@ -127,10 +128,7 @@ SearchReport run_search(const SearchRequest& request, const std::function<void(c
 
   int class_index = -1;
   if (!request.class_name.empty()) {
-    for (std::size_t i = 0; i < base.workload.size(); ++i)
-      if (base.workload[i].name == request.class_name) class_index = static_cast<int>(i);
-    if (class_index < 0)
-      throw ConfigError(scenario_path, 0, "--class", "no workload class is named '" + request.class_name + "'");
+    class_index = class_index_or_throw(base, request.class_name, scenario_path);
   } else if (base.workload.size() == 1) {
     class_index = 0;
   }
