@@ -55,6 +55,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
   }
 
   const Comparison cmp = compare_files(files[0], files[1], tol);
+  for (const auto& line : comparison_warnings(cmp, files[0], files[1]))
+    err << "servesim compare: warning: " << line << "\n";
   for (const auto& key : unused_tolerances(cmp, tol))
     err << "servesim compare: warning: --tolerance-for " << key << " matches no figure of the two files\n";
 

@@ -56,7 +56,40 @@ void print_comparison(const Comparison& cmp, bool all, std::ostream& out) {
     }
   }
   out << cmp.regressions << " regression" << (cmp.regressions == 1 ? "" : "s") << " beyond tolerance ("
-      << cmp.compared << " gated figures compared)\n";
+      << cmp.compared << " gated figures compared";
+  if (!cmp.skipped.empty()) out << "; " << cmp.skipped.size() << " only in one file, not compared";
+  out << ")\n";
+}
+
+std::vector<std::string> comparison_warnings(const Comparison& cmp, const std::string& baseline_path,
+                                             const std::string& candidate_path) {
+  std::vector<std::string> lines;
+  for (const bool from_candidate : {true, false}) {
+    // Field by field in first-seen order, with the blocks that lack it.
+    std::vector<std::pair<std::string, std::vector<std::string>>> fields;
+    for (const auto& s : cmp.skipped) {
+      if (s.missing_from_candidate != from_candidate) continue;
+      auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == s.field; });
+      if (it == fields.end()) it = fields.insert(fields.end(), {s.field, {}});
+      it->second.push_back(s.block);
+    }
+    if (fields.empty()) continue;
+    std::string list;
+    for (const auto& [field, blocks] : fields) {
+      list += (list.empty() ? "" : ", ") + field + " (";
+      if (blocks.size() <= 3) {
+        for (std::size_t i = 0; i < blocks.size(); ++i) list += (i ? ", " : "") + blocks[i];
+      } else {
+        list += std::to_string(blocks.size()) + " blocks";
+      }
+      list += ")";
+    }
+    lines.push_back((from_candidate ? candidate_path : baseline_path) + " lacks " + std::to_string(fields.size()) +
+                    " figure" + (fields.size() == 1 ? "" : "s") + " the other file has (an older servesim?); " +
+                    "compared only the figures both have, skipped: " + list);
+  }
+  for (const auto& note : cmp.notes) lines.push_back(note);
+  return lines;
 }
 
 nlohmann::ordered_json comparison_to_json(const Comparison& cmp) {
@@ -78,6 +111,15 @@ nlohmann::ordered_json comparison_to_json(const Comparison& cmp) {
     changes.push_back(std::move(e));
   }
   j["changes"] = std::move(changes);
+  // Only when there are any, so the comparison of two files of one format reads as before.
+  if (!cmp.skipped.empty()) {
+    nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
+    for (const auto& s : cmp.skipped)
+      skipped.push_back({{"block", s.block}, {"field", s.field},
+                         {"missing_from", s.missing_from_candidate ? "candidate" : "baseline"}});
+    j["skipped"] = std::move(skipped);
+  }
+  if (!cmp.notes.empty()) j["notes"] = cmp.notes;
   return j;
 }
 

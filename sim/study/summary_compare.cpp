@@ -1,5 +1,6 @@
 #include "sim/study/summary_compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -33,8 +34,10 @@ void compare_block(const ojson& base, const ojson& cand, const std::string& bloc
         throw ConfigError(base_path, 0, key_prefix + field, "must be a number or null, got " + bv.dump());
       continue;  // classes, pools, rejected_reasons, text
     }
-    if (!cand.contains(field))
-      throw ConfigError(cand_path, 0, key_prefix + field, "missing; the baseline has it");
+    if (!cand.contains(field)) {
+      out.skipped.push_back({block, field, true});
+      continue;
+    }
     const ojson& cv = cand[field];
     if (!(cv.is_number() || cv.is_null()))
       throw ConfigError(cand_path, 0, key_prefix + field, "must be a number or null, got " + cv.dump());
@@ -66,17 +69,30 @@ void compare_block(const ojson& base, const ojson& cand, const std::string& bloc
     if (c.regression) ++out.regressions;
     out.changes.push_back(std::move(c));
   }
+  for (const auto& [field, cv] : cand.items())
+    if ((cv.is_number() || cv.is_null()) && !base.contains(field)) out.skipped.push_back({block, field, false});
 }
 
-// "classes" or "pools": each named block of the baseline must be in the candidate.
+// "classes" or "pools": both files must name the same blocks (else they ran different scenarios).
 void compare_named_blocks(const ojson& base, const ojson& cand, const char* group, const std::string& block_prefix,
                           const std::string& key_prefix, const std::string& base_path, const std::string& cand_path,
                           const Tolerances& tol, Comparison& out) {
-  if (!base.contains(group) || !base[group].is_object()) return;
   const std::string key = key_prefix + group;
-  if (!cand.contains(group) || !cand[group].is_object()) throw ConfigError(cand_path, 0, key, "missing; the baseline has it");
+  const bool in_base = base.contains(group) && base[group].is_object();
+  const bool in_cand = cand.contains(group) && cand[group].is_object();
+  if (!in_base && !in_cand) return;
+  if (!in_base || !in_cand) {
+    // A whole group absent from one file is a file of an older format, not another scenario.
+    out.notes.push_back(std::string(in_base ? "the candidate" : "the baseline") + " has no " + key +
+                        " block; its figures were not compared");
+    return;
+  }
+  for (const auto& [name, block] : cand[group].items())
+    if (!base[group].contains(name))
+      throw ConfigError(base_path, 0, key + "." + name, "missing; the candidate has it: not the same scenario");
   for (const auto& [name, block] : base[group].items()) {
-    if (!cand[group].contains(name)) throw ConfigError(cand_path, 0, key + "." + name, "missing; the baseline has it");
+    if (!cand[group].contains(name))
+      throw ConfigError(cand_path, 0, key + "." + name, "missing; the baseline has it: not the same scenario");
     if (!block.is_object() || !cand[group][name].is_object())
       throw ConfigError(cand_path, 0, key + "." + name, "must be an object of figures");
     compare_block(block, cand[group][name], block_prefix + group + "." + name, key + "." + name + ".", base_path,
@@ -121,6 +137,16 @@ Comparison compare_sweep_tables(const SweepTable& baseline, const SweepTable& ca
   std::map<std::int64_t, const ojson*> by_point;
   for (const auto& row : candidate.rows) by_point[row["point"].get<std::int64_t>()] = &row;
   Comparison out;
+  if (baseline.scenario != candidate.scenario)
+    out.notes.push_back("the baseline is a sweep of scenario '" + baseline.scenario + "', the candidate of '" +
+                        candidate.scenario + "'");
+  std::vector<std::int64_t> baseline_points;
+  for (const auto& row : baseline.rows) baseline_points.push_back(row["point"].get<std::int64_t>());
+  std::string extra;
+  for (const auto& [p, row] : by_point)
+    if (std::find(baseline_points.begin(), baseline_points.end(), p) == baseline_points.end())
+      extra += (extra.empty() ? "" : ", ") + std::to_string(p);
+  if (!extra.empty()) out.notes.push_back("points only the candidate has, not compared: " + extra);
   for (const auto& brow : baseline.rows) {
     const std::int64_t p = brow["point"].get<std::int64_t>();
     const std::string block = "point." + std::to_string(p);
@@ -157,6 +183,7 @@ std::vector<std::string> unused_tolerances(const Comparison& c, const Tolerances
   for (const auto& [key, value] : tolerances.per_field) {
     bool used = false;
     for (const auto& ch : c.changes) used = used || key == ch.field || key == ch.block + "." + ch.field;
+    for (const auto& sk : c.skipped) used = used || key == sk.field || key == sk.block + "." + sk.field;
     if (!used) unused.push_back(key);
   }
   return unused;

@@ -37,15 +37,29 @@ struct FieldChange {
   bool improved = false;    // better by more than tolerance
 };
 
+// A figure only one file has: a summary.json or sweep.json written by an older servesim
+// lacks the columns added since, so the two are compared on the figures both have and the
+// rest are listed, never dropped without a word.
+struct SkippedField {
+  std::string block;  // as FieldChange::block
+  std::string field;
+  bool missing_from_candidate = true;  // else missing from the baseline
+};
+
 struct Comparison {
   std::vector<FieldChange> changes;
   int regressions = 0;
   int compared = 0;  // gated (non-neutral) figures present in both files
+  std::vector<SkippedField> skipped;
+  // What else the two files differ in that the figures do not show: sweeps of differently
+  // named scenarios, points only the candidate ran.
+  std::vector<std::string> notes;
 };
 
-// Compares the overall block and every class and pool of the baseline. Throws
-// ConfigError(candidate_path, 0, key, ...) when the candidate lacks a field, class or pool the
-// baseline has, and (baseline_path, ...) when the baseline is not a summary.json.
+// Compares the overall block and every class and pool, on the figures both files have (the
+// others go to `skipped`). Throws ConfigError(path, 0, key, ...) naming the file that lacks a
+// class or pool the other has (not the same scenario), and (baseline_path, ...) when the
+// baseline is not a summary.json.
 Comparison compare_summaries(const nlohmann::ordered_json& baseline, const nlohmann::ordered_json& candidate,
                              const std::string& baseline_path, const std::string& candidate_path,
                              const Tolerances& tolerances);
@@ -53,6 +67,7 @@ Comparison compare_summaries(const nlohmann::ordered_json& baseline, const nlohm
 // Compares rows with the same point index. Throws ConfigError when the axes differ, a point
 // of the baseline is missing from the candidate, or a point's axis values differ. A point
 // that ran in the baseline but failed in the candidate is a regression (field "error").
+// Points only the candidate has, and differing scenario names, go to `notes`.
 Comparison compare_sweep_tables(const SweepTable& baseline, const SweepTable& candidate,
                                 const std::string& baseline_path, const std::string& candidate_path,
                                 const Tolerances& tolerances);

@@ -86,14 +86,63 @@ TEST_CASE("compare: a field moved 20% the bad way is a regression - exit 1 - the
   CHECK(runs.compare(runs.summary.string(), runs.save("rejected.json", rejected)).exit_code == 1);
 }
 
+TEST_CASE("compare: a file without some figures (an older servesim) is compared on the figures both have, "
+          "and the skipped ones are named", "[sweep]") {
+  Runs runs;
+  // The candidate lacks two figures; one of them, moved the bad way in the baseline's copy,
+  // would be a regression if it were compared.
+  auto old_format = runs.load(runs.summary);
+  old_format.erase("goodput");
+  old_format["classes"]["default"].erase("goodput");
+  old_format["classes"]["default"].erase("p99_itl_ms");
+  const std::string old_path = runs.save("old.json", old_format);
+  const auto m = runs.compare(runs.summary.string(), old_path);
+  INFO(m.output);
+  CHECK(m.exit_code == 0);
+  CHECK(m.output.find("warning: " + old_path + " lacks 2 figures the other file has") != std::string::npos);
+  CHECK(m.output.find("skipped: goodput (overall, classes.default), p99_itl_ms (classes.default)") != std::string::npos);
+  CHECK(m.output.find("3 only in one file, not compared") != std::string::npos);
+
+  // The other way round (a newer candidate): the candidate's extra figures are named too.
+  const auto r = runs.compare(old_path, runs.summary.string(), "--json");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("warning: " + runs.summary.string() + " lacks") == std::string::npos);
+  CHECK(r.output.find("warning: " + old_path + " lacks 2 figures") != std::string::npos);
+  CHECK(r.output.find("\"missing_from\": \"baseline\"") != std::string::npos);
+
+  // What both have is still gated: the shared p99_ttft_ms 20% worse fails.
+  auto worse_old = old_format;
+  worse_old["p99_ttft_ms"] = worse_old["p99_ttft_ms"].get<double>() * 1.2;
+  CHECK(runs.compare(runs.summary.string(), runs.save("worse-old.json", worse_old)).exit_code == 1);
+
+  // Two files of one format compare as before: no warning, the same closing line.
+  const auto same = runs.compare(runs.summary.string(), runs.summary.string());
+  CHECK(same.output.find("warning") == std::string::npos);
+  CHECK(same.output.find("gated figures compared)\n") != std::string::npos);
+}
+
+TEST_CASE("compare: summaries of different scenarios (a class or pool in one file only) exit 2", "[sweep]") {
+  Runs runs;
+  auto extra = runs.load(runs.summary);
+  extra["classes"]["batch"] = extra["classes"]["default"];
+  const std::string extra_path = runs.save("extra.json", extra);
+  const auto e = runs.compare(runs.summary.string(), extra_path);
+  CHECK(e.exit_code == 2);
+  CHECK(e.output.find(runs.summary.string() + ": classes.batch: missing; the candidate has it: not the same scenario") !=
+        std::string::npos);
+  const auto f = runs.compare(extra_path, runs.summary.string());
+  CHECK(f.exit_code == 2);
+  CHECK(f.output.find(runs.summary.string() + ": classes.batch: missing; the baseline has it") != std::string::npos);
+}
+
 TEST_CASE("compare: bad input exits 2 naming the file and the field", "[sweep]") {
   Runs runs;
-  auto missing = runs.load(runs.summary);
-  missing["classes"]["default"].erase("p99_itl_ms");
-  const std::string missing_path = runs.save("missing.json", missing);
-  const auto m = runs.compare(runs.summary.string(), missing_path);
+  auto not_number = runs.load(runs.summary);
+  not_number["classes"]["default"]["p99_itl_ms"] = "fast";
+  const std::string not_number_path = runs.save("not-number.json", not_number);
+  const auto m = runs.compare(runs.summary.string(), not_number_path);
   CHECK(m.exit_code == 2);
-  CHECK(m.output.find(missing_path) != std::string::npos);
+  CHECK(m.output.find(not_number_path) != std::string::npos);
   CHECK(m.output.find("classes.default.p99_itl_ms") != std::string::npos);
 
   std::ofstream(runs.dir.path / "broken.json") << "{\"completed\": 3,\n";
@@ -126,4 +175,29 @@ TEST_CASE("compare: sweep tables are matched by point and a regressed point exit
   const auto s = runs.compare(runs.sweep.string(), runs.save("short.json", short_table));
   CHECK(s.exit_code == 2);
   CHECK(s.output.find("point 1") != std::string::npos);
+
+  // The short table as the baseline: point 1 is only the candidate's, and is said so.
+  const auto extra = runs.compare((runs.dir.path / "short.json").string(), runs.sweep.string());
+  CHECK(extra.exit_code == 0);
+  CHECK(extra.output.find("warning: points only the candidate has, not compared: 1") != std::string::npos);
+
+  // A new sweep.json as the baseline, one written before the goodput and cost columns as
+  // the candidate: the shared columns are compared, the others named.
+  auto older = runs.load(runs.sweep);
+  for (auto& row : older["rows"])
+    for (const char* f : {"slo_attainment", "goodput", "cost_per_hour", "paid_per_1m_output_tokens"}) row["summary"].erase(f);
+  const std::string older_path = runs.save("older-sweep.json", older);
+  const auto skew = runs.compare(runs.sweep.string(), older_path);
+  INFO(skew.output);
+  CHECK(skew.exit_code == 0);
+  CHECK(skew.output.find(older_path + " lacks 4 figures the other file has") != std::string::npos);
+  CHECK(skew.output.find("goodput (point.0, point.1)") != std::string::npos);
+
+  // A sweep of another scenario with the same axes is compared, with a word.
+  auto other = runs.load(runs.sweep);
+  other["scenario"] = "other";
+  const auto o = runs.compare(runs.sweep.string(), runs.save("other.json", other));
+  CHECK(o.exit_code == 0);
+  CHECK(o.output.find("warning: the baseline is a sweep of scenario '" + runs.load(runs.sweep)["scenario"].get<std::string>() +
+                      "', the candidate of 'other'") != std::string::npos);
 }
