@@ -30,7 +30,8 @@ int replay_command(const std::vector<std::string>& args, std::ostream& out, std:
       ("format", po::value(&format), "benchmark format: auto (default), vllm-bench, inference-perf, guidellm")
       ("set", po::value(&sets)->composing(), "override a scenario key: --set cluster.pools.0.replicas=4")
       ("tolerance", po::value(&tolerance), "exit 1 when any figure's |error| exceeds this, e.g. 10%")
-      ("json", "print the comparison as JSON");
+      ("json", "print the comparison as JSON")
+      ("force", "replay a benchmark whose model, tokenizer, engine or parallelism differ from the scenario's (a warning instead of exit 2)");
   po::options_description hidden;
   hidden.add_options()("bench", po::value(&bench_path));
   po::positional_options_description pos;
@@ -43,7 +44,10 @@ int replay_command(const std::vector<std::string>& args, std::ostream& out, std:
            "burstiness and concurrency) through the scenario's deployment, and prints the\n"
            "measured and the simulated TTFT, ITL, TPOT and E2E (mean, p50, p90, p99) and\n"
            "throughputs, for the whole run and per load stage. Failed requests are counted,\n"
-           "not replayed. Exit 0; 1 beyond --tolerance; 2 bad input.\n\n"
+           "not replayed. The scenario gives the deployment; its workload and stop are\n"
+           "replaced by the benchmark's requests. The model, tokenizer, serving engine and\n"
+           "parallelism the file states must be the scenario's (exit 2 naming both, unless\n"
+           "--force). Exit 0; 1 beyond --tolerance; 2 bad input.\n\n"
         << opts;
     return 0;
   }
@@ -55,7 +59,10 @@ int replay_command(const std::vector<std::string>& args, std::ostream& out, std:
   if (!tolerance.empty()) tolerance_fraction = parse_percent_or_throw(tolerance, "--tolerance");
 
   BenchmarkRun bench = read_benchmark(bench_path, format);
-  const BenchmarkReplay replay(load_scenario(scenario_path, sets), std::move(bench));
+  // The benchmark's requests replace the scenario's workload, so the scenario needs no stop.
+  Scenario scenario = load_deployment(scenario_path, sets);
+  if (!check_benchmark_deployment(bench, scenario, vm.count("force") > 0, "servesim replay", err)) return 2;
+  const BenchmarkReplay replay(std::move(scenario), std::move(bench));
   const SimulatedReplay simulated = replay.simulate();
   const std::vector<ReplaySet> sets_compared = replay.compare_all(simulated);
   const int beyond = tolerance_fraction ? count_beyond(sets_compared, *tolerance_fraction) : 0;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/study/benchmark_match.h"
+
 namespace servesim::cli {
 
 std::string describe_benchmark(const BenchmarkReplay& replay) {
@@ -13,6 +15,24 @@ std::string describe_benchmark(const BenchmarkReplay& replay) {
   s += ", " + std::to_string(replay.failed_requests()) + " failed (counted, not replayed: their output lengths are unknown)";
   if (b.stages.size() > 1) s += ", " + std::to_string(b.stages.size()) + " load stages";
   return s;
+}
+
+bool check_benchmark_deployment(const BenchmarkRun& bench, const Scenario& scenario, bool force,
+                                const std::string& command, std::ostream& err) {
+  const BenchmarkMatch match = match_benchmark(bench, scenario);
+  for (const std::string& doubt : match.doubts) err << command << ": warning: " << bench.path << ": " << doubt << "\n";
+  if (match.mismatches.empty()) return true;
+  for (const std::string& mismatch : match.mismatches) {
+    err << command << (force ? ": warning: " : ": error: ") << bench.path << ": " << mismatch << "\n";
+  }
+  if (force) {
+    err << command << ": warning: --force: going on with a benchmark of another deployment than "
+        << scenario.source_file << "'s; its comparison is not a test of the scenario\n";
+    return true;
+  }
+  err << command << ": the benchmark measured another deployment than " << scenario.source_file
+      << " describes; correct the scenario (or --set its keys), or pass --force to go on anyway\n";
+  return false;
 }
 
 void print_replay_set(const ReplaySet& set, std::ostream& out) {

@@ -3,6 +3,7 @@
 // a console table per set of requests, and the JSON document.
 #include <optional>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -23,5 +24,12 @@ nlohmann::ordered_json replay_json(const BenchmarkReplay& replay, const Simulate
                                    const std::vector<ReplaySet>& sets, std::optional<double> tolerance);
 // "vllm-bench file F: N requests, K failed (counted, not replayed)".
 std::string describe_benchmark(const BenchmarkReplay& replay);
+
+// Whether the benchmark measured the scenario's deployment (sim/study/benchmark_match.h):
+// prints each doubt as a warning and each mismatch as an error naming both values, or as a
+// warning when `force`, on `err`, prefixed with `command` ("servesim replay"). Returns
+// false when the command must stop with exit 2.
+bool check_benchmark_deployment(const BenchmarkRun& bench, const Scenario& scenario, bool force,
+                                const std::string& command, std::ostream& err);
 
 }  // namespace servesim::cli

@@ -129,6 +129,14 @@ void resolve_kernel_cost_model(CostModelSpec& spec, bool explicit_choice, const 
                                int cuda_graph_max_batch) {
   const std::string family = kernel_engine_family(engine_preset);
   const std::string version = engine_version.empty() ? default_engine_version(family) : engine_version;
+  if (!explicit_choice && !hw.calibrated_from.empty()) {
+    // The user's measurements are the reason the profile exists: the tables would price
+    // every step as if the fit had not been made.
+    spec.kind = "roofline";
+    spec.why = "the hardware profile " + hw.name + " was calibrated to measured steps (" + hw.calibrated_from +
+               "), so its fitted roofline prices the pool; cost_model: kernels prices it from the kernel tables";
+    return;
+  }
   std::string why;
   std::optional<KernelSetChoice> choice;
   if (hw.kernel_tables.empty()) {
@@ -163,10 +171,15 @@ void resolve_kernel_cost_model(CostModelSpec& spec, bool explicit_choice, const 
   if (!tables) {
     if (explicit_choice) fail("cost_model", "kernels: " + why + "; use cost_model: roofline");
     spec.kind = "roofline";
+    spec.why = "the default where kernel tables do not cover the pool: " + why;
     return;
   }
   spec.kind = "kernels";
   spec.kernels_by_default = !explicit_choice;
+  if (!explicit_choice) {
+    spec.why = "the default where measured kernel tables cover the pool's GPU, engine and weights; "
+               "cost_model: roofline for the roofline";
+  }
   spec.kernel_set_note = choice->note;
   spec.cuda_graph_max_batch = cuda_graph_max_batch;
   spec.kernel_tables = std::move(tables);

@@ -26,6 +26,9 @@ struct CostModelSpec {
   int cuda_graph_max_batch = 0;    // kernels: decode steps padded to CUDA-graph sizes up to this
   // kernels was chosen because the tables cover the pool, not written in the scenario.
   bool kernels_by_default = false;
+  // Why this kind prices the pool when the scenario names none (resolve_kernel_cost_model;
+  // `validate` prints it); "" when the scenario names the cost model.
+  std::string why;
 };
 
 // The engine family whose tables price a pool ("vllm", "sglang", "trtllm") from its
@@ -39,7 +42,9 @@ std::string default_engine_version(const std::string& family);
 // pool: finds the table set of the hardware's GPU, the engine family and version under
 // `root` (data/kernels), loads the rows the model needs into spec.kernel_tables and sets
 // spec.kind. With `explicit_choice` a pool the tables cannot cover throws ConfigError
-// (key "cost_model") saying what is missing; without it, spec stays "roofline".
+// (key "cost_model") saying what is missing; without it, spec stays "roofline", as it does
+// for a profile `servesim calibrate` fitted to measured steps (hw.calibrated_from), and
+// spec.why says which rule chose.
 void resolve_kernel_cost_model(CostModelSpec& spec, bool explicit_choice, const std::string& root,
                                const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
                                const std::string& engine_preset, const std::string& engine_version,

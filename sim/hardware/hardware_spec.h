@@ -30,6 +30,10 @@ struct HardwareSpec {
   // The folder of data/kernels/ holding this GPU's measured kernel tables ("h100_sxm"), or
   // "" when none were measured (then only the roofline can price it).
   std::string kernel_tables;
+  // The measured steps `servesim calibrate` fitted this profile's roofline parameters to
+  // ("" for a datasheet profile). A pool on a calibrated profile is priced by that
+  // roofline unless its scenario names a cost model: the kernel tables would ignore the fit.
+  std::string calibrated_from;
 
   // Roofline parameters (fraction of peak that real kernels reach, fixed overheads).
   double gemm_efficiency = 0.7;       // large GEMMs: fraction of the tensor-core peak

@@ -49,6 +49,16 @@ const char* role_name(RowRole r) {
 
 std::string percent(double e) { return format("%+.1f%%", 100 * e); }
 
+// A double-quoted YAML scalar: any path reads back as written.
+std::string yaml_quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
 }  // namespace
 
 std::string hardware_profile_path(const std::string& name_or_path) {
@@ -67,7 +77,7 @@ void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_
     if (line.rfind(kBegin, 0) == 0) inside_old_block = true;
     const bool was_inside = inside_old_block;
     if (line.rfind(kEnd, 0) == 0) inside_old_block = false;
-    if (was_inside || fitted.count(line_key(line))) continue;
+    if (was_inside || fitted.count(line_key(line)) || line_key(line) == "calibrated_from") continue;
     out << line << "\n";
   }
 
@@ -83,6 +93,10 @@ void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_
   for (const FitStage& s : result.stages) {
     for (const auto& k : s.keys) out << k << ": " << number(yaml_value(result.hardware, k)) << "\n";
   }
+  // Marks the profile as fitted to measured steps, so a scenario that names it is priced
+  // by this roofline rather than by the GPU's kernel tables (docs/cost-model.md section 5).
+  out << "# Pools on this profile are priced by the fitted roofline unless their scenario names a cost model.\n";
+  out << "calibrated_from: " << yaml_quoted(provenance.measurements_path) << "\n";
   out << "#\n# Rows (measured ms, predicted ms, error):\n";
   for (const CalibratedRow& r : result.rows) {
     if (r.measurement.kind == MeasurementKind::ceiling) continue;

@@ -2,8 +2,9 @@
 // Writes the hardware YAML that `servesim calibrate` produces: the input profile's lines
 // (datasheet figures and their comments) kept as they are, minus the keys the fit set and
 // any block an earlier calibration wrote; then one marked block with the fitted keys and,
-// in comments, every row with measured / predicted / error and the fit's median and max.
-// Re-running calibrate on its own output replaces that block.
+// in comments, every row with measured / predicted / error and the fit's median and max,
+// and `calibrated_from: FILE`, which makes the fitted roofline price the pools that use the
+// profile (resolve_kernel_cost_model). Re-running calibrate on its own output replaces that block.
 #include <ostream>
 #include <string>
 

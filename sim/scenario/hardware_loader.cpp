@@ -18,7 +18,8 @@ const std::vector<std::string> kHardwareKeys = {
     "gemm_efficiency", "gemm_efficiency_fp8", "attention_efficiency", "memory_efficiency", "comm_efficiency",
     "step_overhead_us", "layer_overhead_us", "kernel_overhead_us", "attention_overhead_us", "attention_row_overhead_keys",
     "decode_attention_efficiency", "decode_attention_efficiency_many",
-    "decode_attention_half_seqs", "decode_attention_row_overhead_keys", "elementwise_efficiency", "kernel_tables"};
+    "decode_attention_half_seqs", "decode_attention_row_overhead_keys", "elementwise_efficiency", "kernel_tables",
+    "calibrated_from"};
 
 // A fraction of a datasheet peak: in (0, 1].
 double efficiency(const Field& root, const std::string& key, double fallback) {
@@ -90,6 +91,11 @@ HardwareSpec load_hardware_file(const std::string& path) {
         hw.kernel_tables.find("..") != std::string::npos) {
       f->fail("expected the name of a folder of data/kernels/ (such as h100_sxm), got '" + hw.kernel_tables + "'");
     }
+  }
+  // Written by `servesim calibrate` in its block: the measurements the roofline was fitted to.
+  if (auto f = root.get("calibrated_from")) {
+    hw.calibrated_from = f->as_string();
+    if (hw.calibrated_from.empty()) f->fail("expected the measurements file the profile was calibrated to, got ''");
   }
 
   const HardwareSpec defaults;

@@ -114,7 +114,7 @@ std::string parse_name(const Field& f) {
   return name;
 }
 
-Scenario parse_scenario(const Field& root, const std::string& path) {
+Scenario parse_scenario(const Field& root, const std::string& path, bool workload_replaced) {
   if (root.is_null()) {
     root.fail("the scenario is empty; it needs at least 'workload' and 'cluster'");
   }
@@ -130,8 +130,8 @@ Scenario parse_scenario(const Field& root, const std::string& path) {
   s.cluster = parse_cluster(root.require("cluster"), s.workload);
   if (auto v = root.get("outputs")) s.outputs = parse_outputs(*v);
   // A synthetic or closed-loop class never runs dry, so without a stop the run would never end;
-  // arrival stages end with the last stage.
-  if (!s.stop.requests && !s.stop.time_ns) {
+  // arrival stages end with the last stage. A replay's requests come from its benchmark file.
+  if (!workload_replaced && !s.stop.requests && !s.stop.time_ns) {
     for (std::size_t i = 0; i < s.workload.size(); ++i) {
       if (s.workload[i].trace || (s.workload[i].arrival && !s.workload[i].arrival->stages.empty())) continue;
       const Field stop_or_root = root.get("stop") ? *root.get("stop") : root;
@@ -145,20 +145,32 @@ Scenario parse_scenario(const Field& root, const std::string& path) {
 
 }  // namespace
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+namespace {
+
+Scenario load(const std::string& path, const std::vector<std::string>& overrides, bool workload_replaced) {
   YAML::Node root = read_yaml(path);
   LoadContext ctx{path, {}};
   for (const std::string& text : overrides) {
     ctx.overridden.push_back(apply_override(root, parse_override(text)));
   }
   try {
-    return parse_scenario(root_field(ctx, root), path);
+    return parse_scenario(root_field(ctx, root), path, workload_replaced);
   } catch (const YAML::Exception& e) {
     // The parsers read the tree without conversions that throw; this is a safety net so a
     // yaml-cpp surprise still reaches the user as bad input, never as a crash.
     const int line = e.mark.is_null() ? 0 : e.mark.line + 1;
     throw ConfigError(path, line, "", std::string("cannot read the scenario: ") + e.msg);
   }
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  return load(path, overrides, false);
+}
+
+Scenario load_deployment(const std::string& path, const std::vector<std::string>& overrides) {
+  return load(path, overrides, true);
 }
 
 std::string disaggregation_override(const std::string& path, const std::vector<std::string>& overrides,

@@ -12,6 +12,11 @@ namespace servesim {
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
+// A scenario whose workload the caller replaces with a benchmark's requests (`servesim
+// replay`, `calibrate --from-benchmark`): validated as load_scenario does, except that it
+// needs no `stop:`, since the benchmark file says which requests arrive.
+Scenario load_deployment(const std::string& path, const std::vector<std::string>& overrides = {});
+
 // Parses "250ms", "2s", "1.5m", "1h", "300us", "10ns" (a bare number is seconds) into ns.
 // Throws ConfigError(file, line, key, ...) on a malformed or negative value.
 Tick parse_duration(const std::string& text, const std::string& file, int line, const std::string& key);

@@ -110,6 +110,8 @@ std::string describe_pool(const PoolConfig& p) {
   } else {
     for (std::size_t i = 0; i < p.classes.size(); ++i) out << (i ? ", " : "") << p.classes[i];
   }
+  // Which rule chose the cost model: a user who calibrated a profile sees that the fit is used.
+  out << "\n      cost model chosen: " << (p.cost_model.why.empty() ? "named in the scenario" : p.cost_model.why);
   return out.str();
 }
 

@@ -25,6 +25,18 @@ TEST_CASE("calibrate: writes a profile that loads - with the fit in its comments
   const std::string yaml = read_file(out1);
   CHECK(yaml.find("# --- servesim calibrate: begin") != std::string::npos);
   CHECK(yaml.find("#   decode 256 x 1024") != std::string::npos);
+  CHECK(hw.calibrated_from == "data/measurements/h200_llama3_8b_steps.csv");
+  // A scenario on the profile is priced by the fitted roofline, and validate says why.
+  const auto validate = run_cli("validate scenarios/quickstart.yaml --set cluster.pools.0.hardware=" + out1);
+  INFO(validate.output);
+  CHECK(validate.exit_code == 0);
+  CHECK(validate.output.find("cost model roofline; serves every class\n      cost model chosen: the hardware profile "
+                             "h200 was calibrated to measured steps (data/measurements/h200_llama3_8b_steps.csv)") !=
+        std::string::npos);
+  const auto named = run_cli("validate scenarios/quickstart.yaml --set cluster.pools.0.hardware=" + out1 +
+                             " --set cluster.pools.0.cost_model=kernels");
+  CHECK(named.output.find("cost model kernels (h200_sxm/vllm-0.14.0 tables") != std::string::npos);
+  CHECK(named.output.find("cost model chosen: named in the scenario") != std::string::npos);
 
   // Calibrating the calibrated profile replaces its block rather than adding one: the
   // lines outside the block are the same, the block appears once, and the fit agrees.

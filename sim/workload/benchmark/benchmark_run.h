@@ -41,6 +41,18 @@ struct BenchmarkRun {
   std::string format;  // vllm-bench | inference-perf | guidellm
   std::string path;
   std::string model;   // the model id as the tool wrote it ("" if absent)
+  // What else the file says about the deployment it measured, for replay to check against
+  // the scenario (sim/study/benchmark_match.h); each "" or absent where the file is silent.
+  std::string model_key;      // the file's field that named the model ("model_id", "args.model", ...)
+  std::string tokenizer;      // the tokenizer the tool counted tokens with (vllm tokenizer_id, GuideLLM processor)
+  std::string tokenizer_key;
+  // The serving engine the tool was pointed at, when it names one (vllm bench serve
+  // --backend sglang / tensorrt-llm ...): "sglang", "trtllm", "tgi", ... Never "vllm":
+  // `--backend vllm` was the tool's default for any OpenAI-compatible server.
+  std::string engine;
+  std::string engine_key;
+  std::optional<int> tp;      // tensor parallel size (vllm bench serve --metadata tp=N)
+  std::optional<int> pp;      // pipeline parallel size (--metadata pp=N)
   std::optional<std::uint64_t> seed;
   std::vector<BenchmarkStage> stages;   // at least one
   std::vector<BenchmarkRequest> requests;  // in send order (file order where no times)

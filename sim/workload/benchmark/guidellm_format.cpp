@@ -213,19 +213,31 @@ void read_benchmark_entry(const JsonField& benchmark, BenchmarkRun& run, std::ve
   by_stage.push_back(std::move(listed));
 }
 
-std::string model_of(const JsonField& root) {
+// The model the run was pointed at, and the field that named it.
+void read_model(const JsonField& root, BenchmarkRun& run) {
   if (const auto args = root.find("args")) {
     if (args->value().is_object()) {
-      if (const auto model = args->find("model"); model && model->value().is_string()) return model->string();
+      // GuideLLM counts tokens with its `processor` (a tokenizer id or path; args.model's when absent).
+      if (const auto processor = args->find("processor"); processor && processor->value().is_string()) {
+        run.tokenizer = processor->string();
+        run.tokenizer_key = "args.processor";
+      }
+      if (const auto model = args->find("model"); model && model->value().is_string()) {
+        run.model = model->string();
+        run.model_key = "args.model";
+        return;
+      }
     }
   }
   const JsonField benchmarks = root.at("benchmarks");
   if (benchmarks.size() > 0 && benchmarks.at(0).value().is_object()) {
     if (const auto worker = benchmarks.at(0).find("worker"); worker && worker->value().is_object()) {
-      if (const auto model = worker->find("backend_model"); model && model->value().is_string()) return model->string();
+      if (const auto model = worker->find("backend_model"); model && model->value().is_string()) {
+        run.model = model->string();
+        run.model_key = "benchmarks[0].worker.backend_model";
+      }
     }
   }
-  return "";
 }
 
 BenchmarkRun read_guidellm(const JsonDocument& document) {
@@ -234,7 +246,7 @@ BenchmarkRun read_guidellm(const JsonDocument& document) {
   const JsonField benchmarks = root.at("benchmarks");
   if (benchmarks.size() == 0) benchmarks.fail("holds no benchmarks");
   BenchmarkRun run;
-  run.model = model_of(root);
+  read_model(root, run);
   if (const auto args = root.find("args"); args && args->value().is_object()) {
     if (const auto seed = args->find("random_seed")) run.seed = static_cast<std::uint64_t>(seed->count());
   }

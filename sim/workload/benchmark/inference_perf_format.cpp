@@ -227,6 +227,7 @@ BenchmarkRun read_inference_perf(const JsonDocument& document) {
 
   BenchmarkRun run;
   run.model = model_of(document.root());
+  if (!run.model.empty()) run.model_key = "request.model";
   const double first_s = entries.front().start_s;
   for (const Entry& e : entries) {
     BenchmarkRequest r = e.request;

@@ -7,10 +7,18 @@
 // Newer versions also write start_times (the client's perf_counter at the send, seconds,
 // after any wait for a --max-concurrency slot) and latencies (seconds, first byte sent to
 // last token received); older ones have neither.
+// What the file says of the deployment: model_id and tokenizer_id; `backend` (older) or
+// `endpoint_type`, the client's request function, which names the server for some
+// (sglang, tensorrt-llm, tgi, lmdeploy, ...) and is a generic OpenAI client for others
+// (vllm, openai, openai-chat); and whatever `--metadata KEY=VALUE` added at the top level,
+// of which vllm's own example keys tp and pp (and tensor_parallel_size,
+// pipeline_parallel_size) are read as the parallelism.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/errors.h"
@@ -39,6 +47,12 @@ class VllmReader {
     if (!root_.is_object()) doc_.fail(pointer(), "", "expected a JSON object (vllm bench serve --save-result)");
     BenchmarkRun run;
     run.model = optional_string("model_id");
+    if (!run.model.empty()) run.model_key = "model_id";
+    run.tokenizer = optional_string("tokenizer_id");
+    if (!run.tokenizer.empty()) run.tokenizer_key = "tokenizer_id";
+    read_engine(run);
+    run.tp = gpus({"tp", "tensor_parallel_size"});
+    run.pp = gpus({"pp", "pipeline_parallel_size"});
     run.seed = seed();
     run.stages.push_back(stage());
     read_requests(run);
@@ -97,6 +111,43 @@ class VllmReader {
         return std::stoull(s);
     }
     doc_.fail(at("seed"), "seed", "must be a whole number >= 0, got " + v->dump());
+  }
+
+  // --- the deployment it measured ---------------------------------------------------------
+  // The server a request function is named after (vllm/benchmarks: ASYNC_REQUEST_FUNCS);
+  // "vllm" and the openai ones are plain OpenAI-compatible clients, pointed at any server.
+  void read_engine(BenchmarkRun& run) const {
+    static const std::pair<const char*, const char*> kServers[] = {
+        {"sglang", "sglang"}, {"tensorrt-llm", "trtllm"}, {"tgi", "tgi"}, {"lmdeploy", "lmdeploy"},
+        {"deepspeed-mii", "deepspeed-mii"}, {"scalellm", "scalellm"}, {"llama.cpp", "llama.cpp"}};
+    for (const char* key : {"backend", "endpoint_type"}) {
+      const std::string name = optional_string(key);
+      if (name.empty()) continue;
+      for (const auto& [backend, engine] : kServers) {
+        if (name == backend) {
+          run.engine = engine;
+          run.engine_key = key;
+        }
+      }
+      return;
+    }
+  }
+
+  // A GPU count from --metadata (written as a string, "tp": "8") or a number.
+  std::optional<int> gpus(std::initializer_list<const char*> keys) const {
+    for (const char* key : keys) {
+      const json* v = member(key);
+      if (v == nullptr || v->is_null()) continue;
+      std::string text = v->is_string() ? v->get<std::string>() : v->dump();
+      const bool digits = !text.empty() && text.size() <= 6 &&
+                          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits || std::stoi(text) < 1) {
+        doc_.fail(at(key), key, "must be a whole number of GPUs >= 1 (vllm bench serve --metadata " +
+                                    std::string(key) + "=N), got " + v->dump());
+      }
+      return std::stoi(text);
+    }
+    return std::nullopt;
   }
 
   // --- the load the tool generated -----------------------------------------------------
