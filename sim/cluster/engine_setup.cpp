@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/core/errors.h"
+#include "sim/engine/memory_fit.h"
 #include "sim/hardware/cost_model_spec.h"
 #include "sim/model/shard.h"
 
@@ -34,7 +35,8 @@ std::int64_t kv_blocks_for_pool(const PoolConfig& pool, const MemoryPlan& plan, 
   if (pool.engine.kv_cache_tokens) {
     kv_tokens = *pool.engine.kv_cache_tokens;
   } else {
-    if (!plan.fits) throw ConfigError("", 0, key, "the model does not fit: " + plan.explanation);
+    if (!plan.fits)
+      throw ConfigError("", 0, key, does_not_fit_message(pool.model, pool.hardware, pool.deployment, pool.engine, plan));
     kv_tokens = kv_tokens_beside_draft(pool, plan, kv_tokens, key);
   }
   return kv_tokens / pool.engine.block_size;

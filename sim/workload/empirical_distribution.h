@@ -20,6 +20,8 @@ class EmpiricalDistribution : public ClampedDistribution {
 
   // The arithmetic mean of the column's values (exact for this distribution).
   double mean() const override { return mean_; }
+  // The column's values, ascending (length_bounds.h reads its bounds and shares from them).
+  const std::vector<double>& values() const { return values_; }
 
  protected:
   double draw(Rng& rng) const override;
