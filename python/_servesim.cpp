@@ -61,6 +61,8 @@ py::dict run(const std::string& scenario_path, const std::vector<std::string>& s
   servesim::check_replicates(replicates, "replicates");
   servesim::Scenario scenario = servesim::load_scenario(scenario_path, sets);
   if (seed) scenario.seed = *seed;
+  // Refuses what `servesim run` refuses; its warnings go back to Python.
+  const servesim::Servability servable = servesim::check_servability(scenario, sets);
   servesim::RunFilesOptions options;
   options.out_dir = out_dir;
   options.replicates = replicates;
@@ -73,6 +75,7 @@ py::dict run(const std::string& scenario_path, const std::vector<std::string>& s
   }
   py::dict d;
   d["written"] = outcome.written;
+  d["warnings"] = servable.warnings;
   d["wall_s"] = outcome.wall_s;
   d["name"] = scenario.name;
   d["seed"] = scenario.seed;

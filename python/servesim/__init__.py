@@ -25,6 +25,7 @@ import json
 import numbers
 import os
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
@@ -168,6 +169,8 @@ def run(
         out = keep.name
     with _scenario_file(scenario) as path:
         info = _servesim.run(path, overrides, seed, 1 if replicates is None else replicates, out)
+    for text in info["warnings"]:  # what `servesim run` warns of: a share of requests it will reject
+        warnings.warn(text, stacklevel=2)
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
         summary = json.load(f)
     return Result(summary=summary, out_dir=out, name=info["name"], seed=info["seed"], files=info["written"],

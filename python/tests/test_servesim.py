@@ -120,6 +120,19 @@ def test_bad_input_raises_config_error_with_the_cli_message(tmp_path):
         servesim.run(SMALL, set={"stop.requestz": 5})
 
 
+def test_run_refuses_and_warns_as_the_cli_does(tmp_path):
+    """The checks `servesim run` makes before it runs (docs/scenario.md, "Checks before a run")."""
+    pool = SMALL["cluster"]["pools"][0]
+    tiny_cache = dict(SMALL, cluster={"pools": [dict(pool, engine={"preset": "vllm", "kv_cache_tokens": 16})]})
+    with pytest.raises(servesim.ConfigError, match="kv_cache_tokens: class 'chat' cannot be served"):
+        servesim.run(tiny_cache)
+    # llama-3-8b's context is 8192 tokens: uniform [1000, 9000] prompts with 192 outputs pass
+    # it from a prompt of 8001 on, (9000 - 8000.5) / 8000 = 12.5% of them.
+    wide = dict(SMALL, workload=[dict(SMALL["workload"][0], input={"uniform": [1000, 9000]}, output={"fixed": 192})])
+    with pytest.warns(UserWarning, match=r"12\.5% of the requests of class 'chat' will be rejected"):
+        servesim.run(wide, out=str(tmp_path / "wide"))
+
+
 def test_sweep_is_the_cli_table(tmp_path):
     cli("sweep", QUICKSTART, "--set", "stop.requests=200", "--axis", "workload.0.trace.speedup=1,4",
         "--out", str(tmp_path / "cli"), "-q")

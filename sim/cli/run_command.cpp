@@ -10,12 +10,14 @@
 #include "sim/cli/options.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
+#include "sim/engine/rejection_fixes.h"
 #include "sim/report/console_report.h"
 #include "sim/report/replicate_report.h"
 #include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/run_size.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/scenario/scenario_summary.h"
+#include "sim/scenario/servability.h"
 #include "sim/scenario/vllm_goodput.h"
 #include "sim/report/run_files.h"
 #include "sim/report/run_reports.h"
@@ -66,6 +68,21 @@ void print_run(const Scenario& scenario, const RunFilesOutcome& run, bool checke
     out << "invariants (docs/INVARIANTS.md): all held over " << run.invariant_steps << " steps\n";
 }
 
+// A run that completed no request: what happened to its arrivals and what changes it.
+void print_nothing_served(const RunFilesOutcome& run, const std::string& out_dir, std::ostream& err) {
+  const RunResult& r = run.result;
+  err << "servesim run: no request completed: arrived " << r.arrived << ", rejected " << r.rejected
+      << ", unfinished " << r.unfinished << "\n";
+  for (const auto& [reason, count] : r.summary.overall.rejected_reasons) {
+    err << "  " << count << " rejected " << reason;
+    if (reason == "exceeds_max_context") err << ": " << kExceedsMaxContextFix;
+    if (reason == "exceeds_kv_capacity") err << ": " << kExceedsKvCapacityFix;
+    err << "\n";
+  }
+  if (r.unfinished > 0 && r.stopped_by_time) err << "  stop.time ended the run before any request finished: lengthen it\n";
+  err << "  (the run's files, which describe this, are in " << out_dir << ")\n";
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -101,6 +118,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
 
   Scenario scenario = load_scenario(scenario_path, sets);
   if (seed) scenario.seed = *seed;
+  for (const std::string& w : check_servability(scenario, sets).warnings) err << "servesim run: warning: " << w << "\n";
   if (const std::string warning = long_run_warning(scenario); !warning.empty()) err << warning << "\n";
   if (out_dir.empty()) out_dir = "results/" + scenario.name;
   apply_run_options(goodput, bench_formats, scenario);
@@ -113,6 +131,10 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   const RunFilesOutcome run = run_to_files(scenario, files);
   if (!run.invariants_ok) {  // a simulator bug: no result file was written
     err << "servesim run: " << run.invariant_report << "\n";
+    return 1;
+  }
+  if (run.result.completed == 0) {  // an empty table would read as a result
+    print_nothing_served(run, out_dir, err);
     return 1;
   }
   if (!vm.count("quiet")) {

@@ -1,6 +1,7 @@
 // `servesim validate SCENARIO.yaml [--set KEY=VALUE]...`: loads and checks a scenario the
-// way `run` would (models, hardware and data files included), prints what it understood,
-// and runs nothing. Exit 0 when valid, 2 with "file:line:col: key: message" when not.
+// way `run` would (models, hardware and data files included, and run's servability check,
+// sim/scenario/servability.h), prints what it understood, and runs nothing. Exit 0 when
+// valid, 2 with "file:line:col: key: message" when not.
 #include <boost/program_options.hpp>
 #include <ostream>
 
@@ -11,6 +12,7 @@
 #include "sim/scenario/run_size.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/scenario/scenario_summary.h"
+#include "sim/scenario/servability.h"
 
 namespace po = boost::program_options;
 
@@ -31,10 +33,13 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
   if (const auto done = parse_scenario_command("validate", args, opts, about, scenario_path, vm, out, err)) return *done;
   try {
     const Scenario scenario = load_scenario(scenario_path, sets);
+    // The checks `run` makes before it runs (refusing what cannot be served at all).
+    const Servability servable = check_servability(scenario, sets);
     if (const std::string warning = long_run_warning(scenario); !warning.empty()) err << warning << "\n";
     out << describe_scenario(scenario);
     for (std::size_t i = 0; i < scenario.cluster.pools.size(); ++i)
       out << kv_cache_report(scenario.cluster.pools[i], "cluster.pools." + std::to_string(i)) << "\n";
+    for (const std::string& w : servable.warnings) err << "servesim validate: warning: " << w << "\n";
     out << "ok: the scenario is valid\n";
     return 0;
   } catch (const ConfigError& e) {

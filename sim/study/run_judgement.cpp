@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "sim/cluster/saturation_watch.h"
+#include "sim/engine/rejection_fixes.h"
 
 namespace servesim {
 
@@ -25,11 +26,9 @@ namespace {
 // What a rejection reason means and what changes it.
 std::string rejection_hint(const std::string& reason) {
   if (reason == "exceeds_kv_capacity")
-    return "a request needs more KV cache than a replica holds: bound its lengths (max: in the class's "
-           "input/output) or give the replica more KV memory";
+    return std::string("a request needs more KV cache than a replica holds: ") + kExceedsKvCapacityFix;
   if (reason == "exceeds_max_context")
-    return "its prompt plus output is longer than the model's context: bound the lengths (max: in the class's "
-           "input/output) or set engine.on_context_overflow: truncate";
+    return std::string("its prompt plus output is longer than the model's context: ") + kExceedsMaxContextFix;
   if (reason == "queue_full") return "the admission queue was full: raise its bound in cluster.admission";
   if (reason == "timed_out") return "it waited longer than its class's timeout";
   return "";

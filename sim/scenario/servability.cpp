@@ -1,0 +1,370 @@
+#include "sim/scenario/servability.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <optional>
+
+#include "sim/cluster/engine_setup.h"
+#include "sim/core/errors.h"
+#include "sim/engine/context_limit.h"
+#include "sim/engine/memory_fit.h"
+#include "sim/engine/rejection_fixes.h"
+#include "sim/engine/request_state.h"
+#include "sim/scenario/set_overrides.h"
+#include "sim/scenario/yaml_helpers.h"
+#include "sim/workload/length_bounds.h"
+#include "sim/workload/source.h"
+
+namespace servesim {
+
+namespace {
+
+// Shares below this are not worth a warning: fewer than one request in a million.
+constexpr double kWarnShare = 1e-6;
+
+// Places findings at the line that wrote a key: the scenario's YAML read again with the
+// same --set overrides (the loader has read it once already, so it reads cleanly).
+class KeyLocator {
+ public:
+  KeyLocator(const Scenario& s, const std::vector<std::string>& overrides) {
+    ctx_.file = s.source_file;
+    try {
+      root_ = YAML::LoadFile(s.source_file);
+      for (const std::string& text : overrides) ctx_.overridden.push_back(apply_override(root_, parse_override(text)));
+    } catch (const std::exception&) {
+      root_ = YAML::Node();  // a scenario built in memory: findings name the key alone
+    }
+  }
+
+  ConfigError error(const std::string& key, const std::string& message) const {
+    const Field at = deepest(key);
+    return ConfigError(at.file(), at.line(), key, message, at.column());
+  }
+
+  std::string warning(const std::string& key, const std::string& message) const {
+    const Field at = deepest(key);
+    return format_config_error(at.file(), at.line(), at.column(), key, message);
+  }
+
+ private:
+  // The deepest field along the dotted `key` the scenario spells out (a key left to its
+  // default is placed at its parent).
+  Field deepest(const std::string& key) const {
+    Field at = root_field(ctx_, root_);
+    std::string::size_type start = 0;
+    while (start < key.size()) {
+      const std::string::size_type dot = key.find('.', start);
+      const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      std::optional<Field> next;
+      if (at.is_list()) {
+        const std::vector<Field> items = at.items();
+        const bool digits = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && std::stoul(part) < items.size()) next = items[std::stoul(part)];
+      } else {
+        next = at.get(part);
+      }
+      if (!next) break;
+      at = *next;
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    return at;
+  }
+
+  LoadContext ctx_;
+  YAML::Node root_;
+};
+
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g%%", 100 * share);
+  return buf;
+}
+
+// What limits the requests of one class: the context and KV cache of the pool that serves
+// it (and of the decode pool its requests move on to).
+struct ClassLimits {
+  std::size_t pool = 0;
+  std::int64_t context_tokens = 0;  // 0: no limit
+  std::string model;
+  bool truncate = false;
+  std::int64_t kv_blocks = 0;    // per replica, the smaller of the pools'
+  std::size_t kv_pool = 0;       // the pool whose cache that is
+  int block_size = 16;
+  bool kv_set = false;           // engine.kv_cache_tokens sized the cache
+  std::string kv_what() const {
+    return std::to_string(kv_blocks) + " blocks of " + std::to_string(block_size) + " tokens (" +
+           std::to_string(kv_blocks * block_size) + " tokens" + (kv_set ? ", engine.kv_cache_tokens" : "") + ")";
+  }
+};
+
+// What the replica's submit (engine/replica.cpp) decides for a request of these lengths:
+// its rejection reason (nullptr: admitted) and the KV blocks it needs once the context
+// rule has cut it (0 when the context rule rejects it).
+struct Admission {
+  const char* reason = nullptr;
+  std::int64_t blocks = 0;
+};
+
+Admission admission_of(RequestSpec spec, const ClassLimits& limits, const EngineConfig& engine) {
+  RequestState r;
+  r.spec = std::move(spec);
+  if (const char* why = apply_context_limit(r, limits.context_tokens, engine)) return {why, 0};
+  // KvCacheManager::blocks_for: whole blocks of block_size.
+  const std::int64_t blocks = (r.max_kv_tokens() + limits.block_size - 1) / limits.block_size;
+  return {blocks > limits.kv_blocks ? "exceeds_kv_capacity" : nullptr, blocks};
+}
+
+class Checker {
+ public:
+  Checker(const Scenario& s, const std::vector<std::string>& overrides) : s_(s), at_(s, overrides) {}
+
+  Servability run() {
+    for (std::size_t p = 0; p < s_.cluster.pools.size(); ++p) kv_blocks_.push_back(pool_blocks(p));
+    for (std::size_t c = 0; c < s_.workload.size(); ++c) check_class(c);
+    return std::move(out_);
+  }
+
+ private:
+  // KV blocks per replica; refuses a pool whose model does not fit, at its tp.
+  std::int64_t pool_blocks(std::size_t p) {
+    const PoolConfig& pool = s_.cluster.pools[p];
+    const std::string key = "cluster.pools." + std::to_string(p);
+    const MemoryPlan plan = plan_memory(pool.model, pool.hardware, pool.deployment, pool.engine);
+    if (!pool.engine.kv_cache_tokens && !plan.fits)
+      throw at_.error(key + ".tp", does_not_fit_message(pool.model, pool.hardware, pool.deployment, pool.engine, plan));
+    try {
+      return kv_blocks_for_pool(pool, plan, key);
+    } catch (const ConfigError& e) {  // a draft model that leaves no room
+      if (!e.file().empty()) throw;
+      throw at_.error(e.key(), e.message());
+    }
+  }
+
+  // The pool a class goes to, as the Simulation routes it: the first pool that names it,
+  // else the first that takes every class; decode pools take only hand-overs.
+  std::size_t pool_of(std::size_t c) const {
+    const auto& pools = s_.cluster.pools;
+    for (std::size_t p = 0; p < pools.size(); ++p)
+      if (pools[p].role != PoolRole::decode &&
+          std::find(pools[p].classes.begin(), pools[p].classes.end(), s_.workload[c].name) != pools[p].classes.end())
+        return p;
+    for (std::size_t p = 0; p < pools.size(); ++p)
+      if (pools[p].role != PoolRole::decode && pools[p].classes.empty()) return p;
+    throw at_.error("workload." + std::to_string(c) + ".class",
+                    "no pool serves class '" + s_.workload[c].name + "': name it in a pool's classes");
+  }
+
+  ClassLimits limits_of(std::size_t c) const {
+    ClassLimits l;
+    l.pool = pool_of(c);
+    const PoolConfig& pool = s_.cluster.pools[l.pool];
+    l.context_tokens = pool.model.max_context_tokens;
+    l.model = pool.model.name;
+    l.truncate = pool.engine.on_context_overflow == ContextOverflow::truncate;
+    l.kv_blocks = kv_blocks_[l.pool];
+    l.kv_pool = l.pool;
+    l.block_size = pool.engine.block_size;
+    l.kv_set = pool.engine.kv_cache_tokens.has_value();
+    // A prefill pool's requests are submitted again to its decode pool, with the same checks.
+    for (std::size_t d = 0; d < s_.cluster.pools.size(); ++d) {
+      const PoolConfig& decode = s_.cluster.pools[d];
+      if (pool.role != PoolRole::prefill || decode.name != pool.decode_pool) continue;
+      const std::int64_t ctx = decode.model.max_context_tokens;
+      if (ctx > 0 && (l.context_tokens <= 0 || ctx < l.context_tokens)) l.context_tokens = ctx;
+      if (kv_blocks_[d] * decode.engine.block_size < l.kv_blocks * l.block_size) {
+        l.kv_blocks = kv_blocks_[d];
+        l.kv_pool = d;
+        l.block_size = decode.engine.block_size;
+        l.kv_set = decode.engine.kv_cache_tokens.has_value();
+      }
+    }
+    return l;
+  }
+
+  static std::string kv_key(const ClassLimits& l) {
+    return "cluster.pools." + std::to_string(l.kv_pool) + ".engine.kv_cache_tokens";
+  }
+
+  std::string context_what(const ClassLimits& l) const {
+    return "the " + std::to_string(l.context_tokens) + "-token context of " + l.model;
+  }
+
+  void check_class(std::size_t c) {
+    const ClassSpec& spec = s_.workload[c];
+    const ClassLimits limits = limits_of(c);
+    if (spec.trace) return check_trace(c, limits);
+    const std::string key = "workload." + std::to_string(c);
+    const EngineConfig& engine = s_.cluster.pools[limits.pool].engine;
+
+    // The smallest request: the smallest prompt (a structured prompt's segments at their
+    // smallest; a session's first turn) with the smallest output.
+    std::optional<LengthLaw> input;
+    std::int64_t prompt_min = 0;
+    if (!spec.prompt.empty()) {
+      for (const PromptSegmentSpec& seg : spec.prompt) prompt_min += LengthLaw(seg.tokens, 0).smallest();
+      prompt_min = std::max<std::int64_t>(prompt_min, 1);
+    } else if (spec.input) {
+      input.emplace(*spec.input, 1);
+      prompt_min = input->smallest();
+    }
+    if (!spec.output || prompt_min < 1) return;  // the loader requires both; nothing to judge
+    const LengthLaw output(*spec.output, 0);
+    const std::int64_t output_min = output.smallest();
+    const std::string input_key = key + (spec.prompt.empty() ? ".input" : ".prompt");
+    const std::string smallest = "its smallest request (prompt " + std::to_string(prompt_min) + " + output " +
+                                 std::to_string(output_min) + " tokens)";
+    RequestSpec r;
+    r.prompt_tokens = prompt_min;
+    r.output_tokens = output_min;
+    if (const Admission a = admission_of(r, limits, engine); a.reason) {
+      const std::string cls = "class '" + spec.name + "' cannot be served: ";
+      if (std::string(a.reason) == "exceeds_max_context")
+        throw at_.error(prompt_min >= output_min ? input_key : key + ".output",
+                        cls + smallest + " is longer than " + context_what(limits) +
+                            ", so every request would be rejected (exceeds_max_context): " + kExceedsMaxContextFix);
+      const std::int64_t needed = a.blocks;
+      throw at_.error(limits.kv_set ? kv_key(limits) : input_key,
+                      cls + smallest + " needs " + std::to_string(needed) + " KV blocks and a replica of pool '" +
+                          s_.cluster.pools[limits.kv_pool].name + "' holds " + limits.kv_what() +
+                          ", so every request would be rejected (exceeds_kv_capacity): " + kExceedsKvCapacityFix +
+                          (limits.kv_set ? " (engine.kv_cache_tokens at least " +
+                                               std::to_string(needed * limits.block_size) + ")"
+                                         : ""));
+    }
+    // Sessions' later turns carry their history and structured prompts are sums of
+    // segments: the shares below are worked out for plain input distributions only.
+    if (!input || spec.session) return;
+    warn_shares(key, spec.name, *input, output, limits, engine);
+  }
+
+  // The shares of a class's requests the replica rejects, as admission_of decides per
+  // request: a prompt above a threshold that depends on the output's length k.
+  void warn_shares(const std::string& key, const std::string& name, const LengthLaw& input, const LengthLaw& output,
+                   const ClassLimits& l, const EngineConfig& engine) {
+    const std::int64_t kv_tokens = l.kv_blocks * l.block_size;
+    const std::int64_t ctx = l.context_tokens;
+    const auto kv_threshold = [&](std::int64_t k) { return kv_tokens - std::max<std::int64_t>(k - 1, 0); };
+    double context_share = 0, all_share = 0;
+    // Skip the sums when even the longest request is admitted.
+    const auto in_max = input.largest(), out_max = output.largest();
+    if (in_max && out_max) {
+      RequestSpec longest;
+      longest.prompt_tokens = *in_max;
+      longest.output_tokens = *out_max;
+      if (!admission_of(longest, l, engine).reason) return;
+    }
+    if (ctx > 0 && !l.truncate) {
+      context_share = share_prompt_above(input, output, [&](std::int64_t k) { return ctx - k; }, ctx);
+      all_share = share_prompt_above(
+          input, output, [&](std::int64_t k) { return std::min(ctx - k, kv_threshold(k)); },
+          std::min(ctx, kv_tokens) + 2);
+    } else if (ctx <= 0 || ctx > kv_tokens + 1) {
+      // No context limit, or truncation that leaves requests longer than the cache: a
+      // prompt beyond the cache less the output's KV is rejected.
+      all_share = share_prompt_above(input, output, kv_threshold, kv_tokens + 2);
+    } else if (ctx == kv_tokens + 1) {
+      // Truncated to the context, only a prompt-only request (output 0) of more than the
+      // cache keeps too many tokens.
+      all_share = (1 - output.share_at_least(1)) * input.share_at_least(kv_tokens + 1);
+    }
+    const double kv_share = std::max(0.0, all_share - context_share);
+    const bool both = context_share >= kWarnShare && kv_share >= kWarnShare;  // else the total says it
+    std::string text;
+    if (context_share >= kWarnShare)
+      text += (both ? percent(context_share) + " " : "") + "longer than " + context_what(l) +
+              " (exceeds_max_context: " + kExceedsMaxContextFix + ")";
+    if (kv_share >= kWarnShare)
+      text += (both ? "; " + percent(kv_share) + " " : "") + "needing more KV blocks than a replica of pool '" +
+              s_.cluster.pools[l.kv_pool].name + "' holds, " + l.kv_what() + " (exceeds_kv_capacity: " +
+              kExceedsKvCapacityFix + ")";
+    if (text.empty()) return;
+    std::string of_run;
+    const double expected = s_.stop.requests ? all_share * static_cast<double>(*s_.stop.requests) : 0;
+    if (s_.workload.size() == 1 && expected >= 0.5) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " (about %.0f of stop.requests' %lld)", expected,
+                    static_cast<long long>(*s_.stop.requests));
+      of_run = buf;
+    }
+    out_.warnings.push_back(at_.warning(key, percent(all_share) + " of the requests of class '" + name +
+                                                 "' will be rejected" + of_run + ": " + text));
+  }
+
+  // A trace's requests, as many as the run reads (stop.requests, arrivals before
+  // stop.time), each judged as the replica will.
+  void check_trace(std::size_t c, const ClassLimits& l) {
+    ClassSpec spec = s_.workload[c];
+    spec.block_tokens = l.block_size;  // as the Simulation sets it
+    const std::string key = "workload." + std::to_string(c) + ".trace";
+    const EngineConfig& engine = s_.cluster.pools[l.pool].engine;
+    std::unique_ptr<RequestSource> source;
+    try {
+      source = make_source(spec, static_cast<int>(c), s_.seed);
+    } catch (const ConfigError& e) {
+      if (!e.file().empty()) throw;  // a trace file's own line
+      throw at_.error(e.key(), e.message());
+    }
+    const std::int64_t cap = s_.stop.requests.value_or(std::numeric_limits<std::int64_t>::max());
+    std::int64_t n = 0, context = 0, kv = 0;
+    std::optional<Tick> first_after_stop;
+    while (n < cap) {
+      const std::optional<Tick> t = source->peek_arrival_ns();
+      if (!t) break;  // every request is finished at once below, so only the end stops it
+      if (s_.stop.time_ns && *t >= *s_.stop.time_ns) {
+        first_after_stop = *t;
+        break;
+      }
+      RequestSpec r = source->pop();
+      // Finished at once: sources that pace by completions (closed loops, benchmark
+      // concurrency) offer their next request; lengths never depend on it.
+      source->on_finished(r, *t);
+      const char* why = admission_of(std::move(r), l, engine).reason;
+      ++n;
+      if (why) (std::string(why) == "exceeds_max_context" ? context : kv) += 1;
+    }
+    const std::string file = spec.trace->path;
+    if (n == 0) {
+      if (first_after_stop)
+        throw at_.error(key + ".path", "no request of trace " + file + " arrives before stop.time (the first at " +
+                                           format_number(seconds_from_ticks(*first_after_stop)) +
+                                           " s): lengthen stop.time or raise trace.speedup");
+      throw at_.error(key + ".path", "trace " + file +
+                                         " has no requests (a header and no rows), so the class would send "
+                                         "nothing: give it rows or point trace.path at another file");
+    }
+    if (context + kv == 0) return;
+    std::string text;
+    if (context > 0)
+      text += std::to_string(context) + " longer than " + context_what(l) + " (exceeds_max_context: " +
+              kExceedsMaxContextFix + ")";
+    if (kv > 0)
+      text += (text.empty() ? "" : "; ") + std::to_string(kv) + " needing more KV blocks than a replica of pool '" +
+              s_.cluster.pools[l.kv_pool].name + "' holds, " + l.kv_what() + " (exceeds_kv_capacity: " +
+              kExceedsKvCapacityFix + ")";
+    const std::string counted = std::to_string(n) + " requests of trace " + file + " the run reads";
+    if (context + kv == n) {
+      const std::string where = kv == n && l.kv_set ? kv_key(l) : key + ".path";
+      throw at_.error(where, "class '" + spec.name + "' cannot be served: every one of the " + counted +
+                                 " would be rejected: " + text);
+    }
+    out_.warnings.push_back(at_.warning(key + ".path", std::to_string(context + kv) + " of the " + counted +
+                                                           " will be rejected: " + text));
+  }
+
+  const Scenario& s_;
+  KeyLocator at_;
+  std::vector<std::int64_t> kv_blocks_;
+  Servability out_;
+};
+
+}  // namespace
+
+Servability check_servability(const Scenario& scenario, const std::vector<std::string>& overrides) {
+  return Checker(scenario, overrides).run();
+}
+
+}  // namespace servesim
