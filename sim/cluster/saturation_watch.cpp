@@ -50,8 +50,9 @@ SaturationWatch::Causes SaturationWatch::causes_in_window() const {
   return out;
 }
 
-std::string SaturationWatch::saturated_by() const {
-  if (!saturated()) return "none";
+std::string SaturationWatch::saturated_by() const { return saturated() ? binding_cause() : "none"; }
+
+std::string SaturationWatch::binding_cause() const {
   const Causes c = causes_in_window();
   std::size_t best = 3;  // compute, unless a step left someone waiting for a named limit
   std::int64_t most = 0;

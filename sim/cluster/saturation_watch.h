@@ -56,6 +56,9 @@ class SaturationWatch {
   // "compute" when no step left anyone waiting there (the backlog grew between steps'
   // queues, e.g. in KV hand-overs). "none" when not saturated().
   std::string saturated_by() const;
+  // The same cause whether or not the backlog grew: what held the queue's head over that
+  // window, for a run judged saturated by its served rate (saturation_verdict.h).
+  std::string binding_cause() const;
   // The counts behind saturated_by(), over that window.
   Causes causes_in_window() const;
 

@@ -79,6 +79,7 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   std::int64_t slots = 0;  // requests the cluster runs at once
   for (const auto& p : cluster_.pools) slots += std::int64_t{p.replicas} * p.engine.max_num_seqs;
   saturation_ = SaturationWatch(slots);
+  metrics_->set_sustained_meter(&sustained_);
 }
 
 Simulation::~Simulation() = default;
@@ -168,6 +169,7 @@ void Simulation::admit_one(int c, RequestSource& src) {
   }
   ++arrived_;
   ++in_flight_;
+  sustained_.note_arrival(sim_.now());
   if (sim_.now() != instant_ns_) {
     instant_ns_ = sim_.now();
     arrivals_at_instant_ = 0;
@@ -241,19 +243,41 @@ void Simulation::record_unfinished(const RequestState& r) {
 
 void Simulation::on_head_blocked(HeadBlock why) { saturation_.note_blocked(static_cast<int>(why)); }
 
-// Saturation uses the same rule as `servesim capacity` (SaturationWatch, docs/reliability.md):
-// the backlog (never-scheduled requests, or requests beyond full batches) was still growing
-// in proportion to arrivals at the last one; saturated_by names what held the queue's head.
+SaturationVerdict Simulation::saturation_verdict(double tolerance) const {
+  StepBoundTime bound;
+  for (const auto& pool : pools_)
+    for (const auto& replica : pool->replicas()) {
+      bound.compute_ns += static_cast<double>(replica->stats().compute_bound_ns);
+      bound.memory_ns += static_cast<double>(replica->stats().memory_bound_ns);
+    }
+  bool closed_loop = !workload_.empty();
+  for (const auto& c : workload_)
+    closed_loop &= !c.trace && c.arrival && c.arrival->process == ArrivalSpec::Process::closed;
+  return judge_saturation(saturation_, sustained_, tolerance, bound, closed_loop);
+}
+
+// Saturation uses the one rule of `capacity`, `sweep` and `explain` (saturation_verdict.h,
+// docs/metrics.md): the backlog grew without bound, or the rate served over the second half
+// of the arrivals fell short of the rate offered; a run too short to tell says so.
 void Simulation::note_saturation(RunResult& result) const {
+  const SaturationVerdict v = saturation_verdict(kSustainTolerance);
   result.peak_in_flight = peak_in_flight_;
   result.backlog = in_flight_at_last_arrival_;
-  result.saturated = saturation_.saturated();
-  result.saturated_by = saturation_.saturated_by();
+  result.saturated = v.saturated;
+  result.too_short_to_judge = v.too_short;
+  result.saturated_by = v.by;
+  result.saturated_resource = v.resource;
+  result.sustained = v.sustained;
   SummaryBlock& s = result.summary.overall;
   s.set_count("peak_in_flight", result.peak_in_flight);
   s.set_count("backlog", result.backlog);
   s.set_count("saturated", result.saturated ? 1 : 0);
   s.set_label("saturated_by", result.saturated_by, "saturated");
+  s.set_label("saturated_resource", result.saturated_resource, "saturated");
+  s.set_count("too_short_to_judge", result.too_short_to_judge ? 1 : 0);
+  s.set("sustained_offered_rate", v.sustained.offered_per_s);
+  s.set("sustained_served_rate", v.sustained.served_per_s);
+  s.set_label("saturation_note", v.note, "sustained_served_rate");
 }
 
 // MFU and memory-bandwidth use per phase: the work per GPU the cost model counted over

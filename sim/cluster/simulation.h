@@ -12,6 +12,7 @@
 #include "sim/cluster/cluster_config.h"
 #include "sim/cluster/kv_transfer_network.h"
 #include "sim/cluster/pool.h"
+#include "sim/cluster/saturation_verdict.h"
 #include "sim/cluster/saturation_watch.h"
 #include "sim/core/simulator.h"
 #include "sim/metrics/recorder.h"
@@ -34,12 +35,19 @@ struct RunResult {
   // or running) just after the last arrival.
   std::int64_t peak_in_flight = 0;
   std::int64_t backlog = 0;
-  // The backlog was still growing at the last arrival (SaturationWatch): arrivals outpaced
-  // the cluster, so the latencies describe a queue that had not reached a steady state.
+  // Arrivals outpaced the cluster (judge_saturation at kSustainTolerance: the backlog grew
+  // without bound, or the rate served fell short of the rate offered), so the latencies
+  // describe a queue that had not reached a steady state.
   bool saturated = false;
+  // Not saturated, but too short to tell a shortfall of kSustainTolerance from noise.
+  bool too_short_to_judge = false;
   // The limit that held the waiting queue's head while the backlog grew (kv_cache,
   // max_num_seqs, token_budget, compute), or "none" when not saturated.
   std::string saturated_by = "none";
+  // What raises throughput: compute, kv_memory, memory_bandwidth, unknown; "none" when not
+  // saturated (saturation_verdict.h).
+  std::string saturated_resource = "none";
+  SustainedRate sustained;  // offered and served over the second half of the arrivals
   // An arrival observer ended the run early (Simulation::set_arrival_observer).
   bool aborted = false;
 };
@@ -70,6 +78,9 @@ class Simulation final : public ReplicaListener {
   // The run's saturation watch, fed before the arrival observer is called: an observer may
   // stop the run once saturation_watch().tripped_early().
   const SaturationWatch& saturation_watch() const { return saturation_; }
+  // After run(): the one saturation rule at `tolerance` (RunResult holds it at
+  // kSustainTolerance; `capacity` may ask for another).
+  SaturationVerdict saturation_verdict(double tolerance) const;
 
   // Disaggregation: the network, and the first GPU node of each replica (docs/cluster.md).
   // Null / empty without a prefill pool.
@@ -132,6 +143,7 @@ class Simulation final : public ReplicaListener {
   std::int64_t peak_in_flight_ = 0;
   std::int64_t in_flight_at_last_arrival_ = 0;
   SaturationWatch saturation_{0};  // sized in the constructor, once the pools are known
+  SustainedRateMeter sustained_;   // fed by the recorder and admit_one
   ArrivalObserver arrival_observer_;
   bool aborted_ = false;
 

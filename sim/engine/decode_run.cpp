@@ -121,6 +121,7 @@ void Replica::apply_quiet_step() {
   lazy_.charge_step_start(split.decode_units, start);
   stats_.lazy_decode_tokens += count;
   stats_.add_utilisation(split);
+  stats_.add_bound_time(cost.compute_ns, cost.memory_ns);
   note_load_change();
   stats_.decode_run_steps += 1;
   stats_.steps += 1;                         // end_step_counts

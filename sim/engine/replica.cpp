@@ -167,6 +167,7 @@ StepCost Replica::begin_step(Tick now, const StepCost* priced) {
     stats_.lazy_decode_tokens += plan_.lazy_decodes;
   }
   stats_.add_utilisation(split_);
+  stats_.add_bound_time(cost.compute_ns, cost.memory_ns);
   busy_ = true;
   step_start_ns_ = now;
   note_load_change();

@@ -28,6 +28,9 @@ struct ReplicaStats {
   // (StepSplit, overheads spread in proportion) and the work per GPU each part did.
   double prefill_time_ns = 0, decode_time_ns = 0;
   double prefill_flops = 0, decode_flops = 0, prefill_bytes = 0, decode_bytes = 0;
+  // Step time of compute-bound and of memory-bound operators (StepCost): which one a run
+  // is short of when it saturates (sim/cluster/saturation_verdict.h).
+  Tick compute_bound_ns = 0, memory_bound_ns = 0;
 
   // One step's utilisation parts (its overheads spread in proportion: split.scale).
   void add_utilisation(const StepSplit& split) {
@@ -37,6 +40,10 @@ struct ReplicaStats {
     decode_flops += split.decode_flops;
     prefill_bytes += split.prefill_bytes;
     decode_bytes += split.decode_bytes;
+  }
+  void add_bound_time(Tick compute_ns, Tick memory_ns) {
+    compute_bound_ns += compute_ns;
+    memory_bound_ns += memory_ns;
   }
 };
 

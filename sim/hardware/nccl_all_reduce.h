@@ -7,8 +7,6 @@
 //
 // A collective that leaves the NVLink domain cannot use the engines' custom all-reduce
 // (it peers GPU memory over NVLink), so NCCL is what runs it.
-#include <array>
-
 namespace servesim {
 
 struct NcclGroup {

@@ -119,6 +119,7 @@ void MetricsRecorder::record_request(const RequestRecord& record) {
     }
     impl_->classes[c].add_request(record, usd_per_ns, slo, buckets);
   }
+  if (sustained_) sustained_->add(record);  // warm-up ones too: they are load all the same
   // requests.csv lists every request, warm-up ones too.
   if (sink_) {
     RequestRecord priced = record;

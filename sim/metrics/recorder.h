@@ -11,6 +11,7 @@
 #include "sim/metrics/request_record.h"
 #include "sim/metrics/slo.h"
 #include "sim/metrics/summary.h"
+#include "sim/metrics/sustained_rate.h"
 #include "sim/metrics/warmup.h"
 
 namespace servesim {
@@ -55,6 +56,8 @@ class MetricsRecorder {
   void start_measuring_itl();
   // Optional: every record is also passed here (requests.csv is written as the run goes).
   void set_request_sink(std::function<void(const RequestRecord&)> sink) { sink_ = std::move(sink); }
+  // Optional: every record is also counted here (the run's saturation judgement).
+  void set_sustained_meter(SustainedRateMeter* meter) { sustained_ = meter; }
 
   // The whole-run summary (fields and their order: docs/metrics.md). `duration_ns` is the
   // simulated span the throughputs divide by; throughputs are 0 when it is 0.
@@ -72,6 +75,7 @@ class MetricsRecorder {
   std::vector<std::string> class_names_;
   std::vector<std::string> pool_names_;
   std::function<void(const RequestRecord&)> sink_;
+  SustainedRateMeter* sustained_ = nullptr;
   std::shared_ptr<Impl> impl_;
 };
 

@@ -292,11 +292,18 @@ void print_console_report(const RunSummary& summary, std::ostream& out) {
   // Simulation::note_saturation sets these (docs/reliability.md).
   if (summary.overall.get("saturated") == 1.0) {
     const std::string by = summary.overall.label("saturated_by");
-    out << "saturated: arrivals outpaced the cluster" << (by.empty() ? "" : " (bound by " + by + ")") << "; "
-        << std::llround(summary.overall.get("backlog"))
+    const std::string resource = summary.overall.label("saturated_resource");
+    const std::string short_of = resource.empty() || resource == "none" ? "" : "; short of " + resource;
+    out << "saturated: arrivals outpaced the cluster" << (by.empty() ? "" : " (bound by " + by + short_of + ")")
+        << "; " << std::llround(summary.overall.get("backlog"))
         << " requests were waiting or running at the last arrival (peak "
         << std::llround(summary.overall.get("peak_in_flight"))
         << "), so the latencies describe a queue that was still growing\n";
+    const std::string note = summary.overall.label("saturation_note");
+    if (!note.empty()) out << "  " << note << '\n';
+  } else if (summary.overall.get("too_short_to_judge") == 1.0) {
+    out << "too short to judge whether the cluster kept up (" << summary.overall.label("saturation_note")
+        << "): run it longer before trusting its latencies\n";
   }
   if (!summary.overall.rejected_reasons.empty()) {
     out << "rejected by reason:";

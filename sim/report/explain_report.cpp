@@ -31,6 +31,8 @@ nlohmann::ordered_json explain_to_json(const ExplainStudy& s) {
   for (const auto& m : metrics) jbase[m.field] = number_or_null(s.base.get(m.field));
   j["base"] = jbase;
   j["base_overload"] = s.base_overload;
+  j["base_too_short"] = s.base_too_short;
+  j["lengthened"] = s.lengthened;
   j["variants"] = nlohmann::ordered_json::array();
   for (const ExplainVariant& r : s.variants) {
     const Lever& l = s.levers[r.lever];
@@ -48,6 +50,8 @@ nlohmann::ordered_json explain_to_json(const ExplainStudy& s) {
     v["change"] = changes;
     v["overloaded"] = !r.overload.empty();
     v["overload"] = r.overload;
+    v["too_short_to_judge"] = !r.too_short.empty();
+    v["too_short"] = r.too_short;
     v["several_tokens_per_step"] = r.several_tokens;
     j["variants"].push_back(v);
   }
@@ -70,8 +74,18 @@ nlohmann::ordered_json explain_to_json(const ExplainStudy& s) {
       if (!why.empty()) entry["not_comparable_because"] = why;
       ranking.push_back(std::move(entry));
     }
+    // Saturated or too short to judge: their change is no lever's effect, so not ranked.
+    nlohmann::ordered_json not_ranked = nlohmann::ordered_json::array();
+    for (const std::size_t v : rank.not_ranked) {
+      const ExplainVariant& r = s.variants[v];
+      const Lever& l = s.levers[r.lever];
+      not_ranked.push_back({{"lever", l.name},
+                            {"phase", l.phase},
+                            {"change", number_or_null(r.changes[m])},
+                            {"because", r.not_comparable(metric)}});
+    }
     nlohmann::ordered_json jm = {{"label", metric.label}, {"base", number_or_null(s.base.get(metric.field))},
-                                 {"owner", rank.owner}, {"ranking", ranking}};
+                                 {"owner", rank.owner}, {"ranking", ranking}, {"not_ranked", not_ranked}};
     if (metric.per_gap) {
       jm["note"] = "per inter-token gap: not printed; per-token latency is ranked by TPOT, and variants that emit "
                    "several tokens per step are ranked last here";
@@ -93,6 +107,10 @@ std::string explain_text(const ExplainStudy& s) {
   if (!s.base_overload.empty())
     text << "base overloaded (" << s.base_overload << "): its latencies describe a queue that never settled; "
          << "read the changes as how far a lever gets it out\n";
+  if (!s.base_too_short.empty())
+    text << "base too short to judge whether it kept up (" << s.base_too_short
+         << "): its latencies may describe a queue that never settled\n";
+  if (!s.lengthened.empty()) text << s.lengthened << "\n";
   for (std::size_t m = 0; m < metrics.size(); ++m) {
     const ExplainMetric& metric = metrics[m];
     if (!metric.printed) continue;
@@ -126,6 +144,12 @@ std::string explain_text(const ExplainStudy& s) {
       const std::string why = r.not_comparable(metric);
       if (!why.empty()) text << "  " << why << ", ranked last";
       text << "\n";
+    }
+    for (const std::size_t v : rank.not_ranked) {
+      const ExplainVariant& r = s.variants[v];
+      const Lever& l = s.levers[r.lever];
+      text << "  not ranked: " << l.name << " [" << l.phase << "] " << percent(r.changes[m]) << ": "
+           << r.not_comparable(metric) << "\n";
     }
   }
   const char* why_tpot =

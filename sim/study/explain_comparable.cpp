@@ -6,7 +6,11 @@ namespace servesim {
 
 std::string overload_of(const SummaryBlock& run, const SummaryBlock* base) {
   std::string why;
-  if (run.get("saturated") > 0) why = "saturated by " + run.label("saturated_by");
+  if (run.get("saturated") > 0) {
+    why = "saturated by " + run.label("saturated_by");
+    const std::string resource = run.label("saturated_resource");
+    if (!resource.empty() && resource != "none") why += ", short of " + resource;
+  }
   std::int64_t extra = 0;
   std::string reasons;
   for (const auto& [reason, count] : run.rejected_reasons) {
@@ -27,6 +31,12 @@ std::string overload_of(const SummaryBlock& run, const SummaryBlock* base) {
            reasons + ")";
   }
   return why;
+}
+
+std::string too_short_of(const SummaryBlock& run) {
+  if (!(run.get("too_short_to_judge") > 0)) return "";
+  const std::string note = run.label("saturation_note");
+  return note.empty() ? "too short to judge whether it kept up" : note;
 }
 
 bool several_tokens_per_step(const Scenario& s) {

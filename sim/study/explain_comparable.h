@@ -11,14 +11,19 @@
 
 namespace servesim {
 
-// Why `run` is overloaded, or "" when it kept up: "saturated by kv_cache" (summary
-// `saturated`, `saturated_by`: the backlog was still growing at the last arrival) and/or
+// Why `run` is overloaded, or "" when it kept up: "saturated by kv_cache, short of
+// compute" (summary `saturated`, `saturated_by`, `saturated_resource`: the one saturation
+// rule, sim/cluster/saturation_verdict.h) and/or
 // "rejected 12 more requests than the base (queue_full 12)" (summary `rejected_reasons`).
 // With `base`, every rejection beyond the base's of the same reason counts: requests the
 // workload makes too long for the model are the base's too, and are not the lever's doing.
 // Without (judging the base itself), only the rejections of load count: `queue_full` and
 // `timed_out` at admission (docs/cluster.md).
 std::string overload_of(const SummaryBlock& run, const SummaryBlock* base);
+
+// Why whether `run` kept up cannot be told, or "": summary `too_short_to_judge`, with its
+// `saturation_note` (the served and offered rates and the noise that hides a shortfall).
+std::string too_short_of(const SummaryBlock& run);
 
 // True when some pool runs speculative decoding: a verify pass emits the accepted draft
 // tokens together with its own, so their inter-token gaps are 0 (docs/engine.md).

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "sim/cluster/parallel_runs.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/study/explain_comparable.h"
+#include "sim/study/run_judgement.h"
 
 namespace servesim {
 namespace {
@@ -21,16 +23,17 @@ double relative_change(double base, double variant) {
 struct RunOutcomeOrError {
   std::optional<RunSummary> summary;
   std::string error;
+  double needed_scale = 1;  // > 1: too short to judge, lengthen it this much
 };
 
 // Per metric: levers ranked by how far they move it, and the phase whose levers move it most.
 ExplainRanking rank(const ExplainStudy& s, std::size_t m) {
   const ExplainMetric& metric = explain_metrics()[m];
   ExplainRanking r;
-  for (std::size_t v = 0; v < s.variants.size(); ++v) r.order.push_back(v);
-  // Comparable variants first, then the others (overloaded, or ITL of a several-tokens
-  // variant) whatever their change; within each, largest move first, NaN last, ties keep
-  // the lever order (stable).
+  // A variant that saturated, or cannot tell, is no lever's effect: listed apart, unranked.
+  for (std::size_t v = 0; v < s.variants.size(); ++v) (s.variants[v].ranked() ? r.order : r.not_ranked).push_back(v);
+  // Comparable variants first, then ITL of a several-tokens variant whatever its change;
+  // within each, largest move first, NaN last, ties keep the lever order (stable).
   std::stable_sort(r.order.begin(), r.order.end(), [&](std::size_t a, std::size_t c) {
     const ExplainVariant& va = s.variants[a];
     const ExplainVariant& vc = s.variants[c];
@@ -93,6 +96,7 @@ std::size_t explain_metric_index(const std::string& field) {
 
 std::string ExplainVariant::not_comparable(const ExplainMetric& m) const {
   if (!overload.empty()) return "overloaded: " + overload;
+  if (!too_short.empty()) return "too short to judge: " + too_short;
   if (m.per_gap && several_tokens) return "several tokens per step: accepted draft tokens arrive with gap 0";
   return "";
 }
@@ -165,20 +169,48 @@ ExplainStudy run_explain(const ExplainRequest& request) {
   }
 
   std::vector<RunOutcomeOrError> outcomes(scenarios.size());
-  run_parallel(scenarios.size(), request.jobs, [&](std::size_t i) {
-    const Scenario& s = scenarios[i];
-    try {
-      Simulation sim(s.seed, s.stop, s.workload, s.cluster);
-      outcomes[i].summary = sim.run().summary;
-    } catch (const ConfigError& e) {
-      outcomes[i].error = e.message();
-    }
-  });
+  const auto run_all = [&](double scale) {
+    run_parallel(scenarios.size(), request.jobs, [&](std::size_t i) {
+      const Scenario s = lengthened(scenarios[i], scale);
+      outcomes[i] = RunOutcomeOrError{};
+      try {
+        Simulation sim(s.seed, s.stop, s.workload, s.cluster);
+        RunResult r = sim.run();
+        if (r.too_short_to_judge) outcomes[i].needed_scale = r.sustained.needed_scale;
+        outcomes[i].summary = std::move(r.summary);
+      } catch (const ConfigError& e) {
+        outcomes[i].error = e.message();
+      }
+    });
+  };
+  // A run too short to judge whether it kept up cannot be ranked: lengthen every run alike
+  // (the base's figures must stay those of the variants' length), by what the shortest asks
+  // and at least 2x, as `capacity` does (judge_long_enough), up to kExplainMaxLengthen.
+  run_all(1);
+  double scale = 1;
+  const bool can_lengthen = base.stop.requests || base.stop.time_ns;
+  for (;;) {
+    double need = 1;
+    for (const auto& o : outcomes) need = std::max(need, o.needed_scale);
+    if (need <= 1 || !can_lengthen || scale >= kExplainMaxLengthen) break;
+    scale = std::min(kExplainMaxLengthen, scale * std::max(2.0, 1.25 * need));
+    run_all(scale);
+    char buf[200];
+    const Scenario longer = lengthened(base, scale);
+    if (longer.stop.requests)
+      std::snprintf(buf, sizeof buf, "every run lengthened %.3gx to %lld requests, so each can be judged", scale,
+                    static_cast<long long>(*longer.stop.requests));
+    else
+      std::snprintf(buf, sizeof buf, "every run lengthened %.3gx to %.4g s, so each can be judged", scale,
+                    seconds_from_ticks(*longer.stop.time_ns));
+    study.lengthened = buf;
+  }
   if (!outcomes[0].summary) {
     throw ConfigError(scenario_path, 0, "", "the base scenario cannot run: " + outcomes[0].error);
   }
   study.base = outcomes[0].summary->overall;
   study.base_overload = overload_of(study.base, nullptr);
+  study.base_too_short = too_short_of(study.base);
 
   for (std::size_t i = 1; i < scenarios.size(); ++i) {
     if (lever_of_run[i] == kNoLever) continue;  // a roofline-priced base
@@ -195,6 +227,7 @@ ExplainStudy run_explain(const ExplainRequest& request) {
     ExplainVariant v;
     v.lever = lever_of_run[i];
     v.overload = overload_of(outcomes[i].summary->overall, &compared.summary->overall);
+    v.too_short = too_short_of(outcomes[i].summary->overall);
     v.several_tokens = several_tokens_per_step(scenarios[i]) || several_tokens_per_step(scenarios[base_of_run[i]]);
     v.compared_with = baseline_of_lever[v.lever];
     for (const auto& m : explain_metrics()) {

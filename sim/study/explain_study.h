@@ -2,8 +2,11 @@
 // The explain study (`servesim explain`, docs/explain.md): the scenario and one-lever
 // variants of it (explain_levers.h) run side by side; for TTFT p50/p99, TPOT p50/p99, ITL
 // p50/p99 and throughput, how far each lever moves the figure, the levers ranked, and which
-// phase owns each figure. Variants whose figures cannot be set against the base's
-// (explain_comparable.h) are marked and ranked last.
+// phase owns each figure. A variant that saturated, or that is too short to tell whether it
+// did (the one saturation rule, sim/cluster/saturation_verdict.h), is never ranked: it is
+// listed apart with the reason. Runs too short to judge are first lengthened, all of them
+// alike, up to kExplainMaxLengthen times. A variant that emits several tokens per step is
+// ranked last on the per-gap figures (explain_comparable.h).
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -37,21 +40,28 @@ std::size_t explain_metric_index(const std::string& field);  // explain_metrics(
 // of a finite run, not an effect worth acting on.
 inline constexpr double kExplainMovesThreshold = 0.01;
 
+// How far explain lengthens its runs (stop.requests, stop.time) so that each can be judged.
+inline constexpr double kExplainMaxLengthen = 8;
+
 // One variant that ran, against the run it is compared with.
 struct ExplainVariant {
   std::size_t lever;                // index into ExplainStudy::levers
   std::vector<double> values;       // per explain_metrics()
   std::vector<double> changes;      // (variant - compared) / compared, NaN when undefined
   std::string overload;             // overload_of(): "" when the variant kept up
+  std::string too_short;            // too_short_of(): "" when it could be judged
   bool several_tokens = false;      // it, or the run it is compared with, emits several per step
   std::string compared_with = "base";  // or the base priced by the roofline, and why
   // Why its change in `m` cannot be ranked with the others', or "".
   std::string not_comparable(const ExplainMetric& m) const;
+  // Ranked at all: it kept up, as far as its run can tell.
+  bool ranked() const { return overload.empty() && too_short.empty(); }
 };
 
 // One metric: the variants ranked (comparable first, largest move first) and its owner.
 struct ExplainRanking {
   std::vector<std::size_t> order;                    // indices into ExplainStudy::variants
+  std::vector<std::size_t> not_ranked;               // saturated or too short, in lever order
   std::string owner = "none";                        // prefill | decode | capacity | none
   std::map<std::string, double> by_phase;            // phase -> its levers' largest improvement
   std::map<std::string, std::string> top_of_phase;   // phase -> the lever that made it
@@ -70,6 +80,8 @@ struct ExplainStudy {
   bool base_several_tokens = false;
   SummaryBlock base;
   std::string base_overload;             // overload_of(base, nullptr)
+  std::string base_too_short;            // too_short_of(base)
+  std::string lengthened;                // "" or how far every run was lengthened, and why
   std::vector<Lever> levers;             // every lever; skipped ones carry skip_reason
   std::vector<ExplainVariant> variants;  // the ones that ran, in lever order
   std::vector<ExplainRanking> rankings;  // per explain_metrics()

@@ -1,10 +1,11 @@
 #pragma once
 // The one test `capacity` and `search` apply to a run at a given load (docs/sweeps.md): not
-// saturated (the queue does not grow without bound; stopped early when that is plain),
-// the offered rate sustained over the second half of the arrivals (sim/study/sustained_rate.h),
-// something completed, rejections within the allowance, and every SLO target met. A run
-// too short to tell a shortfall of `sustain_tolerance` from arrival noise is not feasible
-// either: `too_short` says so, and by how much to lengthen it.
+// saturated by the rule every run is judged by (sim/cluster/saturation_verdict.h: the queue
+// does not grow without bound, stopped early when that is plain, and the offered rate is
+// sustained over the second half of the arrivals), something completed, rejections within
+// the allowance, and every SLO target met. A run too short to tell a shortfall of
+// `sustain_tolerance` from arrival noise is not feasible either: `too_short` says so, and
+// by how much to lengthen it.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,7 +13,7 @@
 #include "sim/cluster/simulation.h"
 #include "sim/scenario/scenario.h"
 #include "sim/study/slo_targets.h"
-#include "sim/study/sustained_rate.h"
+#include "sim/metrics/sustained_rate.h"
 
 namespace servesim {
 
@@ -29,9 +30,6 @@ struct RunJudgement {
   SustainedRate sustained;  // measured unless the run saturated or completed nothing
   bool too_short = false;   // cannot be judged at this length (sustained.needed_scale)
 };
-
-// The default share by which the served rate may fall short of the offered one.
-inline constexpr double kSustainTolerance = 0.05;
 
 // Sequence slots of the whole cluster (replicas x max_num_seqs), the saturation watch's bound.
 std::int64_t sequence_slots(const Scenario& s);

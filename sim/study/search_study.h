@@ -25,7 +25,7 @@ struct SearchCandidate {
   long long gpus = 0;
   std::optional<RunSummary> summary;  // for the candidates that ran to a summary
   // Requests per second offered and served over the second half of the arrivals, where the
-  // run was judged on them (sim/study/sustained_rate.h): the rate the candidate holds,
+  // run was judged on them (sim/metrics/sustained_rate.h): the rate the candidate holds,
   // undiluted by the drain that the summary's request_throughput includes.
   std::optional<double> offered_rate, served_rate;
   // With replicates: how many of the seeds met the SLO, and that share with its 95% Wilson

@@ -1,5 +1,5 @@
 // `capacity` accepts only a rate its run sustains: the served rate over the second half of
-// the arrivals within --sustain-tolerance of the offered one (sim/study/sustained_rate.h),
+// the arrivals within --sustain-tolerance of the offered one (sim/metrics/sustained_rate.h),
 // a run too short to tell that lengthened or reported, and an infeasible answer that
 // names why and what changes it.
 //
@@ -12,8 +12,6 @@
 #include <sstream>
 
 #include "cli/cli_test_util.h"
-#include "sim/metrics/request_record.h"
-#include "sim/study/sustained_rate.h"
 
 using namespace servesim;
 using namespace servesim::testing;
@@ -34,55 +32,7 @@ std::string kv_bound(long requests, const std::string& input = "{fixed: 1000}") 
   return s.str();
 }
 
-RequestRecord record(double arrival_s, double finish_s) {
-  RequestRecord r;
-  r.arrival_ns = static_cast<Tick>(arrival_s * 1e9);
-  r.finish_ns = finish_s < 0 ? -1 : static_cast<Tick>(finish_s * 1e9);
-  r.outcome = finish_s < 0 ? Outcome::unfinished : Outcome::completed;
-  return r;
-}
-
 }  // namespace
-
-TEST_CASE("sustained rate: served against offered over the second half of the arrivals", "[capacity]") {
-  SECTION("a stable queue: every arrival completes 0.5 s later") {
-    // 1 arrival every 0.1 s for 400 s: the window is [200, 400] s, 2,001 arrivals in it;
-    // completions in it are the arrivals of [199.5, 399.5], 2,001 as well.
-    SustainedRateMeter m;
-    for (int i = 0; i <= 4000; ++i) m.add(record(0.1 * i, 0.1 * i + 0.5));
-    const SustainedRate r = m.measure(0.05);
-    CHECK(r.window_s == Approx(200));
-    CHECK(r.arrivals == 2001);
-    CHECK(r.completions == 2001);
-    CHECK(r.mean_latency_s == Approx(0.5));
-    // sqrt(2 x 10 x 0.5) / (10 x 200) = 0.158%: well inside 5% / 3.
-    CHECK(r.offered_per_s == Approx(2001.0 / 200));
-    CHECK(r.noise == Approx(std::sqrt(2 * r.offered_per_s * 0.5) / (r.offered_per_s * 200)));
-    CHECK(r.long_enough);
-    CHECK(r.sustained(0.05));
-  }
-  SECTION("an overloaded one: 10 req/s offered, 8 served") {
-    SustainedRateMeter m;
-    for (int i = 0; i <= 4000; ++i) m.add(record(0.1 * i, i < 3200 ? 0.125 * i + 0.5 : -1));
-    const SustainedRate r = m.measure(0.05);
-    // Completions at 0.125 i + 0.5 inside [200, 400]: i from 1,596 to 3,196, 1,601 of them.
-    CHECK(r.completions == 1601);
-    CHECK(r.served_per_s == Approx(1601.0 / 200));
-    CHECK_FALSE(r.sustained(0.05));
-  }
-  SECTION("too short: 20 requests whose latency is a third of the run") {
-    SustainedRateMeter m;
-    for (int i = 0; i < 20; ++i) m.add(record(0.5 * i, 0.5 * i + 3));
-    const SustainedRate r = m.measure(0.05);
-    CHECK_FALSE(r.long_enough);
-    // The window is 4.75 s and the latency 3 s: lengthening by 2 x 3 / 4.75 = 1.26 fixes the
-    // latency; the noise, sqrt(2 x 2 x 3) / (2 x 4.75) = 36%, needs (3 x 0.36 / 0.05)^2.
-    const double noise = std::sqrt(2 * (10.0 / 4.75) * 3) / 10.0;
-    CHECK(r.noise == Approx(noise).epsilon(0.01));
-    CHECK(r.needed_scale == Approx(std::pow(3 * noise / 0.05, 2)).epsilon(0.02));
-    CHECK(r.why_short.find("too short") != std::string::npos);
-  }
-}
 
 TEST_CASE("capacity: a short run is lengthened until it can tell the 10 req/s the replica serves", "[capacity]") {
   TempDir dir("capacity-short");

@@ -45,7 +45,7 @@ TEST_CASE("fleet: a fixed pool's GPU-hours are replicas x GPUs per replica x sim
   CHECK(out.str().find("fleet: 0.5 GPU-hours paid, $1.50") != std::string::npos);
 }
 
-TEST_CASE("fleet: a pool without a price gets GPU-hours and no cost, never a cost of 0", "[cluster][fleet]") {
+TEST_CASE("fleet: a pool without a price gets GPU-hours and no cost rather than a cost of 0", "[cluster][fleet]") {
   const RunResult r = run_fixed(0);
   const SummaryBlock& pool = r.summary.pools.at(0).second;
   CHECK(pool.get("gpu_hours") == Approx(0.5).epsilon(1e-12));

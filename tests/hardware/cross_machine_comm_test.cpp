@@ -77,7 +77,7 @@ TEST_CASE("cross-machine: NCCL's model prices a 16-GPU all-reduce over two machi
   CHECK(prefill.time_s == Approx(293.6866e-6).epsilon(1e-5));
 }
 
-TEST_CASE("cross-machine: llama-3-70b all-reduce at tp 16 on H100 is NCCL's, never below one machine's", "[hardware][network]") {
+TEST_CASE("cross-machine: llama-3-70b all-reduce at tp 16 on H100 is NCCL's and never below one machine's", "[hardware][network]") {
   const ModelSpec model = load_model("llama-3-70b");
   const HardwareSpec hw = load_hardware("h100-sxm");
   REQUIRE(hw.interconnect_domain_gpus == 8);
