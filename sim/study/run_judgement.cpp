@@ -51,34 +51,34 @@ Scenario lengthened(Scenario s, double scale) {
 RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scopes, double reject_share,
                            bool early_stop, bool label_classes, double sustain_tolerance) {
   Simulation sim(s.seed, s.stop, s.workload, s.cluster);
-  SustainedRateMeter meter;
-  sim.set_request_sink([&](const RequestRecord& rec) { meter.add(rec); });
   // The run's own watch (Simulation::note_saturation): one rule for summary.json and here.
   const SaturationWatch& watch = sim.saturation_watch();
   sim.set_arrival_observer([&](std::int64_t, std::int64_t) { return early_stop && watch.tripped_early(); });
   RunJudgement j;
   j.result = sim.run();
   const RunResult& r = j.result;
+  // The rule every run's summary uses, at this tolerance (summary.json's at kSustainTolerance).
+  const SaturationVerdict v = sim.saturation_verdict(sustain_tolerance);
   std::vector<std::string> why;
-  if (r.saturated)
-    why.push_back("saturated by " + r.saturated_by + ": " + std::to_string(watch.excess()) + " requests backlogged " +
+  if (v.growing)
+    why.push_back("saturated by " + v.by + ": " + std::to_string(watch.excess()) + " requests backlogged " +
                   (r.aborted ? "after " + std::to_string(r.arrived) + " arrivals, run stopped early"
                              : "at the last arrival, and growing"));
   if (r.completed == 0) why.push_back("no request completed");
-  if (!r.saturated && !r.aborted && r.completed > 0) {
-    j.sustained = meter.measure(sustain_tolerance);
+  if (!v.growing && !r.aborted && r.completed > 0) {
+    j.sustained = v.sustained;
     const SustainedRate& m = j.sustained;
     char buf[240];
-    if (!m.long_enough) {
+    if (v.too_short) {
       j.too_short = true;
       std::snprintf(buf, sizeof buf, "; lengthen it %.2gx", std::ceil(m.needed_scale * 10) / 10);
       why.push_back(m.why_short + buf);
-    } else if (!m.sustained(sustain_tolerance)) {
+    } else if (v.saturated) {
       std::snprintf(buf, sizeof buf,
                     "not sustained: served %.4g of %.4g req/s offered over the second half of its arrivals "
-                    "(%.3g%% short, tolerance %s)",
+                    "(%.3g%% short, tolerance %s; short of %s)",
                     m.served_per_s, m.offered_per_s, 100 * (1 - m.served_per_s / m.offered_per_s),
-                    percent(sustain_tolerance).c_str());
+                    percent(sustain_tolerance).c_str(), v.resource.c_str());
       why.push_back(buf);
     }
   }
