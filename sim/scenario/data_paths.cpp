@@ -44,6 +44,32 @@ std::optional<std::string> resolve_scenario_file(const Field& field, const std::
   return found.front().path;
 }
 
+void pin_pool_files(YAML::Node pool, const std::string& scenario_file) {
+  const fs::path folder = fs::path(scenario_file).parent_path();
+  // The pool keys that name files (model_refs.h, engine_parse.cpp).
+  const std::vector<std::vector<std::string>> file_keys = {
+      {"model"}, {"hardware"}, {"engine", "preset"}, {"engine", "speculative", "draft"}, {"cost_model", "table"}};
+  for (const std::vector<std::string>& keys : file_keys) {
+    // reset() moves the handle; assigning one Node to another would overwrite the tree.
+    YAML::Node node;
+    node.reset(pool);
+    bool found = true;
+    for (const std::string& key : keys) {
+      const YAML::Node& lookup = node;  // a const lookup adds no key
+      if (!lookup.IsMap() || !lookup[key]) {
+        found = false;
+        break;
+      }
+      node.reset(lookup[key]);
+    }
+    if (!found || !node.IsScalar()) continue;
+    const fs::path given(node.Scalar());
+    std::error_code ec;
+    if (given.is_absolute() || !fs::is_regular_file(folder / given, ec)) continue;
+    node = fs::absolute(folder / given, ec).lexically_normal().string();
+  }
+}
+
 std::string existing_data_path(const Field& field, const std::string& what) {
   const std::string given = field.as_string();
   if (given.empty()) field.fail("the " + what + " path is empty");

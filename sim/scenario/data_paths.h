@@ -29,6 +29,12 @@ std::optional<std::string> resolve_scenario_file(const Field& field, const std::
 // (/abs/cwd)" first for a --set value): where a value that names nothing was looked for.
 std::string where_looked(const Field& field);
 
+// A pool mapping copied into a --set value (explain's disaggregation lever clones the
+// scenario's pool) names its files as the scenario did; a file that sits beside the
+// scenario is pinned to its absolute path, so that the copy names that file and no other
+// of the same name in the working directory (where a --set value is also looked up).
+void pin_pool_files(YAML::Node pool, const std::string& scenario_file);
+
 // The resolved path of the data file named by `field`; fails at the field when there is
 // none. `what` names the file in the error ("trace file", "cost table").
 std::string existing_data_path(const Field& field, const std::string& what);

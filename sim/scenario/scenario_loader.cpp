@@ -8,6 +8,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/scenario/cluster_parse.h"
+#include "sim/scenario/data_paths.h"
 #include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/set_overrides.h"
 #include "sim/scenario/workload_parse.h"
@@ -194,11 +195,13 @@ std::string disaggregation_override(const std::string& path, const std::vector<s
   }
   const std::string name = pool["name"] ? pool["name"].as<std::string>("main") : "main";
   YAML::Node prefill = YAML::Clone(pool);
+  pin_pool_files(prefill, path);  // the copies name the files the scenario's pool does
   prefill["name"] = name + "-prefill";
   prefill["role"] = "prefill";
   prefill["decode_pool"] = name + "-decode";
   prefill["replicas"] = (replicas + 1) / 2;
   YAML::Node decode = YAML::Clone(pool);
+  pin_pool_files(decode, path);
   decode.remove("classes");  // a decode pool is fed by its prefill pool, not by classes
   decode["name"] = name + "-decode";
   decode["role"] = "decode";

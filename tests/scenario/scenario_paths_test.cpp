@@ -169,6 +169,25 @@ TEST_CASE("scenario paths: a --set path is also looked up from the working direc
   }
 }
 
+TEST_CASE("scenario paths: explain's split of a pool into prefill and decode names the files the pool does",
+          "[scenario][paths]") {
+  ScenarioDir scenario_dir;
+  ScenarioDir elsewhere;
+  scenario_dir.write("x-config.json", kLlama70bShape);
+  elsewhere.write("x-config.json", kLlama8bShape);
+  const std::string path =
+      scenario_dir.write("s.yaml", scenario_with("{model: x-config.json, hardware: h100-sxm, tp: 4, replicas: 2}"));
+  const WorkingDirectory cwd(fs::path(elsewhere.path("")));
+  std::string why_not;
+  const std::string split = disaggregation_override(path, {}, why_not);
+  REQUIRE(why_not.empty());
+  // The split is a --set value, which is also looked up from the working directory: the
+  // copies name the scenario's file by its absolute path, so the other x-config.json is no rival.
+  const Scenario s = load_scenario(path, {split});
+  REQUIRE(s.cluster.pools.size() == 2);
+  for (const auto& pool : s.cluster.pools) CHECK(pool.model.num_layers == 80);
+}
+
 TEST_CASE("scenario paths: a negative seed is refused", "[scenario][paths][seed]") {
   ScenarioDir dir;
   const std::string path = dir.write("s.yaml", "seed: -1\n" + scenario_with("{model: tiny-model.yaml, hardware: tiny-gpu.yaml}"));
