@@ -138,6 +138,8 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
     dep.ep = vm["ep"].as<int>();
     dep.micro_batches = vm["micro-batches"].as<int>();
     if (dep.micro_batches < 0) throw UsageError{"--micro-batches must be 0 or more"};
+    // As a scenario's micro_batches: one stage has no pipeline to split the batch across.
+    if (dep.micro_batches > 0 && dep.pp < 2) throw UsageError{"--micro-batches needs --pp 2 or more"};
     if (dep.tp < 1 || dep.pp < 1 || dep.ep < 1) {
       throw UsageError{"--tp, --pp and --ep must be at least 1"};
     }
@@ -181,8 +183,23 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
     request.engine = vm["engine"].as<std::string>();
     request.engine_version = vm.count("engine-version") ? vm["engine-version"].as<std::string>() : "";
     request.cuda_graph_max_batch = vm["cuda-graphs"].as<int>();
+    // These pick and shape the measured kernel tables; a step the roofline or a Vidur table
+    // prices would come out the same whatever they say.
+    const bool engine_options =
+        !vm["engine"].defaulted() || vm.count("engine-version") > 0 || !vm["cuda-graphs"].defaulted();
+    if (engine_options && (request.cost_model == "roofline" || !request.table_path.empty())) {
+      throw UsageError{"--engine, --engine-version and --cuda-graphs choose the measured kernel tables, which " +
+                       std::string(request.table_path.empty() ? "--cost-model roofline" : "--table") + " does not use"};
+    }
     // price_step checks the cost model, engine and CUDA-graph size (ConfigError, exit 2).
     const StepStudy step = price_step(request);
+    // The release the tables stand for, or why the roofline priced the step after all.
+    if (engine_options && !step.cost_model_note.empty()) {
+      err << "servesim step: warning: ";
+      if (step.cost_model.rfind("roofline", 0) == 0)
+        err << "the roofline priced the step, so --engine, --engine-version and --cuda-graphs had no effect; ";
+      err << step.cost_model_note << "\n";
+    }
     if (vm.count("json")) {
       out << step_to_json(step).dump(2) << "\n";
     } else {

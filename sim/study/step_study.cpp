@@ -31,6 +31,7 @@ StepStudy price_step(const StepRequest& request) {
   } else if (chosen != "roofline") {
     resolve_kernel_cost_model(spec, chosen == "kernels", resource_root() + "/data/kernels", s.model, s.hardware,
                               s.dep, engine, request.engine_version, request.cuda_graph_max_batch);
+    s.cost_model_note = spec.kind == "kernels" ? spec.kernel_set_note : spec.why;
   }
   const auto cost_model = make_cost_model(spec, s.model, s.hardware, s.dep);
   s.cost = cost_model->step_cost(s.batch);

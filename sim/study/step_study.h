@@ -33,6 +33,9 @@ struct StepStudy {
   StepCost cost;
   std::vector<OpTiming> ops;
   std::string cost_model;  // describe() of the model that priced it
+  // Where the tables priced the step under another release than the one asked for, that
+  // substitution; where the roofline priced it by default, why the tables did not ("" else).
+  std::string cost_model_note;
 };
 
 // Throws ConfigError for a model, hardware or option it cannot use (the key names the
