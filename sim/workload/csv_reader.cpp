@@ -59,6 +59,16 @@ bool CsvReader::next_row() {
     clean_line(line_text_, false);
     if (all_blank(line_text_)) continue;
     split_line();
+    // More cells than the header names would shift a value into the wrong column unseen:
+    // "1,000" for a thousand is two cells. Empty trailing cells (a trailing comma) are harmless.
+    for (std::size_t i = header_.size(); i < fields_.size(); ++i) {
+      if (fields_[i].second == 0) continue;
+      throw ConfigError(path_, line_, "",
+                        "the row has " + std::to_string(fields_.size()) + " fields but the header names " +
+                            std::to_string(header_.size()) +
+                            " columns; is there a comma inside a value (write 1000, not 1,000; quote text)?",
+                        static_cast<int>(fields_[i].first) + 1);
+    }
     return true;
   }
   return false;
@@ -66,19 +76,48 @@ bool CsvReader::next_row() {
 
 void CsvReader::split_line() {
   fields_.clear();
+  const std::size_t n = line_text_.size();
   std::size_t start = 0;
   for (;;) {
-    std::size_t end = line_text_.find(',', start);
-    if (end == std::string::npos) end = line_text_.size();
-    std::size_t b = start, e = end;
-    while (b < e && is_blank(line_text_[b])) ++b;
-    while (e > b && is_blank(line_text_[e - 1])) --e;
-    if (e - b >= 2 && line_text_[b] == '"' && line_text_[e - 1] == '"') {
-      ++b;
-      --e;
+    std::size_t b = start;
+    while (b < n && is_blank(line_text_[b])) ++b;
+    std::size_t end = 0;
+    if (b < n && line_text_[b] == '"') {
+      // A quoted field: its commas are its own and "" is one quote (RFC 4180), as the report
+      // writers quote a name (requests.csv's class). Unescaped in place: the text only
+      // shrinks, and the fields to its right keep their offsets.
+      std::size_t w = b + 1, r = b + 1;
+      bool closed = false;
+      while (r < n) {
+        if (line_text_[r] == '"') {
+          if (r + 1 < n && line_text_[r + 1] == '"') {
+            line_text_[w++] = '"';
+            r += 2;
+            continue;
+          }
+          closed = true;
+          ++r;
+          break;
+        }
+        line_text_[w++] = line_text_[r++];
+      }
+      end = r;
+      while (end < n && is_blank(line_text_[end])) ++end;
+      if (!closed || (end < n && line_text_[end] != ',')) {
+        throw ConfigError(path_, line_, "",
+                          "a quoted field must end with a quote before the next comma (a quote inside one is "
+                          "written \"\")",
+                          static_cast<int>(b) + 1);
+      }
+      fields_.emplace_back(b + 1, w - (b + 1));
+    } else {
+      end = line_text_.find(',', b);
+      if (end == std::string::npos) end = n;
+      std::size_t e = end;
+      while (e > b && is_blank(line_text_[e - 1])) --e;
+      fields_.emplace_back(b, e - b);
     }
-    fields_.emplace_back(b, e - b);
-    if (end == line_text_.size()) break;
+    if (end >= n) break;
     start = end + 1;
   }
 }

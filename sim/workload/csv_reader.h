@@ -4,9 +4,10 @@
 // every bad cell becomes a ConfigError naming file:line:col and the column's header name.
 //
 // Dialect: one header line, then one row per line; `\n` or `\r\n` line ends; a UTF-8 byte
-// order mark is skipped; blank lines are skipped; fields are trimmed of spaces and of one pair
-// of surrounding double quotes. Quoted fields containing commas are not supported (none of
-// the trace formats we read uses them).
+// order mark is skipped; blank lines are skipped; fields are trimmed of spaces; a field in
+// double quotes may hold commas, and "" inside it is one quote (RFC 4180; a field does not
+// span lines). A row with more non-empty cells than the header is refused: its values would
+// land in the wrong columns.
 #include <cstdint>
 #include <fstream>
 #include <string>

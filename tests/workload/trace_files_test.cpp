@@ -142,6 +142,11 @@ TEST_CASE("malformed traces: errors name the file - the line and the column", "[
     CHECK_THAT(error_of(trace_class("azure", file.path())),
                Catch::Contains(file.path() + ":3") && Catch::Contains("GeneratedTokens"));
   }
+  SECTION("a thousands separator: 1,396 would read as 1 prompt token and 396 outputs") {
+    TempFile file("thousands.csv", header + row1 + "2023-11-16 18:15:50.9951690,1,396,109\r\n");
+    CHECK_THAT(error_of(trace_class("azure", file.path())),
+               Catch::Contains(file.path() + ":3:") && Catch::Contains("the row has 4 fields but the header names 3"));
+  }
   SECTION("a missing column") {
     TempFile file("no_col.csv", "TIMESTAMP,ContextTokens\n2023-11-16 18:15:46.6805900,374\n");
     CHECK_THAT(error_of(trace_class("azure", file.path())),
