@@ -66,6 +66,10 @@ int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::
       ("force", "fit to a benchmark whose model, tokenizer, engine or parallelism differ from the scenario's (a warning instead of exit 2)")
       ("output,o", po::value(&output), "write the engine profile here (default: standard output)");
   po::variables_map vm;
+  if (asks_for_formats(args) && !asks_for_help(args)) {
+    print_benchmark_formats(out);
+    return 0;
+  }
   if (!parse_options(args, opts, po::options_description(), po::positional_options_description(), vm, err)) return 2;
   if (vm.count("help")) {
     out << "Fits the engine's CPU overheads (per step, per request, per sampled token) so that\n"

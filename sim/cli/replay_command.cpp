@@ -37,6 +37,10 @@ int replay_command(const std::vector<std::string>& args, std::ostream& out, std:
   po::positional_options_description pos;
   pos.add("bench", 1);
   po::variables_map vm;
+  if (asks_for_formats(args) && !asks_for_help(args)) {
+    print_benchmark_formats(out);
+    return 0;
+  }
   if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
   if (vm.count("help")) {
     out << "Replays the succeeded requests of a real benchmark run (their prompt and output\n"

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "sim/study/benchmark_match.h"
+#include "sim/workload/benchmark/benchmark_reader.h"
 
 namespace servesim::cli {
 
@@ -33,6 +34,24 @@ bool check_benchmark_deployment(const BenchmarkRun& bench, const Scenario& scena
   err << command << ": the benchmark measured another deployment than " << scenario.source_file
       << " describes; correct the scenario (or --set its keys), or pass --force to go on anyway\n";
   return false;
+}
+
+bool asks_for_formats(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--format" && (i + 1 == args.size() || args[i + 1].rfind('-', 0) == 0)) return true;
+  }
+  return false;
+}
+
+void print_benchmark_formats(std::ostream& out) {
+  char line[200];
+  out << "benchmark formats (--format NAME):\n";
+  std::snprintf(line, sizeof line, "  %-16s %s\n", "auto", "the default: the first format that recognises the file");
+  out << line;
+  for (const BenchmarkFormat& f : benchmark_formats()) {
+    std::snprintf(line, sizeof line, "  %-16s %s\n", f.name, f.about);
+    out << line;
+  }
 }
 
 void print_replay_set(const ReplaySet& set, std::ostream& out) {

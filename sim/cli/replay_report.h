@@ -32,4 +32,9 @@ std::string describe_benchmark(const BenchmarkReplay& replay);
 bool check_benchmark_deployment(const BenchmarkRun& bench, const Scenario& scenario, bool force,
                                 const std::string& command, std::ostream& err);
 
+// `--format` with no name after it (the last word, or another option next): the user asks
+// which names there are. print_benchmark_formats lists them with the tool each reads.
+bool asks_for_formats(const std::vector<std::string>& args);
+void print_benchmark_formats(std::ostream& out);
+
 }  // namespace servesim::cli

@@ -228,3 +228,21 @@ TEST_CASE("calibrate --from-benchmark says a knob async scheduling hides is not 
   CHECK(hidden.output.find("nothing written") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(profile));
 }
+
+TEST_CASE("replay --format with no name lists the benchmark formats and exits 0", "[cli][replay]") {
+  for (const std::string command : {"replay --format", "replay run.json --format --scenario s.yaml",
+                                    "calibrate --from-benchmark run.json --format"}) {
+    INFO(command);
+    const auto listed = run_cli(command);
+    CHECK(listed.exit_code == 0);
+    CHECK(listed.output.find("vllm-bench       vllm bench serve --save-result --save-detailed") != std::string::npos);
+    CHECK(listed.output.find("inference-perf") != std::string::npos);
+    CHECK(listed.output.find("guidellm") != std::string::npos);
+  }
+  // A name it does not know is still bad input.
+  const auto unknown = run_cli("replay tests/data/benchmarks/vllm_bench_detailed.json --format vllm --scenario "
+                               "scenarios/quickstart.yaml");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.output.find("unknown benchmark format 'vllm' (valid: auto, vllm-bench, inference-perf, guidellm)") !=
+        std::string::npos);
+}

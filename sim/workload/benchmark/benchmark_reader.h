@@ -19,6 +19,7 @@ struct BenchmarkFormat {
   // Reads the whole run. Throws ConfigError(file, line, field, ...) for a missing or bad
   // field (JsonDocument::fail), never drops a request it cannot read.
   BenchmarkRun (*read)(const JsonDocument& document);
+  const char* about;  // the tool's output it reads, for `replay --format` with no name
 };
 
 // Every registered format, in the order format "auto" tries them.

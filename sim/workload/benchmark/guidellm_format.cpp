@@ -280,6 +280,7 @@ bool recognises_guidellm(const json& root) { return root.is_object() && root.con
 
 }  // namespace
 
-BenchmarkFormat guidellm_format() { return {"guidellm", recognises_guidellm, read_guidellm}; }
+BenchmarkFormat guidellm_format() { return {"guidellm", recognises_guidellm, read_guidellm, "GuideLLM's report (guidellm benchmark --output-path report.json)"};
+}
 
 }  // namespace servesim

@@ -245,6 +245,8 @@ bool recognises_inference_perf(const json& root) {
 
 }  // namespace
 
-BenchmarkFormat inference_perf_format() { return {"inference-perf", recognises_inference_perf, read_inference_perf}; }
+BenchmarkFormat inference_perf_format() { return {"inference-perf", recognises_inference_perf, read_inference_perf,
+          "inference-perf's per-request lifecycle metrics, with its stage files beside them"};
+}
 
 }  // namespace servesim

@@ -339,7 +339,8 @@ bool recognises(const json& root) {
 }  // namespace
 
 BenchmarkFormat vllm_bench_format() {
-  return {"vllm-bench", recognises, [](const JsonDocument& document) { return VllmReader(document).read(); }};
+  return {"vllm-bench", recognises, [](const JsonDocument& document) { return VllmReader(document).read(); },
+          "vllm bench serve --save-result --save-detailed (benchmark_serving.py's file too)"};
 }
 
 }  // namespace servesim
