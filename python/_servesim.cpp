@@ -63,6 +63,9 @@ py::dict run(const std::string& scenario_path, const std::vector<std::string>& s
   if (seed) scenario.seed = *seed;
   // Refuses what `servesim run` refuses; its warnings go back to Python.
   const servesim::Servability servable = servesim::check_servability(scenario, sets);
+  // A run far longer than any documented one is said before it starts, as `servesim run` does.
+  if (const std::string warning = servesim::long_run_warning(scenario); !warning.empty())
+    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 2) < 0) throw py::error_already_set();
   servesim::RunFilesOptions options;
   options.out_dir = out_dir;
   options.replicates = replicates;

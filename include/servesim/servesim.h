@@ -23,6 +23,7 @@
 // Scenarios: loading and validating YAML (with --set overrides), models and hardware.
 #include "sim/scenario/model_loader.h"     // load_model, load_hardware
 #include "sim/scenario/scenario_loader.h"  // Scenario, load_scenario
+#include "sim/scenario/run_size.h"         // long_run_warning: a run that cannot finish, said before it starts
 #include "sim/scenario/servability.h"      // check_servability: what `run` refuses or warns of
 
 // One run, and its summary as summary.json writes it.

@@ -274,3 +274,12 @@ def test_relative_paths_of_a_dict_scenario(tmp_path, monkeypatch):
     absolute = servesim.run(small, out=str(tmp_path / "c"))
     assert by_set.summary["p99_ttft_ms"] == absolute.summary["p99_ttft_ms"]
     assert by_set.summary["pools"] == absolute.summary["pools"]
+
+
+def test_a_run_that_cannot_finish_warns_before_it_starts(tmp_path):
+    endless = json.loads(json.dumps(SMALL))
+    endless["stop"] = {"time": "60s"}
+    endless["workload"][0]["arrival"]["rate"] = 1e12  # 6e13 requests: years of wall time
+    with pytest.warns(UserWarning, match=r"this run simulates about 6e\+13 requests"):
+        with pytest.raises(servesim.ConfigError, match="cannot create the output folder"):
+            servesim.run(endless, out="/dev/null/x")  # the unwritable folder stops it before it runs
