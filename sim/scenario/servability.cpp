@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "sim/cluster/engine_setup.h"
+#include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/engine/context_limit.h"
 #include "sim/engine/memory_fit.h"
@@ -124,6 +125,7 @@ class Checker {
 
   Servability run() {
     for (std::size_t p = 0; p < s_.cluster.pools.size(); ++p) kv_blocks_.push_back(pool_blocks(p));
+    build_as_run_does();
     for (std::size_t c = 0; c < s_.workload.size(); ++c) check_class(c);
     return std::move(out_);
   }
@@ -140,6 +142,18 @@ class Checker {
       return kv_blocks_for_pool(pool, plan, key);
     } catch (const ConfigError& e) {  // a draft model that leaves no room
       if (!e.file().empty()) throw;
+      throw at_.error(e.key(), e.message());
+    }
+  }
+
+  // Builds the Simulation `run` builds (pools, replicas, policies, routers, sources,
+  // admission, topology) and drops it, so that what only construction checks is refused
+  // here too, at its line.
+  void build_as_run_does() const {
+    try {
+      const Simulation built(s_.seed, s_.stop, s_.workload, s_.cluster);
+    } catch (const ConfigError& e) {
+      if (!e.file().empty()) throw;  // a data file's own line
       throw at_.error(e.key(), e.message());
     }
   }

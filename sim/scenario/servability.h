@@ -1,7 +1,9 @@
 #pragma once
 // Whether a loaded scenario can serve anything, checked before anything runs: the one check
 // `validate`, `run` and the Python API's run share (docs/scenario.md, "Checks before a
-// run"). It refuses, with the file, line and key to change and the fix:
+// run"). It builds the Simulation `run` builds (so whatever only construction checks, an
+// unknown policy or router, a topology without a path, is refused at its line too), and
+// refuses, with the file, line and key to change and the fix:
 //   - a pool whose weights and activation reserve exceed its GPUs' memory, naming the
 //     smallest tp (or pp, or weight format) that fits (engine/memory_fit.h);
 //   - a class none of whose requests its pool can serve: its smallest request longer than

@@ -162,6 +162,19 @@ TEST_CASE("servability: shares beyond the context and beyond the KV cache are to
                                                    "256 blocks of 16 tokens (4096 tokens, engine.kv_cache_tokens)"));
 }
 
+TEST_CASE("servability: what only building the run checks is refused at its line", "[scenario][servability]") {
+  ScenarioDir dir;
+  // The prefix cache tracks at most 2^30 blocks per replica (BlockPool::kMaxBlocks), a bound
+  // the Pool checks when it is built; 2^30 + 1 blocks of 16 tokens is one too many.
+  const auto e = refusal(dir, edit_line(kMinimalScenario, 11,
+                                        "      engine: {policy: continuous, prefix_cache: true, "
+                                        "kv_cache_tokens: 17179869200}"));
+  REQUIRE(e);
+  CHECK(e->line() == 11);
+  CHECK(e->key() == "cluster.pools.0.engine.kv_cache_tokens");
+  CHECK_THAT(e->message(), Catch::Contains("the prefix cache tracks at most 1073741824 KV blocks per replica"));
+}
+
 TEST_CASE("servability: a model that does not fit names its tp line and the smallest tp that fits",
           "[scenario][servability]") {
   ScenarioDir dir;
