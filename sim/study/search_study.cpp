@@ -10,6 +10,7 @@
 
 #include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
+#include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/study/class_selector.h"
 #include "sim/study/run_judgement.h"
@@ -186,6 +187,20 @@ SearchReport run_search(const SearchRequest& request, const std::function<void(c
     report.candidates.push_back(std::move(c));
     entries.push_back(std::move(e));
     scenarios.push_back(std::move(s));
+  }
+  // A --price for hardware no candidate runs on is most often a misspelt name, and would
+  // leave the ranking on the profiles' own prices without a word.
+  std::vector<std::string> hardware;
+  for (const Scenario& s : scenarios)
+    for (const auto& pool : s.cluster.pools)
+      if (std::find(hardware.begin(), hardware.end(), pool.hardware.name) == hardware.end())
+        hardware.push_back(pool.hardware.name);
+  for (const auto& [name, usd] : prices) {
+    if (std::find(hardware.begin(), hardware.end(), name) != hardware.end()) continue;
+    const auto near = closest_match(name, hardware);
+    throw ConfigError("--price", 0, name,
+                      "no candidate runs on hardware '" + name + "'" +
+                          (near ? "; did you mean '" + *near + "'?" : "; the candidates run on " + join_choices(hardware)));
   }
   if (on_loaded) on_loaded(report);
 
