@@ -41,7 +41,21 @@ int report_command(const std::vector<std::string>& args, std::ostream& out, std:
   if (out_path.empty()) out_path = (fs::path(dir) / "report.html").string();
   const std::string page = html_report(dir);
   write_file_atomically(out_path, "--out", [&](std::ostream& f) { f << page; });
-  if (!vm.count("quiet")) out << "wrote " << out_path << "\n";
+  if (!vm.count("quiet")) {
+    out << "wrote " << out_path << "\n";
+    // A run's page leaves out the sections whose files the run did not write: say which,
+    // and the output key that writes each, rather than let a missing chart pass unnoticed.
+    const fs::path folder(dir);
+    if (!fs::exists(folder / "sweep.json")) {
+      std::string missing;
+      if (!fs::exists(folder / "requests.csv"))
+        missing = "no latency distributions (no requests.csv: outputs.requests_csv: true writes it)";
+      if (!fs::exists(folder / "timeseries.csv"))
+        missing += (missing.empty() ? "" : " and ") +
+                   std::string("no timeline (no timeseries.csv: outputs.timeseries: true writes it)");
+      if (!missing.empty()) out << "the page has " << missing << "\n";
+    }
+  }
   return 0;
 }
 
