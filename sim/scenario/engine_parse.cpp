@@ -283,6 +283,12 @@ EngineConfig load_preset(const Field& name_field, const std::vector<std::string>
   root.expect_map(keys);
   EngineConfig e;
   e.preset = given;
+  // A bundled preset named by its path (configs/engines/sglang.yaml, absolute or not) is that
+  // preset: its name, not the path as typed, picks the engine's kernel tables.
+  std::error_code ec;
+  const std::string stem = spec_stem(*path);
+  if (std::filesystem::equivalent(std::filesystem::path(resource_root()) / "configs/engines" / (stem + ".yaml"), *path, ec))
+    e.preset = stem;
   if (auto inner = root.get("preset")) e = load_preset(*inner, classes, false);
   apply_engine_keys(root, e, classes);
   return e;

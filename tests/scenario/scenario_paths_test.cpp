@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/core/errors.h"
+#include "sim/hardware/kernels/kernel_tables.h"
 #include "sim/scenario/model_loader.h"
 #include "sim/scenario/resource_paths.h"
 #include "sim/scenario/scenario_loader.h"
@@ -186,6 +187,21 @@ TEST_CASE("scenario paths: explain's split of a pool into prefill and decode nam
   const Scenario s = load_scenario(path, {split});
   REQUIRE(s.cluster.pools.size() == 2);
   for (const auto& pool : s.cluster.pools) CHECK(pool.model.num_layers == 80);
+}
+
+TEST_CASE("scenario paths: a bundled engine preset named by its path is that preset", "[scenario][paths]") {
+  ScenarioDir dir;
+  const std::string sglang = (fs::path(resource_root()) / "configs" / "engines" / "sglang.yaml").string();
+  const std::string path = dir.write("s.yaml", scenario_with("{model: llama-3-8b, hardware: h100-sxm, engine: {preset: " + sglang + "}}"));
+  const Scenario by_path = load_scenario(path);
+  const Scenario by_name = load_scenario(path, {"cluster.pools.0.engine.preset=sglang"});
+  CHECK(by_path.cluster.pools[0].engine.preset == "sglang");
+  // The name picks SGLang's kernel tables (kernel_engine_family), whichever way it was written.
+  for (const Scenario* s : {&by_path, &by_name}) {
+    const auto& tables = s->cluster.pools[0].cost_model.kernel_tables;
+    REQUIRE(tables);
+    CHECK(tables->set_name == "h100_sxm/sglang-0.5.14");
+  }
 }
 
 TEST_CASE("scenario paths: a negative seed is refused", "[scenario][paths][seed]") {
