@@ -210,6 +210,7 @@ void Simulation::admit_one(int c, RequestSource& src) {
   // until all are in (a burst, a closed loop's users at t = 0), so they wait by design, not
   // because a limit holds them; a burst is judged, as before, by what exceeds the slots.
   saturation_.observe(arrived_, in_flight_, std::max<std::int64_t>(unscheduled_total_ - arrivals_at_instant_, 0));
+  sustained_.note_in_flight(sim_.now(), in_flight_);
   if (arrival_observer_ && arrival_observer_(arrived_, in_flight_)) {
     aborted_ = true;
     admitting_ = false;

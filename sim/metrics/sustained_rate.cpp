@@ -40,6 +40,14 @@ void SustainedRateMeter::note_arrival(Tick arrival_ns) {
   last_ns_ = std::max(last_ns_, arrival_ns);
 }
 
+void SustainedRateMeter::note_in_flight(Tick now_ns, std::int64_t in_flight) {
+  if (first_ns_ < 0) return;
+  Cell& c = cell_at(now_ns);
+  if (c.sample_ns >= 0) return;
+  c.sample_ns = now_ns;
+  c.in_flight = in_flight;
+}
+
 void SustainedRateMeter::add(const RequestRecord& r) {
   // A rejected request is no load the cluster took on (`capacity` counts rejections on
   // their own), so it is neither offered nor served here.
@@ -75,10 +83,36 @@ SustainedRate SustainedRateMeter::measure(double tolerance) const {
   }
   m.window_s = seconds_from_ticks(cell_start(to) - cell_start(from));
   double latency_sum_s = 0;
+  double k = 0, st = 0, sn = 0;  // samples of the requests inside: count, sums of t and n
   for (std::size_t c = from; c < to && c < cells_.size(); ++c) {
     m.arrivals += cells_[c].arrivals;
     m.completions += cells_[c].completions;
     latency_sum_s += cells_[c].latency_s;
+    if (cells_[c].sample_ns >= 0) {
+      k += 1;
+      st += seconds_from_ticks(cells_[c].sample_ns - first_ns_);
+      sn += static_cast<double>(cells_[c].in_flight);
+    }
+  }
+  // Their spread about a least-squares line (8 samples at least, else none is taken).
+  if (k >= 8) {
+    const double t_mean = st / k, n_mean = sn / k;
+    double stt = 0, stn = 0;
+    for (std::size_t c = from; c < to && c < cells_.size(); ++c) {
+      if (cells_[c].sample_ns < 0) continue;
+      const double dt = seconds_from_ticks(cells_[c].sample_ns - first_ns_) - t_mean;
+      stt += dt * dt;
+      stn += dt * (static_cast<double>(cells_[c].in_flight) - n_mean);
+    }
+    const double slope = stt > 0 ? stn / stt : 0;
+    double sse = 0;
+    for (std::size_t c = from; c < to && c < cells_.size(); ++c) {
+      if (cells_[c].sample_ns < 0) continue;
+      const double dt = seconds_from_ticks(cells_[c].sample_ns - first_ns_) - t_mean;
+      const double r = static_cast<double>(cells_[c].in_flight) - n_mean - slope * dt;
+      sse += r * r;
+    }
+    m.queue_spread = std::sqrt(sse / (k - 2));
   }
   if (m.arrivals == 0) {
     m.why_short = "no request arrived in the second half of the arrival span";
@@ -89,10 +123,14 @@ SustainedRate SustainedRateMeter::measure(double tolerance) const {
   m.served_per_s = static_cast<double>(m.completions) / m.window_s;
   m.mean_latency_s = m.completions > 0 ? latency_sum_s / static_cast<double>(m.completions) : m.window_s;
   const double lambda = m.offered_per_s;
-  m.noise = std::sqrt(2 * lambda * m.mean_latency_s) / (lambda * m.window_s);
+  const double poisson_noise = std::sqrt(2 * lambda * m.mean_latency_s) / (lambda * m.window_s);
+  const double queue_noise = std::sqrt(2.0) * m.queue_spread / static_cast<double>(m.arrivals);
+  m.noise = std::max(poisson_noise, queue_noise);
   // Both conditions scale with the window: 3 noise <= tolerance needs a window
-  // (3 noise / tolerance)^2 times longer; latency <= window / 2 needs 2 W / T times.
-  const double for_noise = std::pow(3 * m.noise / tolerance, 2);
+  // (3 noise / tolerance)^2 times longer for the Poisson deviation, 3 noise / tolerance for
+  // the queue's spread; latency <= window / 2 needs 2 W / T times.
+  const double for_noise =
+      std::max(std::pow(3 * poisson_noise / tolerance, 2), 3 * queue_noise / tolerance);
   const double for_latency = 2 * m.mean_latency_s / m.window_s;
   m.needed_scale = std::max(for_noise, for_latency);
   m.long_enough = m.needed_scale <= 1;
@@ -101,7 +139,7 @@ SustainedRate SustainedRateMeter::measure(double tolerance) const {
     char buf[240];
     std::snprintf(buf, sizeof buf,
                   "too short to judge a %.3g%% shortfall: over the second half of its arrivals (%.3g s) it served "
-                  "%.4g of %.4g req/s offered, +/- %.2g%% from arrival noise, mean latency %.3g s",
+                  "%.4g of %.4g req/s offered, +/- %.2g%% from arrival and queue noise, mean latency %.3g s",
                   100 * tolerance, m.window_s, m.served_per_s, m.offered_per_s, 100 * m.noise, m.mean_latency_s);
     m.why_short = buf;
   }

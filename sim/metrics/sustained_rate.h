@@ -13,6 +13,15 @@
 // is about sqrt(2 lambda W) / (lambda T) for a window of length T. A run judges a
 // tolerance `tol` only when 3 such deviations fit inside it and the latency is at most half
 // the window; otherwise it is too short, and `needed_scale` says by how much to lengthen it.
+// That estimate holds for a queue whose requests come and go independently (Poisson in,
+// Poisson out); near capacity a queue's length wanders much more widely (one burst is
+// still being worked off when the next comes), and served / offered over the window is
+// (arrivals - change of the requests inside) / arrivals. So the run also samples the
+// requests inside at its arrivals (one sample per cell, below), fits a line through the
+// window's samples and takes sqrt(2) x their spread about it, over the arrivals, as a
+// second deviation; the larger of the two counts. The line removes a steady growth (an
+// overload), which is the shortfall itself and not noise. The spread does not shrink
+// with a longer window, so it asks for a 3 x deviation / tolerance times longer one.
 // A shortfall beyond the tolerance by more than 3 deviations is plain at any length, though
 // (`plainly_short`): an overloaded run need not be lengthened to be told from a stable one.
 //
@@ -40,6 +49,7 @@ struct SustainedRate {
   double served_per_s = 0;       // completions / window
   double mean_latency_s = 0;     // end-to-end, of the requests completed in the window
   double noise = 0;              // relative standard deviation of served / offered
+  double queue_spread = 0;       // standard deviation of the requests inside about their trend
   bool long_enough = false;
   bool latency_fits = false;     // mean latency at most half the window
   double needed_scale = 1;       // lengthen the run by this factor to judge `tolerance`
@@ -55,6 +65,9 @@ class SustainedRateMeter {
  public:
   // Every arrival, in time order (the first one sets the cells' origin), before its record.
   void note_arrival(Tick arrival_ns);
+  // Optional, after an arrival at `now_ns`: the requests inside (waiting or running). The
+  // first of each cell is kept as its sample.
+  void note_in_flight(Tick now_ns, std::int64_t in_flight);
   // Every request the run ends with, in any order: arrivals count unless rejected,
   // completions only when completed. REQUIRES: note_arrival(r.arrival_ns) came first.
   void add(const RequestRecord& r);
@@ -69,6 +82,8 @@ class SustainedRateMeter {
     std::int64_t arrivals = 0;     // not rejected, arriving in the cell
     std::int64_t completions = 0;  // finishing in the cell
     double latency_s = 0;          // their end-to-end latencies, summed
+    Tick sample_ns = -1;           // note_in_flight's first call in the cell, -1: none
+    std::int64_t in_flight = 0;    // its count
   };
   Cell& cell_at(Tick t_ns);
 

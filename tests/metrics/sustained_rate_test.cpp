@@ -21,10 +21,15 @@ RequestRecord record(double arrival_s, double finish_s) {
   return r;
 }
 
-// Arrivals are noted in time order before any record, as a run does.
-SustainedRate measure(const std::vector<RequestRecord>& records, double tolerance) {
+// Arrivals are noted in time order before any record, as a run does; with `in_flight`,
+// the requests inside after each arrival, as a function of its time in seconds.
+SustainedRate measure(const std::vector<RequestRecord>& records, double tolerance,
+                      std::int64_t (*in_flight)(double) = nullptr) {
   SustainedRateMeter m;
-  for (const auto& r : records) m.note_arrival(r.arrival_ns);
+  for (const auto& r : records) {
+    m.note_arrival(r.arrival_ns);
+    if (in_flight) m.note_in_flight(r.arrival_ns, in_flight(r.arrival_ns * 1e-9));
+  }
   for (const auto& r : records) m.add(r);
   return m.measure(tolerance);
 }
@@ -85,6 +90,34 @@ TEST_CASE("sustained rate: served against offered over the second half of the ar
     CHECK(r.noise == Approx(0.01745).epsilon(0.002));
     CHECK_FALSE(r.long_enough);
     CHECK(r.latency_fits);
+    CHECK(r.plainly_short(0.05));
+  }
+  SECTION("a queue that wanders near capacity cannot be judged on the Poisson estimate alone") {
+    // Every request still completes 0.5 s after it arrives, but the requests inside swing
+    // between 50 and 150 every 20 s, as a queue near capacity does: their spread about the
+    // (flat) fitted line is 50, so served / offered wanders by sqrt(2) x 50 / 1,992 = 3.5%,
+    // 3 of which exceed 5%: too short, to be lengthened 3 x 3.5% / 5% = 2.1x.
+    std::vector<RequestRecord> recs;
+    for (int i = 0; i <= 4000; ++i) recs.push_back(record(0.1 * i, 0.1 * i + 0.5));
+    const SustainedRate r = measure(recs, 0.05, [](double t) -> std::int64_t {
+      return static_cast<std::int64_t>(t / 20) % 2 == 0 ? 150 : 50;
+    });
+    CHECK(r.queue_spread == Approx(50).epsilon(0.05));
+    CHECK(r.noise == Approx(std::sqrt(2.0) * r.queue_spread / 1992));
+    CHECK_FALSE(r.long_enough);
+    CHECK(r.needed_scale == Approx(3 * r.noise / 0.05));
+    CHECK(r.needed_scale == Approx(2.1).epsilon(0.06));
+    CHECK(r.sustained(0.05));
+  }
+  SECTION("a steady overload grows along its line: not noise") {
+    // The overloaded queue above, its requests inside growing by 2 per second: the fitted
+    // line takes it all, leaving only the rounding to whole requests (at most 0.5).
+    std::vector<RequestRecord> recs;
+    for (int i = 0; i <= 4000; ++i) recs.push_back(record(0.1 * i, i < 3200 ? 0.125 * i + 0.5 : -1));
+    const SustainedRate r =
+        measure(recs, 0.05, [](double t) -> std::int64_t { return static_cast<std::int64_t>(10 + 2 * t); });
+    CHECK(r.queue_spread < 0.5);
+    CHECK(r.noise == Approx(0.01745).epsilon(0.002));  // the Poisson estimate, as above
     CHECK(r.plainly_short(0.05));
   }
   SECTION("rejected requests are neither offered nor served") {
