@@ -14,6 +14,7 @@
 #include "sim/engine/memory_fit.h"
 #include "sim/engine/rejection_fixes.h"
 #include "sim/engine/request_state.h"
+#include "sim/engine/scheduler.h"
 #include "sim/scenario/set_overrides.h"
 #include "sim/scenario/yaml_helpers.h"
 #include "sim/workload/length_bounds.h"
@@ -96,6 +97,7 @@ struct ClassLimits {
   std::size_t kv_pool = 0;       // the pool whose cache that is
   int block_size = 16;
   bool kv_set = false;           // engine.kv_cache_tokens sized the cache
+  const Scheduler* policy = nullptr;  // the pool's policy: whole-prompt ones refuse long prompts
   std::string kv_what() const {
     return std::to_string(kv_blocks) + " blocks of " + std::to_string(block_size) + " tokens (" +
            std::to_string(kv_blocks * block_size) + " tokens" + (kv_set ? ", engine.kv_cache_tokens" : "") + ")";
@@ -116,8 +118,11 @@ Admission admission_of(RequestSpec spec, const ClassLimits& limits, const Engine
   if (const char* why = apply_context_limit(r, limits.context_tokens, engine)) return {why, 0};
   // KvCacheManager::blocks_for: whole blocks of block_size.
   const std::int64_t blocks = (r.max_kv_tokens() + limits.block_size - 1) / limits.block_size;
-  return {blocks > limits.kv_blocks ? "exceeds_kv_capacity" : nullptr, blocks};
+  if (blocks > limits.kv_blocks) return {"exceeds_kv_capacity", blocks};
+  return {limits.policy ? limits.policy->cannot_ever_schedule(r, engine) : nullptr, blocks};
 }
+
+bool is(const char* reason, const char* name) { return reason && std::string(reason) == name; }
 
 class Checker {
  public:
@@ -126,6 +131,11 @@ class Checker {
   Servability run() {
     for (std::size_t p = 0; p < s_.cluster.pools.size(); ++p) kv_blocks_.push_back(pool_blocks(p));
     build_as_run_does();
+    const auto policies = make_policy_registry();
+    for (const PoolConfig& pool : s_.cluster.pools) {
+      const auto* policy = policies.find(pool.engine.policy);  // known: the build above checked it
+      policies_.push_back(policy ? policy->factory() : nullptr);
+    }
     for (std::size_t c = 0; c < s_.workload.size(); ++c) check_class(c);
     return std::move(out_);
   }
@@ -183,6 +193,7 @@ class Checker {
     l.kv_pool = l.pool;
     l.block_size = pool.engine.block_size;
     l.kv_set = pool.engine.kv_cache_tokens.has_value();
+    l.policy = policies_[l.pool].get();
     // A prefill pool's requests are submitted again to its decode pool, with the same checks.
     for (std::size_t d = 0; d < s_.cluster.pools.size(); ++d) {
       const PoolConfig& decode = s_.cluster.pools[d];
@@ -236,10 +247,17 @@ class Checker {
     r.output_tokens = output_min;
     if (const Admission a = admission_of(r, limits, engine); a.reason) {
       const std::string cls = "class '" + spec.name + "' cannot be served: ";
-      if (std::string(a.reason) == "exceeds_max_context")
+      if (is(a.reason, "exceeds_max_context"))
         throw at_.error(prompt_min >= output_min ? input_key : key + ".output",
                         cls + smallest + " is longer than " + context_what(limits) +
                             ", so every request would be rejected (exceeds_max_context): " + kExceedsMaxContextFix);
+      if (!is(a.reason, "exceeds_kv_capacity"))
+        throw at_.error("cluster.pools." + std::to_string(limits.pool) + ".engine.max_batched_tokens",
+                        cls + smallest + " is more than policy '" + engine.policy + "' runs in one step of " +
+                            std::to_string(engine.max_batched_tokens) +
+                            " tokens (engine.max_batched_tokens), so every request would be rejected (" + a.reason +
+                            "): raise engine.max_batched_tokens, bound the lengths (max: in the class's "
+                            "input/output) or use policy chunked-prefill, which splits prompts over steps");
       const std::int64_t needed = a.blocks;
       throw at_.error(limits.kv_set ? kv_key(limits) : input_key,
                       cls + smallest + " needs " + std::to_string(needed) + " KV blocks and a replica of pool '" +
@@ -323,7 +341,7 @@ class Checker {
       throw at_.error(e.key(), e.message());
     }
     const std::int64_t cap = s_.stop.requests.value_or(std::numeric_limits<std::int64_t>::max());
-    std::int64_t n = 0, context = 0, kv = 0;
+    std::int64_t n = 0, context = 0, kv = 0, policy = 0;
     std::optional<Tick> first_after_stop;
     while (n < cap) {
       const std::optional<Tick> t = source->peek_arrival_ns();
@@ -338,7 +356,7 @@ class Checker {
       source->on_finished(r, *t);
       const char* why = admission_of(std::move(r), l, engine).reason;
       ++n;
-      if (why) (std::string(why) == "exceeds_max_context" ? context : kv) += 1;
+      if (why) (is(why, "exceeds_max_context") ? context : is(why, "exceeds_kv_capacity") ? kv : policy) += 1;
     }
     const std::string file = spec.trace->path;
     if (n == 0) {
@@ -350,7 +368,7 @@ class Checker {
                                          " has no requests (a header and no rows), so the class would send "
                                          "nothing: give it rows or point trace.path at another file");
     }
-    if (context + kv == 0) return;
+    if (context + kv + policy == 0) return;
     std::string text;
     if (context > 0)
       text += std::to_string(context) + " longer than " + context_what(l) + " (exceeds_max_context: " +
@@ -359,19 +377,25 @@ class Checker {
       text += (text.empty() ? "" : "; ") + std::to_string(kv) + " needing more KV blocks than a replica of pool '" +
               s_.cluster.pools[l.kv_pool].name + "' holds, " + l.kv_what() + " (exceeds_kv_capacity: " +
               kExceedsKvCapacityFix + ")";
+    if (policy > 0)
+      text += (text.empty() ? "" : "; ") + std::to_string(policy) + " more than policy '" + engine.policy +
+              "' runs in one step of " + std::to_string(engine.max_batched_tokens) +
+              " tokens (raise engine.max_batched_tokens or use policy chunked-prefill)";
+    const std::int64_t rejected = context + kv + policy;
     const std::string counted = std::to_string(n) + " requests of trace " + file + " the run reads";
-    if (context + kv == n) {
+    if (rejected == n) {
       const std::string where = kv == n && l.kv_set ? kv_key(l) : key + ".path";
       throw at_.error(where, "class '" + spec.name + "' cannot be served: every one of the " + counted +
                                  " would be rejected: " + text);
     }
-    out_.warnings.push_back(at_.warning(key + ".path", std::to_string(context + kv) + " of the " + counted +
+    out_.warnings.push_back(at_.warning(key + ".path", std::to_string(rejected) + " of the " + counted +
                                                            " will be rejected: " + text));
   }
 
   const Scenario& s_;
   KeyLocator at_;
   std::vector<std::int64_t> kv_blocks_;
+  std::vector<std::unique_ptr<Scheduler>> policies_;  // one per pool
   Servability out_;
 };
 

@@ -162,6 +162,23 @@ TEST_CASE("servability: shares beyond the context and beyond the KV cache are to
                                                    "256 blocks of 16 tokens (4096 tokens, engine.kv_cache_tokens)"));
 }
 
+TEST_CASE("servability: a prompt longer than a whole-prompt policy's step is refused at max_batched_tokens",
+          "[scenario][servability]") {
+  ScenarioDir dir;
+  // Policy continuous runs a prompt (and its recompute) in one step: 5000 + 10 - 1 = 5009 KV
+  // tokens exceed a 4096-token step.
+  const std::string yaml = edit_line(edit_line(kMinimalScenario, 11, "      engine: {policy: continuous, max_batched_tokens: 4096}"),
+                                     4, "    input: {fixed: 5000}");
+  const auto e = refusal(dir, yaml);
+  REQUIRE(e);
+  CHECK(e->line() == 11);
+  CHECK(e->key() == "cluster.pools.0.engine.max_batched_tokens");
+  CHECK_THAT(e->message(), Catch::Contains("is more than policy 'continuous' runs in one step of 4096 tokens"));
+  CHECK_THAT(e->message(), Catch::Contains("(sequence_exceeds_max_batched_tokens)"));
+  // Chunked prefill splits the prompt over steps.
+  CHECK_FALSE(refusal(dir, yaml, {"cluster.pools.0.engine.policy=chunked-prefill"}));
+}
+
 TEST_CASE("servability: what only building the run checks is refused at its line", "[scenario][servability]") {
   ScenarioDir dir;
   // The prefix cache tracks at most 2^30 blocks per replica (BlockPool::kMaxBlocks), a bound
