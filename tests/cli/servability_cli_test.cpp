@@ -47,6 +47,38 @@ TEST_CASE("servability cli: run and validate refuse a header-only trace alike", 
   }
 }
 
+TEST_CASE("servability cli: each case of the issue is refused with exit 2 at its line and key", "[cli][servability]") {
+  ScenarioDir dir;
+  dir.write("empty.csv", "");
+  dir.write("small-gpu.yaml", edit_line(servesim::testing::kTinyGpuYaml, 3, "memory_gib: 12"));
+  const std::string trace_class = "    trace: {format: azure, path: empty.csv}";
+  struct Case {
+    std::string yaml;
+    std::string where;  // "file:line:" and the key, as printed
+  };
+  const std::string study = dir.path("study.yaml");
+  const std::vector<Case> cases = {
+      {edit_line(kMinimalScenario, 4, "    input: {fixed: 9000}"), study + ":4:12: workload.0.input: class 'chat'"},
+      {edit_line(kMinimalScenario, 4, "    input: 1e12"), study + ":4:12: workload.0.input: class 'chat'"},
+      {edit_line(kMinimalScenario, 11, "      engine: {policy: continuous, kv_cache_tokens: 16}"),
+       study + ":11:53: cluster.pools.0.engine.kv_cache_tokens: class 'chat'"},
+      {edit_line(edit_line(edit_line(kMinimalScenario, 5, ""), 4, ""), 3, trace_class),
+       dir.path("empty.csv") + ":1: the file is empty"},
+      {edit_line(kMinimalScenario, 9, "      hardware: small-gpu.yaml"),
+       study + ":10:11: cluster.pools.0.tp: the model does not fit"},
+  };
+  TempDir out("servability-cases");
+  for (const Case& c : cases) {
+    dir.write("study.yaml", c.yaml);
+    for (const std::string& command : {"validate " + study, "run " + study + " --quiet --out " + out.path.string()}) {
+      const auto r = run_cli(command);
+      INFO(command << "\n" << r.output);
+      CHECK(r.exit_code == 2);
+      CHECK_THAT(r.output, Catch::Contains(c.where));
+    }
+  }
+}
+
 TEST_CASE("servability cli: validate warns of the share beyond the context and exits 0", "[cli][servability]") {
   ScenarioDir dir;
   // Uniform [1000, 9000] prompts + 192 outputs: (9000 - 8000.5) / 8000 = 12.5% beyond 8192.
