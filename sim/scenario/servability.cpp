@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -315,13 +316,10 @@ class Checker {
               kExceedsKvCapacityFix + ")";
     if (text.empty()) return;
     std::string of_run;
-    const double expected = s_.stop.requests ? all_share * static_cast<double>(*s_.stop.requests) : 0;
-    if (s_.workload.size() == 1 && expected >= 0.5) {
-      char buf[96];
-      std::snprintf(buf, sizeof buf, " (about %.0f of stop.requests' %lld)", expected,
-                    static_cast<long long>(*s_.stop.requests));
-      of_run = buf;
-    }
+    // With one class every arrival is one of its requests: say how many of the run's.
+    const long long expected = s_.stop.requests ? std::llround(all_share * static_cast<double>(*s_.stop.requests)) : 0;
+    if (s_.workload.size() == 1 && expected >= 1)
+      of_run = " (about " + std::to_string(expected) + " of stop.requests' " + std::to_string(*s_.stop.requests) + ")";
     out_.warnings.push_back(at_.warning(key, percent(all_share) + " of the requests of class '" + name +
                                                  "' will be rejected" + of_run + ": " + text));
   }
