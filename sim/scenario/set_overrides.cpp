@@ -152,4 +152,26 @@ std::string apply_override(YAML::Node& root, const Override& o) {
   return key;
 }
 
+void check_set_not_overwritten(const std::vector<std::string>& sets, const std::string& study_key,
+                               const std::string& by) {
+  const std::vector<std::string> owner = split_path(trim(study_key));
+  // Path parts are equal when their text is, or when both are the same list index ("01", "1").
+  const auto same = [](const std::string& a, const std::string& b) {
+    const auto ia = parse_index(a), ib = parse_index(b);
+    return ia && ib ? *ia == *ib : a == b;
+  };
+  for (const std::string& text : sets) {
+    const Override o = parse_override(text);
+    const std::vector<std::string> parts = split_path(o.key);
+    if (parts.size() < owner.size()) continue;
+    bool under = true;
+    for (std::size_t i = 0; i < owner.size() && under; ++i) under = same(parts[i], owner[i]);
+    if (!under) continue;
+    throw ConfigError(kSetFile, 0, o.key,
+                      (parts.size() == owner.size() ? "is also " : "is under " + study_key + ", ") + by + " " +
+                          (parts.size() == owner.size() ? study_key + ", " : "") +
+                          "which sets it on every run, so this --set would have no effect; drop one of the two");
+  }
+}
+
 }  // namespace servesim

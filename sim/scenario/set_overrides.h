@@ -27,4 +27,11 @@ Override parse_override(const std::string& text);
 // Everything under that key came from --set; the loader attributes its errors to "--set".
 std::string apply_override(YAML::Node& root, const Override& o);
 
+// A study sets `study_key` after the user's --set items (a sweep axis, a search-space key,
+// capacity's rate knob), so a --set of the same key, or of a key under it, would be
+// overwritten on every run without a word. Throws ConfigError("--set", 0, KEY, ...) naming
+// both; `by` says what sets it ("the sweep axis").
+void check_set_not_overwritten(const std::vector<std::string>& sets, const std::string& study_key,
+                               const std::string& by);
+
 }  // namespace servesim

@@ -12,6 +12,7 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/scenario/set_overrides.h"
 #include "sim/study/class_selector.h"
 #include "sim/study/run_judgement.h"
 #include "sim/study/search_cost.h"
@@ -126,6 +127,7 @@ SearchReport run_search(const SearchRequest& request, const std::function<void(c
   // under more: the replica order settles nothing about probabilities.
   report.prune = request.prune && request.replicates == 1;
   for (const auto& a : space.axes) report.axes.push_back(a.key);
+  for (const auto& a : space.axes) check_set_not_overwritten(request.sets, a.key, "a key of the search space");
 
   int class_index = -1;
   if (!request.class_name.empty()) {
@@ -141,6 +143,7 @@ SearchReport run_search(const SearchRequest& request, const std::function<void(c
       throw ConfigError(scenario_path, 0, "--rate", "class '" + c.name + "' has no arrival rate (a trace or a closed loop); "
                                                     "set its load with --set (trace.speedup, arrival.concurrency)");
     report.rate_key = "workload." + std::to_string(class_index) + ".arrival.rate";
+    check_set_not_overwritten(request.sets, report.rate_key, "the key --rate sets,");
     report.rate = *request.rate;
     common.push_back(report.rate_key + "=" + nlohmann::json(*request.rate).dump());
   }

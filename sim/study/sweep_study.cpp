@@ -8,6 +8,7 @@
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/scenario/set_overrides.h"
 #include "sim/study/replicates.h"
 #include "sim/study/search_cost.h"
 
@@ -68,6 +69,7 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
     for (const auto& o : table.objectives) text += (text.empty() ? "" : ",") + objective_text(o);
     check_objective_fields(table.objectives, pareto_fields(), "--pareto", text);
   }
+  for (const auto& a : request.axes) check_set_not_overwritten(request.sets, a.key, "the sweep axis");
   const Scenario base = load_scenario(request.scenario_path, request.sets);
   table.scenario = base.name;
   table.mode = sweep_mode_name(request.mode);
