@@ -19,6 +19,7 @@
 #include "sim/scenario/set_overrides.h"
 #include "sim/scenario/yaml_helpers.h"
 #include "sim/workload/length_bounds.h"
+#include "sim/workload/sampled_lengths.h"
 #include "sim/workload/source.h"
 
 namespace servesim {
@@ -274,6 +275,43 @@ class Checker {
     warn_shares(key, spec.name, *input, output, limits, engine);
   }
 
+  // Whether the pool's policy refuses some request on its own (a whole-prompt policy: one
+  // longer than a step), asked of a request past every other limit.
+  static bool policy_can_reject(const ClassLimits& l, const EngineConfig& engine) {
+    if (!l.policy) return false;
+    RequestState huge;
+    huge.spec.prompt_tokens = kMaxSampledTokens;
+    huge.spec.output_tokens = 1;
+    return l.policy->cannot_ever_schedule(huge, engine) != nullptr;
+  }
+
+  // The longest prompt a request of `output_tokens` is admitted with (0: none;
+  // kMaxSampledTokens: every prompt, as when truncation cuts them all to a length that fits).
+  static std::int64_t longest_admitted(std::int64_t output_tokens, const ClassLimits& l, const EngineConfig& engine) {
+    const auto admitted = [&](std::int64_t prompt) {
+      RequestSpec r;
+      r.prompt_tokens = prompt;
+      r.output_tokens = output_tokens;
+      return admission_of(std::move(r), l, engine).reason == nullptr;
+    };
+    if (!admitted(1)) return 0;
+    // Past the context (or, without one, the cache) the answer no longer changes: the
+    // context rule rejects, or truncates to the same request.
+    std::int64_t hi = (l.context_tokens > 0 ? l.context_tokens : l.kv_blocks * l.block_size) + 2;
+    if (admitted(hi)) return kMaxSampledTokens;
+    std::int64_t lo = 1;
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      (admitted(mid) ? lo : hi) = mid;
+    }
+    return lo;
+  }
+
+  static std::string policy_what(const EngineConfig& engine) {
+    return "more than policy '" + engine.policy + "' runs in one step of " + std::to_string(engine.max_batched_tokens) +
+           " tokens (raise engine.max_batched_tokens or use policy chunked-prefill)";
+  }
+
   // The shares of a class's requests the replica rejects, as admission_of decides per
   // request: a prompt above a threshold that depends on the output's length k.
   void warn_shares(const std::string& key, const std::string& name, const LengthLaw& input, const LengthLaw& output,
@@ -305,15 +343,28 @@ class Checker {
       all_share = (1 - output.share_at_least(1)) * input.share_at_least(kv_tokens + 1);
     }
     const double kv_share = std::max(0.0, all_share - context_share);
-    const bool both = context_share >= kWarnShare && kv_share >= kWarnShare;  // else the total says it
+    // A whole-prompt policy's own limit has no closed form here: the longest prompt each
+    // output length admits is found by asking admission_of (monotone in the prompt).
+    double policy_share = 0;
+    if (policy_can_reject(l, engine)) {
+      const double with_policy = share_prompt_above(
+          input, output, [&](std::int64_t k) { return longest_admitted(k, l, engine); },
+          ctx > 0 && !l.truncate ? ctx + 1 : kMaxSampledTokens);
+      policy_share = std::max(0.0, with_policy - all_share);
+      all_share = std::max(all_share, with_policy);
+    }
+    const int reasons = (context_share >= kWarnShare) + (kv_share >= kWarnShare) + (policy_share >= kWarnShare);
+    const auto part = [&](double share) { return reasons > 1 ? percent(share) + " " : std::string(); };
     std::string text;
     if (context_share >= kWarnShare)
-      text += (both ? percent(context_share) + " " : "") + "longer than " + context_what(l) +
-              " (exceeds_max_context: " + kExceedsMaxContextFix + ")";
+      text += part(context_share) + "longer than " + context_what(l) + " (exceeds_max_context: " +
+              kExceedsMaxContextFix + ")";
     if (kv_share >= kWarnShare)
-      text += (both ? "; " + percent(kv_share) + " " : "") + "needing more KV blocks than a replica of pool '" +
+      text += (text.empty() ? "" : "; ") + part(kv_share) + "needing more KV blocks than a replica of pool '" +
               s_.cluster.pools[l.kv_pool].name + "' holds, " + l.kv_what() + " (exceeds_kv_capacity: " +
               kExceedsKvCapacityFix + ")";
+    if (policy_share >= kWarnShare)
+      text += (text.empty() ? "" : "; ") + part(policy_share) + policy_what(engine);
     if (text.empty()) return;
     std::string of_run;
     // With one class every arrival is one of its requests: say how many of the run's.
@@ -375,10 +426,7 @@ class Checker {
       text += (text.empty() ? "" : "; ") + std::to_string(kv) + " needing more KV blocks than a replica of pool '" +
               s_.cluster.pools[l.kv_pool].name + "' holds, " + l.kv_what() + " (exceeds_kv_capacity: " +
               kExceedsKvCapacityFix + ")";
-    if (policy > 0)
-      text += (text.empty() ? "" : "; ") + std::to_string(policy) + " more than policy '" + engine.policy +
-              "' runs in one step of " + std::to_string(engine.max_batched_tokens) +
-              " tokens (raise engine.max_batched_tokens or use policy chunked-prefill)";
+    if (policy > 0) text += (text.empty() ? "" : "; ") + std::to_string(policy) + " " + policy_what(engine);
     const std::int64_t rejected = context + kv + policy;
     const std::string counted = std::to_string(n) + " requests of trace " + file + " the run reads";
     if (rejected == n) {

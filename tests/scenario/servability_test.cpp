@@ -179,6 +179,24 @@ TEST_CASE("servability: a prompt longer than a whole-prompt policy's step is ref
   CHECK_FALSE(refusal(dir, yaml, {"cluster.pools.0.engine.policy=chunked-prefill"}));
 }
 
+TEST_CASE("servability: the share a whole-prompt policy rejects is warned of", "[scenario][servability]") {
+  ScenarioDir dir;
+  Servability servable;
+  // Uniform [1000, 9000] prompts, 192 outputs, policy continuous with 4096-token steps:
+  // beyond the context from a prompt of 8001 (12.49%); beyond a step when prompt + 191 >
+  // 4096, from 3906 on, (9000 - 3905.5) / 8000 = 63.68% in all, 51.19% for the step alone.
+  REQUIRE_FALSE(refusal(dir,
+                        edit_line(edit_line(edit_line(kMinimalScenario, 11,
+                                                      "      engine: {policy: continuous, max_batched_tokens: 4096}"),
+                                            5, "    output: {fixed: 192}"),
+                                  4, "    input: {uniform: [1000, 9000]}"),
+                        {}, &servable));
+  REQUIRE(servable.warnings.size() == 1);
+  CHECK_THAT(servable.warnings[0], Catch::Contains("63.7% of the requests of class 'chat' will be rejected (about 64 "
+                                                   "of stop.requests' 100): 12.5% longer than the 8192-token context"));
+  CHECK_THAT(servable.warnings[0], Catch::Contains("; 51.2% more than policy 'continuous' runs in one step of 4096 tokens"));
+}
+
 TEST_CASE("servability: what only building the run checks is refused at its line", "[scenario][servability]") {
   ScenarioDir dir;
   // The prefix cache tracks at most 2^30 blocks per replica (BlockPool::kMaxBlocks), a bound
