@@ -79,6 +79,8 @@ py::dict run(const std::string& scenario_path, const std::vector<std::string>& s
   py::dict d;
   d["written"] = outcome.written;
   d["warnings"] = servable.warnings;
+  // A run that completed nothing, as `servesim run` tells it ("" otherwise).
+  d["nothing_served"] = outcome.result.completed == 0 ? servesim::nothing_served_message(outcome.result) : "";
   d["wall_s"] = outcome.wall_s;
   d["name"] = scenario.name;
   d["seed"] = scenario.seed;

@@ -33,6 +33,7 @@
 
 // One run with the files `servesim run` writes (summary.json, requests.csv, ...).
 #include "sim/report/run_files.h"  // run_to_files, RunFilesOptions, RunInterrupted
+#include "sim/report/nothing_served.h"  // nothing_served_message: a run that completed nothing
 
 // Studies, and their results as the CLI writes them.
 #include "sim/report/capacity_report.h"  // capacity_to_json

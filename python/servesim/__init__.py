@@ -171,6 +171,8 @@ def run(
         info = _servesim.run(path, overrides, seed, 1 if replicates is None else replicates, out)
     for text in info["warnings"]:  # what `servesim run` warns of: a share of requests it will reject
         warnings.warn(text, stacklevel=2)
+    if info["nothing_served"]:  # `servesim run` exits 1 with this instead of a table
+        warnings.warn(info["nothing_served"].rstrip(), stacklevel=2)
     with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
         summary = json.load(f)
     return Result(summary=summary, out_dir=out, name=info["name"], seed=info["seed"], files=info["written"],

@@ -131,6 +131,10 @@ def test_run_refuses_and_warns_as_the_cli_does(tmp_path):
     wide = dict(SMALL, workload=[dict(SMALL["workload"][0], input={"uniform": [1000, 9000]}, output={"fixed": 192})])
     with pytest.warns(UserWarning, match=r"12\.5% of the requests of class 'chat' will be rejected"):
         servesim.run(wide, out=str(tmp_path / "wide"))
+    # 10 ms of 5000-token answers: nothing finishes, and run says so as the CLI does.
+    short = dict(SMALL, stop={"time": "10ms"}, workload=[dict(SMALL["workload"][0], output={"fixed": 5000})])
+    with pytest.warns(UserWarning, match="no request completed"):
+        servesim.run(short, out=str(tmp_path / "short"))
 
 
 def test_sweep_is_the_cli_table(tmp_path):

@@ -10,8 +10,8 @@
 #include "sim/cli/options.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
-#include "sim/engine/rejection_fixes.h"
 #include "sim/report/console_report.h"
+#include "sim/report/nothing_served.h"
 #include "sim/report/replicate_report.h"
 #include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/run_size.h"
@@ -70,17 +70,8 @@ void print_run(const Scenario& scenario, const RunFilesOutcome& run, bool checke
 
 // A run that completed no request: what happened to its arrivals and what changes it.
 void print_nothing_served(const RunFilesOutcome& run, const std::string& out_dir, std::ostream& err) {
-  const RunResult& r = run.result;
-  err << "servesim run: no request completed: arrived " << r.arrived << ", rejected " << r.rejected
-      << ", unfinished " << r.unfinished << "\n";
-  for (const auto& [reason, count] : r.summary.overall.rejected_reasons) {
-    err << "  " << count << " rejected " << reason;
-    if (reason == "exceeds_max_context") err << ": " << kExceedsMaxContextFix;
-    if (reason == "exceeds_kv_capacity") err << ": " << kExceedsKvCapacityFix;
-    err << "\n";
-  }
-  if (r.unfinished > 0 && r.stopped_by_time) err << "  stop.time ended the run before any request finished: lengthen it\n";
-  err << "  (the run's files, which describe this, are in " << out_dir << ")\n";
+  err << "servesim run: " << nothing_served_message(run.result) << "  (the run's files, which describe this, are in "
+      << out_dir << ")\n";
 }
 
 }  // namespace
