@@ -61,6 +61,12 @@ void print_run(const Scenario& scenario, const RunFilesOutcome& run, bool checke
       << result.preemptions << " preemptions; simulated " << seconds_from_ticks(result.end_ns) << " s in "
       << run.wall_s << " s wall\n";
   if (result.stopped_by_time) out << "note: stop.time ended the run with requests still in flight\n";
+  // The workload ran out first (a trace's end, the last arrival stage): the figures are of
+  // fewer requests than the stop asked for.
+  const auto& asked = scenario.stop.requests;
+  if (asked && result.arrived < *asked && !result.stopped_by_time)
+    out << "note: the workload ran out after " << result.arrived << " arrivals, before stop.requests (" << *asked
+        << ")\n";
   out << "wrote ";
   for (std::size_t i = 0; i < run.written.size(); ++i) out << (i ? ", " : "") << run.written[i];
   out << "\n";
