@@ -1,5 +1,6 @@
 // `servesim step`: the predicted duration of one engine iteration, with its per-operator
 // breakdown (docs/INTERFACE.md, docs/cost-model.md).
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <ostream>
@@ -154,9 +155,11 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
     }
 
     BatchShape batch;
+    std::int64_t longest_tokens = 0;  // the longest sequence once this step is done
     if (vm.count("prefill")) {
       for (const std::string& p : vm["prefill"].as<std::vector<std::string>>()) {
         batch.prefills.push_back(parse_prefill(p));
+        longest_tokens = std::max(longest_tokens, batch.prefills.back().past_tokens + batch.prefills.back().new_tokens);
       }
     }
     if (vm.count("decode")) {
@@ -164,6 +167,7 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
       if (groups.size() > 1000) throw UsageError{"at most 1000 --decode groups"};
       for (const std::string& d : groups) {
         const auto [seqs, context] = parse_decode(d);
+        longest_tokens = std::max(longest_tokens, context + 1);
         batch.decode_seqs += seqs;
         batch.decode_context_sum += seqs * context;
       }
@@ -194,6 +198,11 @@ int step_command(const std::vector<std::string>& args, std::ostream& out, std::o
     // price_step checks the cost model, engine and CUDA-graph size (ConfigError, exit 2).
     const StepStudy step = price_step(request);
     // The release the tables stand for, or why the roofline priced the step after all.
+    // Priced all the same (the operators scale), but no engine serving the model runs it.
+    if (step.model.max_context_tokens > 0 && longest_tokens > step.model.max_context_tokens)
+      err << "servesim step: warning: a sequence reaches " << longest_tokens << " tokens, beyond " << step.model.name
+          << "'s context of " << step.model.max_context_tokens
+          << " (max_context_tokens): an engine serving it refuses such a request\n";
     if (engine_options && !step.cost_model_note.empty()) {
       err << "servesim step: warning: ";
       if (step.cost_model.rfind("roofline", 0) == 0)

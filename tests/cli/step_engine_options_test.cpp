@@ -80,3 +80,17 @@ TEST_CASE("step: --micro-batches without a pipeline is refused, as a pool's micr
   CHECK(piped.code == 0);
   CHECK(nlohmann::json::parse(piped.out)["micro_batches"] == 4);
 }
+
+TEST_CASE("step: a sequence beyond the model's context is priced with a warning", "[step]") {
+  // llama-3-8b: max_context_tokens 8192 (models/llama-3-8b.yaml).
+  const Outcome within = step({"--prefill", "1000:7192"});
+  REQUIRE(within.code == 0);
+  CHECK(within.err.empty());
+  const Outcome beyond = step({"--prefill", "1000:7193"});
+  REQUIRE(beyond.code == 0);
+  CHECK(beyond.err.find("warning: a sequence reaches 8193 tokens, beyond llama-3-8b's context of 8192") !=
+        std::string::npos);
+  // A decode at context CTX makes a sequence of CTX + 1 (the default batch decodes 8 at 1024).
+  CHECK(step({"--decode", "1:8191"}).err.find("reaches 8192") == std::string::npos);
+  CHECK(step({"--decode", "1:8192"}).err.find("reaches 8193 tokens") != std::string::npos);
+}
