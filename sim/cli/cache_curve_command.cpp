@@ -97,6 +97,8 @@ int cache_curve_command(const std::vector<std::string>& args, std::ostream& out,
       throw UsageError{"--format must be mooncake or csv (the formats with prefix information), got '" + format + "'"};
     }
     if (replicas < 1 || replicas > 4096) throw UsageError{"--replicas must be from 1 to 4096"};
+    // One global cache has nothing to route among: a --router there would change nothing.
+    if (vm.count("router") && replicas == 1) throw UsageError{"--router picks one of --replicas N caches; give --replicas 2 or more"};
     if (hash_block_tokens < 1 || hash_block_tokens > (1 << 24)) throw UsageError{"--hash-block-tokens must be 1 to 16777216"};
     if (vm.count("hash-block-tokens") && format != "csv") throw UsageError{"--hash-block-tokens applies to --format csv"};
     const std::vector<std::int64_t> sizes = parse_sizes(sizes_text);

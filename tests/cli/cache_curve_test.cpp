@@ -62,6 +62,12 @@ TEST_CASE("cache-curve: bad input exits 2 with a message", "[prefix]") {
       "--replicas 2 --router magic");
   CHECK(router.exit_code == 2);
   CHECK_THAT(router.output, Catch::Contains("unknown router 'magic'"));
+  // One global cache: a router would pick nothing, so it is refused rather than ignored.
+  const auto lone = run_cli(
+      "cache-curve --trace data/traces/mooncake_fast25_synthetic_trace.jsonl --format mooncake --sizes 1M "
+      "--router least-kv");
+  CHECK(lone.exit_code == 2);
+  CHECK_THAT(lone.output, Catch::Contains("--router picks one of --replicas N caches; give --replicas 2 or more"));
 }
 
 TEST_CASE("cache-curve: KV tiers below each cache recover evicted prefixes - never more than an unbounded cache",
