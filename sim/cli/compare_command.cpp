@@ -59,6 +59,9 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     err << "servesim compare: warning: " << line << "\n";
   for (const auto& key : unused_tolerances(cmp, tol))
     err << "servesim compare: warning: --tolerance-for " << key << " matches no figure of the two files\n";
+  for (const auto& key : ungated_tolerances(cmp, tol))
+    err << "servesim compare: warning: --tolerance-for " << key
+        << " names a figure that is reported, never gated (it has no bad direction), so its tolerance fails nothing\n";
 
   if (vm.count("json")) out << comparison_to_json(cmp).dump(2) << "\n";
   else if (!vm.count("quiet")) print_comparison(cmp, vm.count("all") > 0, out);

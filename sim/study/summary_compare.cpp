@@ -189,4 +189,18 @@ std::vector<std::string> unused_tolerances(const Comparison& c, const Tolerances
   return unused;
 }
 
+std::vector<std::string> ungated_tolerances(const Comparison& c, const Tolerances& tolerances) {
+  std::vector<std::string> ungated;
+  for (const auto& [key, value] : tolerances.per_field) {
+    bool matched = false, gated = false;
+    for (const auto& ch : c.changes) {
+      if (key != ch.field && key != ch.block + "." + ch.field) continue;
+      matched = true;
+      gated = gated || ch.direction != Direction::neutral;
+    }
+    if (matched && !gated) ungated.push_back(key);
+  }
+  return ungated;
+}
+
 }  // namespace servesim

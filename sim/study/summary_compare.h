@@ -75,4 +75,8 @@ Comparison compare_sweep_tables(const SweepTable& baseline, const SweepTable& ca
 // Keys of --tolerance-for that match no field of the comparison (likely misspelt).
 std::vector<std::string> unused_tolerances(const Comparison& c, const Tolerances& tolerances);
 
+// Keys of --tolerance-for that match only figures that are never gated (token totals,
+// duration, ...): their tolerance can fail nothing.
+std::vector<std::string> ungated_tolerances(const Comparison& c, const Tolerances& tolerances);
+
 }  // namespace servesim

@@ -79,6 +79,14 @@ TEST_CASE("compare: a field moved 20% the bad way is a regression - exit 1 - the
   CHECK(b.exit_code == 0);
   CHECK(b.output.find("improved") != std::string::npos);
 
+  // A tolerance for a figure that is never gated can fail nothing, and is said so.
+  const auto neutral = runs.compare(runs.summary.string(), runs.summary.string(), "--tolerance-for total_output_tokens=0%");
+  CHECK(neutral.exit_code == 0);
+  CHECK(neutral.output.find("warning: --tolerance-for total_output_tokens names a figure that is reported, never gated") !=
+        std::string::npos);
+  CHECK(runs.compare(runs.summary.string(), runs.summary.string(), "--tolerance-for p99_ttft_ms=1%").output.find(
+            "never gated") == std::string::npos);
+
   // rejected 0 -> 1 has no relative size; any rise from zero is a regression.
   auto rejected = runs.load(runs.summary);
   REQUIRE(rejected["rejected"] == 0);
