@@ -103,9 +103,16 @@ void compare_named_blocks(const ojson& base, const ojson& cand, const char* grou
 }  // namespace
 
 Direction field_direction(const std::string& f) {
+  const auto starts_with = [&](const char* head) { return f.rfind(head, 0) == 0; };
   if (ends_with(f, "_ms")) return Direction::higher_is_worse;
   if (ends_with(f, "_throughput") || f == "completed" || f == "prefix_cache_hit_rate") return Direction::lower_is_worse;
+  // The SLO's own figures: requests that met it, their share, their rate (and the _mean_itl
+  // variants of the last two).
+  if (f == "slo_met" || starts_with("slo_attainment") || starts_with("goodput")) return Direction::lower_is_worse;
   if (f == "rejected" || f == "unfinished" || f == "backlog" || f == "saturated") return Direction::higher_is_worse;
+  // Unit prices: per 1M tokens, per request, per session, the cluster's per hour (sweeps),
+  // and what a sweep point pays per 1M output tokens.
+  if (starts_with("cost_per_") || f == "paid_per_1m_output_tokens") return Direction::higher_is_worse;
   return Direction::neutral;
 }
 

@@ -13,7 +13,8 @@
 namespace servesim {
 
 // Which way a figure gets worse. Latencies (*_ms) up; throughputs (*_throughput),
-// completed and prefix_cache_hit_rate down; rejected, unfinished, backlog and saturated up.
+// completed, prefix_cache_hit_rate, slo_met, slo_attainment* and goodput* down; rejected,
+// unfinished, backlog, saturated and unit prices (cost_per_*, paid_per_1m_output_tokens) up.
 // Everything else (token totals, duration, ...) is reported but never a regression.
 enum class Direction { higher_is_worse, lower_is_worse, neutral };
 Direction field_direction(const std::string& field);

@@ -79,6 +79,22 @@ TEST_CASE("compare: a field moved 20% the bad way is a regression - exit 1 - the
   CHECK(b.exit_code == 0);
   CHECK(b.output.find("improved") != std::string::npos);
 
+  // The SLO's figures and unit prices are gated: goodput down 20% and the price per request
+  // up 20% each fail; the run's total cost_usd is reported only.
+  auto less_good = runs.load(runs.summary);
+  REQUIRE(less_good["goodput"].get<double>() > 0);
+  less_good["goodput"] = less_good["goodput"].get<double>() * 0.8;
+  const auto g = runs.compare(runs.summary.string(), runs.save("less-good.json", less_good));
+  CHECK(g.exit_code == 1);
+  CHECK(g.output.find("goodput") != std::string::npos);
+  auto dearer = runs.load(runs.summary);
+  REQUIRE(dearer["cost_per_request"].get<double>() > 0);
+  dearer["cost_per_request"] = dearer["cost_per_request"].get<double>() * 1.2;
+  CHECK(runs.compare(runs.summary.string(), runs.save("dearer.json", dearer)).exit_code == 1);
+  auto total = runs.load(runs.summary);
+  total["cost_usd"] = total["cost_usd"].get<double>() * 1.2;
+  CHECK(runs.compare(runs.summary.string(), runs.save("total.json", total)).exit_code == 0);
+
   // A tolerance for a figure that is never gated can fail nothing, and is said so.
   const auto neutral = runs.compare(runs.summary.string(), runs.summary.string(), "--tolerance-for total_output_tokens=0%");
   CHECK(neutral.exit_code == 0);

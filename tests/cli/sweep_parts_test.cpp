@@ -163,6 +163,14 @@ TEST_CASE("compare directions: latencies up - throughputs and completed down - r
   CHECK(field_direction("completed") == Direction::lower_is_worse);
   CHECK(field_direction("rejected") == Direction::higher_is_worse);
   CHECK(field_direction("total_input_tokens") == Direction::neutral);
+  // The SLO's figures fall when worse, unit prices rise; a run's total cost is not gated.
+  CHECK(field_direction("goodput") == Direction::lower_is_worse);
+  CHECK(field_direction("goodput_mean_itl") == Direction::lower_is_worse);
+  CHECK(field_direction("slo_attainment") == Direction::lower_is_worse);
+  CHECK(field_direction("slo_met") == Direction::lower_is_worse);
+  CHECK(field_direction("cost_per_1m_output_tokens") == Direction::higher_is_worse);
+  CHECK(field_direction("paid_per_1m_output_tokens") == Direction::higher_is_worse);
+  CHECK(field_direction("cost_usd") == Direction::neutral);
   Tolerances tol;
   tol.per_field["p99_ttft_ms"] = 0.1;
   tol.per_field["classes.chat.p99_ttft_ms"] = 0.2;
