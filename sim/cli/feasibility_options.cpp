@@ -1,6 +1,7 @@
 #include "sim/cli/feasibility_options.h"
 
 #include "sim/scenario/percent.h"
+#include "sim/scenario/set_overrides.h"
 
 namespace po = boost::program_options;
 
@@ -23,6 +24,8 @@ void FeasibilityOptions::read(const po::variables_map& vm) {
   reject_share = parse_percent_or_throw(max_rejected, "--max-rejected");
   early_stop = vm.count("no-early-stop") == 0;
   if (vm.count("seed")) seed = vm["seed"].as<std::uint64_t>();
+  // --seed is applied to every loaded run, so a --set seed=N beside it would do nothing.
+  if (seed) check_set_not_overwritten(sets, "seed", "the key --seed sets,");
 }
 
 }  // namespace servesim::cli

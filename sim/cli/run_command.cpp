@@ -18,6 +18,7 @@
 #include "sim/scenario/scenario_loader.h"
 #include "sim/scenario/scenario_summary.h"
 #include "sim/scenario/servability.h"
+#include "sim/scenario/set_overrides.h"
 #include "sim/scenario/vllm_goodput.h"
 #include "sim/report/run_files.h"
 #include "sim/report/run_reports.h"
@@ -110,6 +111,8 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   po::variables_map vm;
   if (const auto done = parse_scenario_command("run", args, opts, about, scenario_path, vm, out, err)) return *done;
   if (vm.count("seed")) seed = vm["seed"].as<std::uint64_t>();
+  // --seed is applied after the scenario loads, so a --set seed=N beside it does nothing.
+  if (seed) check_set_not_overwritten(sets, "seed", "the key --seed sets,");
   const int replicates = vm.count("replicates") ? vm["replicates"].as<int>() : 1;
   check_replicates(replicates);
 

@@ -12,6 +12,7 @@
 #include "sim/report/atomic_write.h"
 #include "sim/report/summary_writer.h"
 #include "sim/report/sweep_report.h"
+#include "sim/scenario/set_overrides.h"
 #include "sim/study/sweep_study.h"
 
 namespace po = boost::program_options;
@@ -54,6 +55,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
   if (!shard_text.empty()) request.shard = parse_shard(shard_text);
   request.sets = sets;
   if (vm.count("seed")) request.seed = vm["seed"].as<std::uint64_t>();
+  if (request.seed) check_set_not_overwritten(sets, "seed", "the key --seed sets,");
   request.replicates = replicates;
   request.jobs = jobs;
   if (!pareto_text.empty()) request.objectives = parse_objectives(pareto_text, "--pareto", pareto_text);

@@ -43,3 +43,20 @@ TEST_CASE("search: a --set of a space key or of --rate's key is refused", "[sear
   CHECK(r.output.find("--set: workload.0.arrival.rate: is also the key --rate sets, workload.0.arrival.rate") !=
         std::string::npos);
 }
+
+TEST_CASE("set seed beside --seed is refused by run - sweep - capacity", "[cli]") {
+  TempDir dir("set-seed");
+  const std::string both = " --seed 3 --set seed=5 ";
+  for (const std::string cmd : {"run scenarios/quickstart.yaml -q --set stop.requests=5 --out " + (dir.path / "r").string(),
+                                "sweep scenarios/quickstart.yaml --axis stop.requests=5 -q --out " + (dir.path / "s").string(),
+                                std::string("capacity scenarios/quickstart.yaml --slo ttft_p99=1s -q")}) {
+    const auto r = run_cli(cmd + both);
+    INFO(cmd + "\n" + r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("--set: seed: is also the key --seed sets, seed, which sets it on every run") != std::string::npos);
+  }
+  CHECK_FALSE(std::filesystem::exists(dir.path / "r" / "summary.json"));
+  // Either alone is fine.
+  CHECK(run_cli("run scenarios/quickstart.yaml -q --set stop.requests=5 --set seed=5 --out " + (dir.path / "a").string())
+            .exit_code == 0);
+}
