@@ -110,7 +110,7 @@ TEST_CASE("compare: a field moved 20% the bad way is a regression - exit 1 - the
   CHECK(runs.compare(runs.summary.string(), runs.save("rejected.json", rejected)).exit_code == 1);
 }
 
-TEST_CASE("compare: a file without some figures (an older servesim) is compared on the figures both have, "
+TEST_CASE("compare: a file without some figures (an older servesim) is compared on the figures both have - "
           "and the skipped ones are named", "[sweep]") {
   Runs runs;
   // The candidate lacks two figures; one of them, moved the bad way in the baseline's copy,

@@ -52,7 +52,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 }  // namespace
 
-TEST_CASE("cli paths: validate ../chat70b.yaml reads the model beside the scenario, not the working directory's",
+TEST_CASE("cli paths: validate ../chat70b.yaml reads the model beside the scenario - not the working directory's",
           "[cli][paths]") {
   TempDir root("paths-cli");
   fs::create_directories(root.path / "s");

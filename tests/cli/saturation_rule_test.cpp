@@ -59,7 +59,7 @@ Ran run(const TempDir& dir, const std::string& name, const std::string& yaml) {
 
 }  // namespace
 
-TEST_CASE("saturation rule: a run offered 11 req/s that serves 10 is saturated, by kv_cache, short of KV memory",
+TEST_CASE("saturation rule: a run offered 11 req/s that serves 10 is saturated - by kv_cache - short of KV memory",
           "[saturation]") {
   TempDir dir("sat-rule-over");
   // The issue's 90% case in small: 3,000 requests at 11 req/s against 10 req/s.
@@ -79,7 +79,7 @@ TEST_CASE("saturation rule: a run offered 11 req/s that serves 10 is saturated, 
         std::string::npos);
 }
 
-TEST_CASE("saturation rule: a short run says it is too short to judge; a long one at half load is sustained",
+TEST_CASE("saturation rule: a short run says it is too short to judge - a long one at half load is sustained",
           "[saturation]") {
   TempDir dir("sat-rule-short");
   // 100 requests at 5 req/s: a window of ~10 s, 50 arrivals, 1 s latency: the noise,
@@ -104,7 +104,7 @@ TEST_CASE("saturation rule: a short run says it is too short to judge; a long on
   CHECK(full.console.find("too short") == std::string::npos);
 }
 
-TEST_CASE("saturation rule: KV-bound compute-heavy prefill is short of compute, a KV-bound decode batch of KV memory",
+TEST_CASE("saturation rule: KV-bound compute-heavy prefill is short of compute - a KV-bound decode batch of KV memory",
           "[saturation]") {
   TempDir dir("sat-rule-resource");
   // The issue's third case in small. 4,000-token prompts, 2 output tokens: a prompt is
@@ -147,7 +147,7 @@ TEST_CASE("saturation rule: KV-bound compute-heavy prefill is short of compute, 
         1.3 * tight.summary["sustained_served_rate"].get<double>());
 }
 
-TEST_CASE("saturation rule: explain lengthens its runs, and lists apart the variants still too short to judge",
+TEST_CASE("saturation rule: explain lengthens its runs - and lists apart the variants still too short to judge",
           "[saturation][explain]") {
   TempDir dir("sat-rule-explain");
   // 40 requests at 5 req/s: the noise alone asks for a run hundreds of times longer, more

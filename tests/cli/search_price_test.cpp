@@ -6,7 +6,7 @@
 
 using namespace servesim::testing;
 
-TEST_CASE("search: a --price for hardware no candidate runs on is refused, with did-you-mean", "[search]") {
+TEST_CASE("search: a --price for hardware no candidate runs on is refused - with did-you-mean", "[search]") {
   TempDir dir("search-price");
   const auto space = dir.write("space.yaml", "cluster.pools.0.replicas: [1, 2]\n");
   const std::string cmd = "search scenarios/quickstart.yaml --space " + space.string() + " -q --out " +

@@ -8,7 +8,7 @@
 
 using namespace servesim::testing;
 
-TEST_CASE("sweep: a --set of an axis key, or of a key under it, is refused", "[sweep]") {
+TEST_CASE("sweep: a --set of an axis key - or of a key under it - is refused", "[sweep]") {
   TempDir dir("set-overwritten");
   const std::string out = " -q --out " + (dir.path / "sw").string();
   // The axis set stop.requests to 20 and 40 and the --set's 30 was run nowhere.

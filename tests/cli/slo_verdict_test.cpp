@@ -63,7 +63,7 @@ std::string figure(const json& block, const char* field) { return duration(block
 
 }  // namespace
 
-TEST_CASE("run: a light load meets a generous SLO, and the verdict reads the class's own figures", "[cli][slo]") {
+TEST_CASE("run: a light load meets a generous SLO - and the verdict reads the class's own figures", "[cli][slo]") {
   TempDir dir("slo-verdict-met");
   // 10 req/s against a 20 req/s server with arrivals 100 ms apart: no request ever waits.
   const Run r = run_scenario(dir, "light", scenario(10, 50, "{ttft: 1s, tpot: {p99: 20ms}, e2el: {mean: 60ms}}"));
@@ -94,7 +94,7 @@ TEST_CASE("run: a light load meets a generous SLO, and the verdict reads the cla
   CHECK(r.cli.output.find("E2E mean") != std::string::npos);
 }
 
-TEST_CASE("run: an overloaded server misses, and the verdict's value is the summary's statistic", "[cli][slo]") {
+TEST_CASE("run: an overloaded server misses - and the verdict's value is the summary's statistic", "[cli][slo]") {
   TempDir dir("slo-verdict-missed");
   // 40 req/s against 20: the queue grows by one request every 50 ms, so the last of 400
   // waits about 400 x (50 - 25) ms = 10 s, far over a TTFT p99 of 1 s. TPOT stays 10 ms:
@@ -115,7 +115,7 @@ TEST_CASE("run: an overloaded server misses, and the verdict's value is the summ
   CHECK(r.cli.output.find(line) != std::string::npos);
 }
 
-TEST_CASE("run: the verdict is per class, and the run's names the class that missed", "[cli][slo]") {
+TEST_CASE("run: the verdict is per class - and the run's names the class that missed", "[cli][slo]") {
   TempDir dir("slo-verdict-classes");
   std::string yaml = scenario(5, 60, "{ttft: 1s}");
   // A second class whose 5 ms TTFT no 10 ms step can meet.
@@ -137,7 +137,7 @@ TEST_CASE("run: the verdict is per class, and the run's names the class that mis
   CHECK(r.cli.output.find("SLO: missed: strict ttft p99 ") != std::string::npos);
 }
 
-TEST_CASE("run: --goodput's bounds are judged too; a run without SLOs has no verdict", "[cli][slo]") {
+TEST_CASE("run: --goodput's bounds are judged too - a run without SLOs has no verdict", "[cli][slo]") {
   TempDir dir("slo-verdict-none");
   const Run none = run_scenario(dir, "none", scenario(10, 20, ""));
   INFO(none.cli.output);

@@ -50,7 +50,7 @@ TEST_CASE("step: an --engine-version without tables of its own is priced by the 
   CHECK(step({}).err.empty());
 }
 
-TEST_CASE("step: engine options with the roofline or a table are refused; a fallback to the roofline is said", "[step]") {
+TEST_CASE("step: engine options with the roofline or a table are refused - a fallback to the roofline is said", "[step]") {
   for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
            {"--cost-model", "roofline", "--engine", "sglang"},
            {"--cost-model", "roofline", "--engine-version", "0.14.0"},
@@ -71,7 +71,7 @@ TEST_CASE("step: engine options with the roofline or a table are refused; a fall
   CHECK(ms(fallback) == ms(step({"--weights", "int4", "--cost-model", "roofline"})));
 }
 
-TEST_CASE("step: --micro-batches without a pipeline is refused, as a pool's micro_batches is", "[step]") {
+TEST_CASE("step: --micro-batches without a pipeline is refused - as a pool's micro_batches is", "[step]") {
   const Outcome r = step({"--micro-batches", "4"});
   CHECK(r.code == 2);
   CHECK(r.err.find("--micro-batches needs --pp 2 or more") != std::string::npos);

@@ -67,7 +67,7 @@ TEST_CASE("sweep: a cost objective without prices exits 2 naming the key that se
   }
 }
 
-TEST_CASE("sweep: the table has TPOT p99, the cluster's cost and SLO attainment, and --pareto ranks on them",
+TEST_CASE("sweep: the table has TPOT p99 - the cluster's cost and SLO attainment - and --pareto ranks on them",
           "[sweep][pareto]") {
   TempDir dir("sweep-objective-cost");
   const auto scenario = dir.write("md1.yaml", md1_scenario(50, 2000));

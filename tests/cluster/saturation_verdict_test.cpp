@@ -66,7 +66,7 @@ TEST_CASE("saturation verdict: the same shortfall on compute-bound steps is shor
   CHECK(v.resource == "compute");
 }
 
-TEST_CASE("saturation verdict: a kept-up run is not saturated; a growing backlog is, whatever the rate", "[sweep]") {
+TEST_CASE("saturation verdict: a kept-up run is not saturated - a growing backlog is - whatever the rate", "[sweep]") {
   const auto kept = judge([](int i) { return 0.1 * i + 0.5; }, [](std::int64_t) { return 5; }, -1, kMemoryBound);
   CHECK_FALSE(kept.saturated);
   CHECK_FALSE(kept.too_short);
@@ -102,7 +102,7 @@ TEST_CASE("saturation verdict: the resource follows the step mix", "[sweep]") {
   CHECK(saturated_resource("compute", StepBoundTime{}) == "unknown");
 }
 
-TEST_CASE("saturation verdict: a closed loop offers what it serves, at any length", "[sweep]") {
+TEST_CASE("saturation verdict: a closed loop offers what it serves - at any length", "[sweep]") {
   // Twenty requests, each sent when the one before completed: nothing to judge, nothing short.
   SaturationWatch watch(0);
   SustainedRateMeter meter;

@@ -38,7 +38,7 @@ TEST_CASE("console report: prints a row per class and overall with rounded figur
   CHECK(text.find("pool") == std::string::npos);   // no pools given, no pool table
 }
 
-TEST_CASE("console report: the SLO verdict keeps digits until a miss reads as one, and adds the SLO's column",
+TEST_CASE("console report: the SLO verdict keeps digits until a miss reads as one - and adds the SLO's column",
           "[metrics][slo]") {
   RunSummary summary;
   SummaryBlock block;

@@ -36,7 +36,7 @@ SustainedRate measure(const std::vector<RequestRecord>& records, double toleranc
 
 }  // namespace
 
-TEST_CASE("sustained rate: cells are 1 ns below 512 ns, then 256 per doubling", "[capacity]") {
+TEST_CASE("sustained rate: cells are 1 ns below 512 ns - then 256 per doubling", "[capacity]") {
   CHECK(SustainedRateMeter::cell_of(0) == 0);
   CHECK(SustainedRateMeter::cell_of(511) == 511);
   CHECK(SustainedRateMeter::cell_of(512) == 512);  // 256 x 2^1: cells of 2 ns

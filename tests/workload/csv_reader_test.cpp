@@ -43,7 +43,7 @@ TEST_CASE("csv reader: a quoted field keeps its commas and its doubled quotes", 
   CHECK_FALSE(r.next_row());
 }
 
-TEST_CASE("csv reader: a row with more cells than the header is refused, a trailing comma is not", "[workload]") {
+TEST_CASE("csv reader: a row with more cells than the header is refused - a trailing comma is not", "[workload]") {
   // "1,000" meant a thousand: read by position it would be 1 prompt token and 0 outputs.
   TempFile thousands("thousands.csv", "num_prefill_tokens,num_decode_tokens\n10,1\n1,000,5\n");
   const std::string e = error_reading(thousands.path());
