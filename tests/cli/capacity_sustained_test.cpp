@@ -12,33 +12,17 @@
 #include <sstream>
 
 #include "cli/cli_test_util.h"
+#include "cli/kv_bound_scenario.h"
 
 using namespace servesim;
 using namespace servesim::testing;
 using nlohmann::json;
 
-namespace {
-
-std::string kv_bound(long requests, const std::string& input = "{fixed: 1000}") {
-  std::ostringstream s;
-  s << "name: kv-bound\nseed: 5\nstop: {requests: " << requests << "}\n"
-       "workload:\n  - class: default\n    arrival: {process: poisson, rate: 5}\n"
-       "    input: " << input << "\n    output: {fixed: 100}\n"
-       "cluster:\n  pools:\n    - name: main\n      replicas: 1\n      model: llama-3-8b\n      hardware: h100-sxm\n"
-       "      engine: {policy: chunked-prefill, max_num_seqs: 1024, max_batched_tokens: 8192,\n"
-       "               kv_cache_tokens: 11040, block_size: 16, kv_admission: reserve-full, prefix_cache: false}\n"
-       "      cost_model: {constant: {step: 10ms}}\n"
-       "outputs: {requests_csv: false}\n";
-  return s.str();
-}
-
-}  // namespace
-
 TEST_CASE("capacity: a short run is lengthened until it can tell the 10 req/s the replica serves", "[capacity]") {
   TempDir dir("capacity-short");
   // 200 requests: the end-of-run backlog test alone accepted 11.09 req/s here (the run at
   // it served 9.7 req/s); 1,000 requests, 11.02.
-  const auto scenario = dir.write("kv.yaml", kv_bound(200));
+  const auto scenario = dir.write("kv.yaml", kv_bound(5, 200));
   const auto r = run_cli("capacity " + scenario.string() + " --slo e2el_p99=1h --json");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
@@ -61,7 +45,7 @@ TEST_CASE("capacity: a run that cannot be made long enough is reported as too sh
   TempDir dir("capacity-too-short");
   // A 0.001% tolerance over 200 requests would need the run millions of times longer, at
   // any rate the search halves down to.
-  const auto scenario = dir.write("kv.yaml", kv_bound(200));
+  const auto scenario = dir.write("kv.yaml", kv_bound(5, 200));
   const auto r = run_cli("capacity " + scenario.string() + " --slo e2el_p99=1h --sustain-tolerance 0.001% --max-rate 4");
   INFO(r.output);
   CHECK(r.exit_code == 1);
@@ -74,7 +58,7 @@ TEST_CASE("capacity: rejected requests are named with their reason and the optio
   TempDir dir("capacity-rejected");
   // Prompts uniform in 1,000..12,000 tokens: with 100 out, those over 8,092 (37%) exceed
   // Llama-3-8B's 8,192-token context and are rejected at every rate.
-  const auto scenario = dir.write("kv.yaml", kv_bound(400, "{uniform: [1000, 12000]}"));
+  const auto scenario = dir.write("kv.yaml", kv_bound(5, 400, "{uniform: [1000, 12000]}"));
   const auto r = run_cli("capacity " + scenario.string() + " --slo e2el_p99=1h --max-rate 4");
   INFO(r.output);
   CHECK(r.exit_code == 1);

@@ -10,10 +10,13 @@
 #include "cli/cli_test_util.h"
 #include "sim/cli/commands.h"
 #include "sim/core/errors.h"
+#include "scenario/scenario_fixture.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using servesim::testing::kLlama70bShape;
+using servesim::testing::kLlama8bShape;
 using servesim::testing::CliResult;
 using servesim::testing::run_cli;
 using servesim::testing::TempDir;
@@ -31,15 +34,6 @@ CliResult run_cli_in(const fs::path& folder, const std::string& arguments) {
   return result;
 }
 
-// Meta-Llama-3-70B's and Meta-Llama-3-8B's config.json shapes, under one file name.
-const char* kLlama70bShape = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8192,
-  "intermediate_size": 28672, "max_position_embeddings": 8192, "model_type": "llama",
-  "num_attention_heads": 64, "num_hidden_layers": 80, "num_key_value_heads": 8,
-  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 128256})";
-const char* kLlama8bShape = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
-  "intermediate_size": 14336, "max_position_embeddings": 8192, "model_type": "llama",
-  "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
-  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 128256})";
 
 std::string poisson_scenario(const std::string& rate, const std::string& stop,
                              const std::string& pool = "{model: llama-3-8b, hardware: h100-sxm}") {

@@ -11,24 +11,12 @@
 #include <sstream>
 
 #include "cli/cli_test_util.h"
+#include "cli/kv_bound_scenario.h"
 
 using namespace servesim::testing;
 using nlohmann::json;
 
 namespace {
-
-std::string kv_bound(double rate_per_s, long requests) {
-  std::ostringstream s;
-  s << "name: kv-bound\nseed: 5\nstop: {requests: " << requests << "}\n"
-       "workload:\n  - class: default\n    arrival: {process: poisson, rate: " << rate_per_s << "}\n"
-       "    input: {fixed: 1000}\n    output: {fixed: 100}\n"
-       "cluster:\n  pools:\n    - name: main\n      replicas: 1\n      model: llama-3-8b\n      hardware: h100-sxm\n"
-       "      engine: {policy: chunked-prefill, max_num_seqs: 1024, max_batched_tokens: 8192,\n"
-       "               kv_cache_tokens: 11040, block_size: 16, kv_admission: reserve-full, prefix_cache: false}\n"
-       "      cost_model: {constant: {step: 10ms}}\n"
-       "outputs: {requests_csv: false}\n";
-  return s.str();
-}
 
 // Llama-3-8B on one H100 SXM priced by the roofline.
 std::string roofline(double rate_per_s, long requests, long input, long output, const std::string& engine_extra) {

@@ -12,6 +12,7 @@
 
 #include "sim/hardware/calibration.h"
 #include "sim/report/calibrated_hardware_writer.h"
+#include "cli/cli_test_util.h"
 #include "sim/scenario/measurements_csv.h"
 #include "sim/scenario/model_loader.h"
 #include "sim/scenario/scenario_loader.h"
@@ -22,13 +23,6 @@ using namespace servesim;
 namespace {
 
 const std::string kCsv = std::string(SERVESIM_SOURCE_DIR) + "/data/measurements/h200_llama3_8b_steps.csv";
-
-std::string text_of(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // Decode attention's fraction of the bandwidth for `seqs` sequences, written out from
 // docs/cost-model.md section 2 (e(B) = e_many + (e_few - e_many) / (1 + (B / B_half)^4);
@@ -50,7 +44,7 @@ TEST_CASE("calibrate: a profile fitted to measured steps prices steps by its fit
                                .string();
   {
     std::ofstream out(path);
-    write_calibrated_hardware(out, text_of(hardware_profile_path("h200")), fit, {"test", "my_steps.csv", "llama-3-8b"});
+    write_calibrated_hardware(out, servesim::testing::read_file(hardware_profile_path("h200")), fit, {"test", "my_steps.csv", "llama-3-8b"});
   }
   const HardwareSpec hw = load_hardware(path);
   CHECK(hw.calibrated_from == "my_steps.csv");

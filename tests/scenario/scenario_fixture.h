@@ -30,6 +30,18 @@ peak_tflops_bf16: 989
 interconnect_bandwidth_gb_s: 450
 )";
 
+// Meta-Llama-3-70B's and Meta-Llama-3-8B's Hugging Face config.json shapes (70B: 80 layers,
+// hidden 8192; 8B: 32 layers, hidden 4096), without _name_or_path, so the file names the
+// model: tests write them under one file name in two folders.
+inline constexpr const char* kLlama70bShape = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8192,
+  "intermediate_size": 28672, "max_position_embeddings": 8192, "model_type": "llama",
+  "num_attention_heads": 64, "num_hidden_layers": 80, "num_key_value_heads": 8,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 128256})";
+inline constexpr const char* kLlama8bShape = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
+  "intermediate_size": 14336, "max_position_embeddings": 8192, "model_type": "llama",
+  "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 128256})";
+
 inline constexpr const char* kAzureTraceCsv =
     "TIMESTAMP,ContextTokens,GeneratedTokens\n"
     "2023-11-16 18:15:46.6805900,374,44\n"

@@ -16,22 +16,13 @@
 
 using namespace servesim;
 using servesim::testing::ScenarioDir;
+using servesim::testing::kLlama70bShape;
+using servesim::testing::kLlama8bShape;
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// Meta-Llama-3-70B's config.json (num_hidden_layers 80, hidden_size 8192), without
-// _name_or_path, so the file names the model.
-const char* kLlama70bShape = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8192,
-  "intermediate_size": 28672, "max_position_embeddings": 8192, "model_type": "llama",
-  "num_attention_heads": 64, "num_hidden_layers": 80, "num_key_value_heads": 8,
-  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 128256})";
-// Meta-Llama-3-8B's (32 layers, hidden 4096), under the same file name elsewhere.
-const char* kLlama8bShape = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
-  "intermediate_size": 14336, "max_position_embeddings": 8192, "model_type": "llama",
-  "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
-  "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 128256})";
 
 std::string scenario_with(const std::string& pool_keys, const std::string& workload = "") {
   return (workload.empty() ? std::string("workload:\n  - class: chat\n    arrival: {process: poisson, rate: 4}\n"
