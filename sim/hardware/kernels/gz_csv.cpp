@@ -74,7 +74,21 @@ bool GzCsvReader::next(std::vector<std::string_view>& cells) {
     if (!read_line()) return false;
   } while (line_text_.empty());
   split(line_text_, cells);
-  if (cells.size() != header_.size()) {
+  // More cells than the header names would shift a value into the wrong column unseen, as
+  // in the trace reader (sim/workload/csv_reader.cpp): refused at the first extra cell that
+  // holds something. Empty trailing cells (a trailing comma) are harmless and dropped.
+  if (cells.size() > header_.size()) {
+    for (std::size_t i = header_.size(); i < cells.size(); ++i) {
+      if (cells[i].empty()) continue;
+      throw ConfigError(path_, line_, "",
+                        "the row has " + std::to_string(cells.size()) + " cells but the header names " +
+                            std::to_string(header_.size()) +
+                            " columns; is there a comma inside a value (write 1000, not 1,000)?",
+                        static_cast<int>(cells[i].data() - line_text_.data()) + 1);
+    }
+    cells.resize(header_.size());
+  }
+  if (cells.size() < header_.size()) {
     throw ConfigError(path_, line_, "", "expected " + std::to_string(header_.size()) + " cells, got " +
                                             std::to_string(cells.size()));
   }

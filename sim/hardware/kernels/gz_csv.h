@@ -22,7 +22,9 @@ class GzCsvReader {
   // The index of column `name`. Throws ConfigError (file, line 1, the name) when absent.
   std::size_t column(const std::string& name) const;
   // The next data row's cells, valid until the next call; false at the end of the file.
-  // Throws ConfigError (file, line) on a row with another number of cells than the header.
+  // Throws ConfigError (file, line) on a row with fewer cells than the header, and (file,
+  // line, character column of the first extra cell) on one with more non-empty cells;
+  // empty cells past the header (a trailing comma) are dropped.
   bool next(std::vector<std::string_view>& cells);
   int line() const { return line_; }  // 1-based line of the row `next` returned
   const std::string& path() const { return path_; }
