@@ -47,7 +47,9 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
     std::error_code ec;
     paths.push_back(fs::is_directory(in, ec) ? (fs::path(in) / "sweep.json").string() : in);
   }
-  const SweepTable merged = merge_sweep_tables(tables, paths, vm.count("allow-missing") > 0);
+  std::vector<std::string> warnings;
+  const SweepTable merged = merge_sweep_tables(tables, paths, vm.count("allow-missing") > 0, &warnings);
+  for (const auto& w : warnings) err << "warning: " << w << "\n";
 
   fs::path json_path = out_path, csv_path;
   if (json_path.extension() == ".json") {
@@ -65,6 +67,7 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
     out << "servesim merge: " << tables.size() << " tables, " << merged.rows.size() << " of " << merged.points
         << " points, " << front << " on the Pareto front\nwrote " << json_path.string() << ", " << csv_path.string()
         << "\n";
+    if (const std::string note = pareto_exclusion_note(merged); !note.empty()) out << "note: " << note << "\n";
   }
   return 0;
 }

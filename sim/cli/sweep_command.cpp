@@ -79,7 +79,8 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
           write_file_atomically(path.string(), "--out", [&](std::ostream& f) { write_summary_json(*summary, f); });
         }
         if (!quiet) err << "[" << ++done << "/" << running << "] point " << point << (summary ? "" : " failed: " + error) << "\n";
-      });
+      },
+      [&](const std::string& warning) { err << warning << "\n"; });
 
   const SweepTable& table = study.table;
   const std::string json_path = (fs::path(out_dir) / "sweep.json").string();
@@ -95,6 +96,14 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
     print_sweep_table(table, out);
     if (study.failed)
       out << "warning: " << study.failed << (study.failed == 1 ? " point" : " points") << " could not run; see the error column\n";
+    if (const std::string note = pareto_exclusion_note(table); !note.empty()) out << "note: " << note << "\n";
+    for (const auto& t : study.too_short) {
+      out << "note: point " << t.point << " is too short to judge whether it kept up";
+      if (t.stop_key.empty()) out << "; give it a stop.requests or stop.time to lengthen it\n";
+      else
+        out << "; " << t.stop_key << "=" << t.stop_value
+            << " or longer would judge it, as far as its own arrivals tell (capacity and explain lengthen runs so)\n";
+    }
     out << "wrote " << json_path << ", " << csv_path << "\n";
   }
   return 0;

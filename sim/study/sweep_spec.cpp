@@ -1,7 +1,8 @@
 #include "sim/study/sweep_spec.h"
 
+#include <algorithm>
 #include <charconv>
-#include <set>
+#include <optional>
 
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
@@ -53,6 +54,45 @@ std::size_t parse_size(const std::string& text, const std::string& whole) {
   return value;
 }
 
+std::vector<std::string> split_dots(const std::string& key) {
+  std::vector<std::string> parts;
+  std::size_t from = 0;
+  for (std::size_t dot; (dot = key.find('.', from)) != std::string::npos; from = dot + 1)
+    parts.push_back(key.substr(from, dot - from));
+  parts.push_back(key.substr(from));
+  return parts;
+}
+
+// Path parts name the same node when their text is equal or both are the same list index
+// ("01" and "1"), as --set reads them.
+bool same_part(const std::string& a, const std::string& b) {
+  const auto index = [](const std::string& t) -> std::optional<std::size_t> {
+    std::size_t v = 0;
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc() || ptr != t.data() + t.size()) return std::nullopt;
+    return v;
+  };
+  const auto ia = index(a), ib = index(b);
+  return ia && ib ? *ia == *ib : a == b;
+}
+
+// Every point applies its axes' overrides in --axis order, so of two axes where one key is
+// the other or lies under it (`stop` and `stop.requests`), the later one overwrites the
+// earlier on every point: one axis would be swept in name only. Refused, naming both.
+void check_axes_apart(const std::string& earlier, const std::string& later) {
+  const auto a = split_dots(earlier), b = split_dots(later);
+  const std::size_t common = std::min(a.size(), b.size());
+  for (std::size_t k = 0; k < common; ++k)
+    if (!same_part(a[k], b[k])) return;
+  if (a.size() == b.size()) throw ConfigError("--axis", 0, later, "is given as an axis twice");
+  const std::string& inner = b.size() > a.size() ? later : earlier;
+  const std::string& outer = b.size() > a.size() ? earlier : later;
+  throw ConfigError("--axis", 0, later,
+                    "overlaps the axis " + earlier + " (" + inner + " lies under " + outer +
+                        "): every point sets both and the later overwrites the earlier, so one axis would be swept "
+                        "in name only; sweep one of them (whole values of " + outer + " can carry " + inner + ")");
+}
+
 }  // namespace
 
 SweepAxis parse_axis(const std::string& text) {
@@ -75,10 +115,9 @@ const char* sweep_mode_name(SweepMode mode) { return mode == SweepMode::zip ? "z
 
 std::size_t sweep_point_count(const std::vector<SweepAxis>& axes, SweepMode mode) {
   if (axes.empty()) throw ConfigError("--axis", 0, "", "a sweep needs at least one --axis KEY=V1,V2,...");
-  std::set<std::string> keys;
-  for (const auto& axis : axes) {
-    if (!keys.insert(axis.key).second) throw ConfigError("--axis", 0, axis.key, "is given as an axis twice");
-    SS_ASSERT(!axis.values.empty(), "parse_axis never returns an axis without values");
+  for (std::size_t j = 0; j < axes.size(); ++j) {
+    SS_ASSERT(!axes[j].values.empty(), "parse_axis never returns an axis without values");
+    for (std::size_t i = 0; i < j; ++i) check_axes_apart(axes[i].key, axes[j].key);
   }
   if (mode == SweepMode::zip) {
     for (const auto& axis : axes)

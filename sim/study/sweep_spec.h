@@ -24,7 +24,8 @@ enum class SweepMode { product, zip };
 const char* sweep_mode_name(SweepMode mode);  // "product" | "zip"
 
 // The number of points: the product of the axes' lengths, or (zip) their common length.
-// Throws ConfigError("--axis", ...) when there is no axis, a key repeats, zipped axes
+// Throws ConfigError("--axis", ...) when there is no axis, a key repeats or lies under
+// another axis's key (`stop` and `stop.requests`: the later would overwrite the earlier), zipped axes
 // differ in length, or the product exceeds kMaxSweepPoints.
 std::size_t sweep_point_count(const std::vector<SweepAxis>& axes, SweepMode mode);
 inline constexpr std::size_t kMaxSweepPoints = 1'000'000;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 
 #include "sim/cluster/parallel_runs.h"
@@ -9,7 +10,10 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/scenario/set_overrides.h"
+#include "sim/scenario/run_size.h"
 #include "sim/study/replicates.h"
+#include "sim/study/run_judgement.h"
+#include "sim/study/sweep_fingerprint.h"
 #include "sim/study/search_cost.h"
 
 namespace servesim {
@@ -21,6 +25,8 @@ struct PointResult {
   std::optional<double> cost_per_hour;  // the cluster's, USD; nullopt: some GPU has no price
   std::string error;  // why the point could not run (its configuration cannot be built)
   std::optional<ReplicateIntervals> replicates;
+  bool too_short = false;   // too short to judge whether it kept up
+  double needed_scale = 1;  // then this much longer would judge it
 };
 
 // USD per hour of the whole cluster: an autoscaled fleet's paid time over the run
@@ -59,7 +65,8 @@ void check_prices(const std::vector<ParetoObjective>& objectives, const std::vec
 }  // namespace
 
 SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const SweepTable&)>& on_loaded,
-                     const std::function<void(std::size_t, const RunSummary*, const std::string&)>& on_point) {
+                     const std::function<void(std::size_t, const RunSummary*, const std::string&)>& on_point,
+                     const std::function<void(const std::string&)>& on_warning) {
   const std::size_t total = sweep_point_count(request.axes, request.mode);
   SweepStudy study;
   SweepTable& table = study.table;
@@ -76,6 +83,8 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
   for (const auto& a : request.axes) table.axes.push_back(a.key);
   table.points = static_cast<std::int64_t>(total);
   table.shard = request.shard;
+  table.defined_by =
+      sweep_fingerprint(base.source_file, request.axes, request.mode, request.sets, request.seed, request.replicates);
 
   // Every point is loaded (and so validated) before any runs: a bad value fails in seconds,
   // not after hours of the points before it.
@@ -91,6 +100,20 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
   }
   check_prices(table.objectives, scenarios, indices);
   if (on_loaded) on_loaded(table);
+  if (on_warning) {
+    // Once per sweep, for its largest point: every other point takes less.
+    std::size_t largest = 0;
+    for (std::size_t i = 1; i < scenarios.size(); ++i)
+      if (estimate_run_size(scenarios[i]).wall_s > estimate_run_size(scenarios[largest]).wall_s) largest = i;
+    if (!scenarios.empty())
+      if (std::string w = long_run_warning(scenarios[largest]); !w.empty()) {
+        const std::string it = "this run";
+        if (const auto at = w.find(it); at != std::string::npos)
+          w.replace(at, it.size(), "point " + std::to_string(indices[largest]) + ", the sweep's largest,");
+        if (request.replicates >= 2) w += " Each point runs " + std::to_string(request.replicates) + " times.";
+        on_warning(w);
+      }
+  }
 
   std::vector<PointResult> results(indices.size());
   std::mutex progress_mutex;
@@ -99,6 +122,8 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
     try {
       Simulation sim(s.seed, s.stop, s.workload, s.cluster);
       RunResult run = sim.run();
+      results[i].too_short = run.too_short_to_judge;
+      if (run.too_short_to_judge) results[i].needed_scale = std::max(1.0, run.sustained.needed_scale);
       results[i].cost_per_hour = cluster_cost_per_hour(s, run);
       results[i].summary = std::move(run.summary);
       if (request.replicates >= 2) results[i].replicates = run_replicates(s, *results[i].summary, request.replicates);
@@ -123,6 +148,22 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
     table.rows.push_back(make_sweep_row(indices[i], table.axes, values, summary, results[i].error));
     add_sweep_cost(table.rows.back(), results[i].cost_per_hour);
     if (results[i].replicates) add_sweep_replicates(table.rows.back(), *results[i].replicates);
+    if (summary && results[i].too_short) {
+      // The length that would judge it, found as capacity and explain lengthen a run.
+      const Scenario& s = scenarios[i];
+      const Scenario longer = lengthened(s, std::max(2.0, 1.25 * results[i].needed_scale));
+      SweepTooShort t{indices[i], "", ""};
+      if (longer.stop.requests) {
+        t.stop_key = "stop.requests";
+        t.stop_value = std::to_string(*longer.stop.requests);
+      } else if (longer.stop.time_ns) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.6gs", seconds_from_ticks(*longer.stop.time_ns));
+        t.stop_key = "stop.time";
+        t.stop_value = buf;
+      }
+      study.too_short.push_back(std::move(t));
+    }
   }
   mark_pareto(table);
   return study;

@@ -29,15 +29,29 @@ struct SweepRequest {
   std::optional<std::vector<ParetoObjective>> objectives;  // default_objectives() without
 };
 
+// A point too short to judge whether it kept up (summary too_short_to_judge), with the
+// length that would judge it: lengthened as `explain` and `capacity` lengthen theirs (by what
+// the run asks, at least 2x; run_judgement.h). The sweep runs every point at the length it
+// was given, so that rows stay comparable; this says how to rerun.
+struct SweepTooShort {
+  std::size_t point = 0;
+  std::string stop_key;   // "stop.requests" or "stop.time"; "" when the scenario has neither
+  std::string stop_value; // its value that would judge the point ("800", "120s")
+};
+
 struct SweepStudy {
   SweepTable table;
   std::size_t failed = 0;  // points that could not be built
+  std::vector<SweepTooShort> too_short;  // by point
 };
 
 // `on_loaded` sees the table's header (no rows yet) once every point is loaded, before any
 // runs; `on_point` each point as its run ends (its index, its summary or nullptr and the
-// error), from any thread, one at a time. Throws ConfigError on bad input.
+// error), from any thread, one at a time. `on_warning` gets, before any runs, the long-run
+// warning of the largest point (sim/scenario/run_size.h) when it would take too long.
+// Throws ConfigError on bad input.
 SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const SweepTable&)>& on_loaded = {},
-                     const std::function<void(std::size_t, const RunSummary*, const std::string&)>& on_point = {});
+                     const std::function<void(std::size_t, const RunSummary*, const std::string&)>& on_point = {},
+                     const std::function<void(const std::string&)>& on_warning = {});
 
 }  // namespace servesim

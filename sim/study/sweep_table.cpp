@@ -12,6 +12,7 @@
 #include "sim/study/json_file.h"
 #include "sim/study/search_cost.h"
 #include "sim/study/summary_json.h"
+#include "sim/study/sweep_fingerprint.h"
 
 namespace servesim {
 
@@ -30,11 +31,9 @@ ojson pick_fields(const SummaryBlock& block, const std::vector<std::string>& fie
   return out;
 }
 
-// A row whose run was saturated: its latencies describe a queue that was still growing
-// (they grow with the run's length), so it neither joins the front nor pushes others off.
-bool row_saturated(const ojson& summary) {
-  return summary.is_object() && summary.contains("saturated") && summary["saturated"].is_number() &&
-         summary["saturated"].get<double>() != 0;
+// True when the summary's 0/1 field `flag` is set.
+bool row_flag(const ojson& summary, const char* flag) {
+  return summary.is_object() && summary.contains(flag) && summary[flag].is_number() && summary[flag].get<double>() != 0;
 }
 
 [[noreturn]] void bad(const std::string& path, const std::string& key, const std::string& msg) {
@@ -93,6 +92,7 @@ ojson make_sweep_row(std::size_t point, const std::vector<std::string>& axis_key
   for (std::size_t a = 0; a < axis_keys.size(); ++a) vals[axis_keys[a]] = axis_value_json(values[a]);
   row["values"] = std::move(vals);
   row["pareto"] = false;
+  row["pareto_excluded"] = nullptr;
   row["error"] = summary ? ojson(nullptr) : ojson(error);
   if (!summary) {
     row["summary"] = nullptr;
@@ -141,21 +141,57 @@ void add_sweep_cost(ojson& row, std::optional<double> cost_per_hour) {
   s = std::move(out);
 }
 
+// A saturated run's latencies describe a queue that was still growing (they grow with the
+// run's length); a run too short to judge may be either side of saturation. Neither is a
+// figure to rank, so such a row neither joins the front nor pushes others off.
+std::string pareto_exclusion(const ojson& row) {
+  const ojson& s = row["summary"];
+  if (row_flag(s, "saturated")) return "saturated";
+  if (row_flag(s, "too_short_to_judge")) return "too_short_to_judge";
+  return "";
+}
+
+std::string pareto_exclusion_note(const SweepTable& table) {
+  std::map<std::string, std::vector<std::int64_t>> by_reason;
+  std::size_t n = 0;
+  for (const auto& row : table.rows)
+    if (const std::string why = pareto_exclusion(row); !why.empty()) {
+      by_reason[why].push_back(point_of(row));
+      ++n;
+    }
+  if (n == 0) return "";
+  std::string note = std::to_string(n) + (n == 1 ? " point is" : " points are") +
+                     " off the Pareto front because its figures cannot be ranked (pareto_excluded):";
+  std::string sep = " ";
+  for (const auto& [why, points] : by_reason) {
+    note += sep + why + " (point" + (points.size() == 1 ? " " : "s ");
+    for (std::size_t i = 0; i < points.size() && i < 20; ++i) note += (i ? ", " : "") + std::to_string(points[i]);
+    if (points.size() > 20) note += ", ...";
+    note += ")";
+    sep = "; ";
+  }
+  return note;
+}
+
 void mark_pareto(SweepTable& table) {
   std::vector<std::vector<std::optional<double>>> values;
   for (const auto& row : table.rows) {
     std::vector<std::optional<double>> v;
     const ojson& s = row["summary"];
-    const bool saturated = row_saturated(s);
+    const bool excluded = !pareto_exclusion(row).empty();
     for (const auto& o : table.objectives) {
-      if (saturated) v.push_back(std::nullopt);  // off the front, dominating nothing
+      if (excluded) v.push_back(std::nullopt);  // off the front, dominating nothing
       else if (s.is_object() && s.contains(o.field) && s[o.field].is_number()) v.push_back(s[o.field].get<double>());
       else v.push_back(std::nullopt);
     }
     values.push_back(std::move(v));
   }
   const std::vector<bool> front = pareto_front(values, table.objectives);
-  for (std::size_t r = 0; r < table.rows.size(); ++r) table.rows[r]["pareto"] = static_cast<bool>(front[r]);
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    table.rows[r]["pareto"] = static_cast<bool>(front[r]);
+    const std::string why = pareto_exclusion(table.rows[r]);
+    table.rows[r]["pareto_excluded"] = why.empty() ? ojson(nullptr) : ojson(why);
+  }
 }
 
 ojson sweep_table_to_json(const SweepTable& table) {
@@ -169,6 +205,7 @@ ojson sweep_table_to_json(const SweepTable& table) {
   ojson objectives = ojson::array();
   for (const auto& o : table.objectives) objectives.push_back(objective_text(o));
   j["pareto"] = std::move(objectives);
+  if (!table.defined_by.is_null()) j["defined_by"] = table.defined_by;
   j["rows"] = table.rows;
   return j;
 }
@@ -197,6 +234,7 @@ void write_sweep_csv(const SweepTable& table, std::ostream& out) {
   std::vector<std::string> header = {"point"};
   header.insert(header.end(), table.axes.begin(), table.axes.end());
   header.push_back("pareto");
+  header.push_back("pareto_excluded");
   header.push_back("error");
   for (const auto& f : sweep_overall_fields()) header.push_back(f);
   // The fields some row has an interval for, in column order.
@@ -220,6 +258,7 @@ void write_sweep_csv(const SweepTable& table, std::ostream& out) {
     std::vector<ojson> cells = {row["point"]};
     for (const auto& a : table.axes) cells.push_back(row["values"].value(a, ojson(nullptr)));
     cells.push_back(row["pareto"]);
+    cells.push_back(row.value("pareto_excluded", ojson(nullptr)));
     cells.push_back(row["error"]);
     const ojson& s = row["summary"];
     const bool has = s.is_object();
@@ -254,6 +293,10 @@ SweepTable sweep_table_from_json(const ojson& j, const std::string& path) {
     t.objectives.clear();
     for (const auto& o : need(j, "pareto", path, ""))
       for (auto& parsed : parse_objectives(o.get<std::string>(), path, "pareto")) t.objectives.push_back(parsed);
+    if (j.contains("defined_by")) {
+      if (!j["defined_by"].is_object()) bad(path, "defined_by", "must be an object (what defines the sweep)");
+      t.defined_by = j["defined_by"];
+    }
   } catch (const nlohmann::json::exception& e) {
     bad(path, "", std::string("a header field has the wrong type: ") + e.what());
   }
@@ -290,7 +333,7 @@ SweepTable read_sweep_table(const std::string& path) {
 }
 
 SweepTable merge_sweep_tables(const std::vector<SweepTable>& tables, const std::vector<std::string>& paths,
-                              bool allow_missing) {
+                              bool allow_missing, std::vector<std::string>* warnings) {
   if (tables.empty()) throw ConfigError("", 0, "", "nothing to merge: give one or more sweep.json files");
   const SweepTable& first = tables.front();
   SweepTable out;
@@ -299,6 +342,20 @@ SweepTable merge_sweep_tables(const std::vector<SweepTable>& tables, const std::
   out.axes = first.axes;
   out.points = first.points;
   out.objectives = first.objectives;
+  // What defines the sweep: the first table's fingerprint, when every table has one.
+  std::vector<std::string> unchecked;
+  for (std::size_t i = 0; i < tables.size(); ++i)
+    if (tables[i].defined_by.is_null()) unchecked.push_back(paths[i]);
+  if (unchecked.empty()) {
+    out.defined_by = first.defined_by;
+  } else if (warnings) {
+    std::string names;
+    for (const auto& p : unchecked) names += (names.empty() ? "" : ", ") + p;
+    warnings->push_back("cannot check that the tables are shards of one sweep (same scenario text, axis values, --set, "
+                        "seed and replicates): " + names + (unchecked.size() == 1 ? " has" : " have") +
+                        " no defined_by (written by a servesim without it); only the scenario name, mode, axis keys, "
+                        "point count and objectives were compared");
+  }
   std::map<std::int64_t, std::size_t> owner;  // point -> table it came from
   for (std::size_t i = 0; i < tables.size(); ++i) {
     const SweepTable& t = tables[i];
@@ -315,6 +372,16 @@ SweepTable merge_sweep_tables(const std::vector<SweepTable>& tables, const std::
     for (const auto& o : t.objectives) mine += objective_text(o) + " ";
     for (const auto& o : first.objectives) theirs += objective_text(o) + " ";
     differs("pareto", mine, theirs);
+    if (unchecked.empty()) {
+      const auto diffs = fingerprint_differences(t.defined_by, first.defined_by);
+      if (!diffs.empty()) {
+        std::string what;
+        for (const auto& d : diffs) what += (what.empty() ? "" : "; ") + d;
+        throw ConfigError(paths[i], 0, "defined_by",
+                          "differs from " + paths[0] + " (\"here\" is this file, \"there\" that one): " + what +
+                              ": not shards of one sweep");
+      }
+    }
     for (const auto& row : t.rows) {
       const auto [it, fresh] = owner.emplace(point_of(row), i);
       if (!fresh)

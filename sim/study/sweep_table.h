@@ -25,7 +25,10 @@ struct SweepTable {
   std::int64_t points = 0;             // in the whole sweep, every shard together
   std::optional<SweepShard> shard;     // set in one shard's table; absent when whole or merged
   std::vector<ParetoObjective> objectives = default_objectives();
-  // {"point", "values": {axis: value}, "pareto", "error", "summary": {field: value,
+  // What defines the sweep (sim/study/sweep_fingerprint.h), the same in every shard; null in
+  // a table read from a sweep.json written without one.
+  nlohmann::ordered_json defined_by;
+  // {"point", "values": {axis: value}, "pareto", "pareto_excluded", "error", "summary": {field: value,
   // "classes": {NAME: {field: value}}}}, sorted by point.
   std::vector<nlohmann::ordered_json> rows;
 };
@@ -70,13 +73,22 @@ nlohmann::ordered_json make_sweep_row(std::size_t point, const std::vector<std::
 // sweep fields the intervals cover; write_sweep_csv then adds FIELD_lo and FIELD_hi columns.
 void add_sweep_replicates(nlohmann::ordered_json& row, const ReplicateIntervals& replicates);
 
-// Recomputes every row's "pareto" over the rows in the table (pareto.h). A saturated row
-// (summary "saturated" nonzero) is off the front and dominates nothing, like a failed one.
+// Recomputes every row's "pareto" over the rows in the table (pareto.h). A row whose figures
+// cannot be judged is off the front and dominates nothing, like a failed one, and its
+// "pareto_excluded" says why: "saturated" (its latencies describe a queue still growing) or
+// "too_short_to_judge" (too few arrivals to tell whether it kept up); null otherwise.
 void mark_pareto(SweepTable& table);
+
+// The reason mark_pareto keeps a row off the front ("saturated", "too_short_to_judge"), or "".
+std::string pareto_exclusion(const nlohmann::ordered_json& row);
+
+// "N points are off the Pareto front because they cannot be judged: ..." naming the points
+// for each reason, or "" when none is.
+std::string pareto_exclusion_note(const SweepTable& table);
 
 nlohmann::ordered_json sweep_table_to_json(const SweepTable& table);
 void write_sweep_json(const SweepTable& table, std::ostream& out);
-// Columns: point, each axis, pareto (1/0), error, each overall sweep field, then (when a
+// Columns: point, each axis, pareto (1/0), pareto_excluded, error, each overall sweep field, then (when a
 // row has replicates) FIELD_lo and FIELD_hi for each overall field with an interval, then
 // classes.NAME.FIELD for every class seen. Cells are RFC 4180 quoted when needed; an
 // absent figure is an empty cell.
@@ -90,10 +102,13 @@ SweepTable sweep_table_from_json(const nlohmann::ordered_json& json, const std::
 // True when `json` looks like a sweep table rather than a summary.json.
 bool is_sweep_table_json(const nlohmann::ordered_json& json);
 
-// Joins the shards of one sweep: same scenario, mode, axes, point count and objectives,
-// no point twice, and (unless allow_missing) every point present. Recomputes the Pareto
-// column over all rows. Throws ConfigError naming the offending file.
+// Joins the shards of one sweep: same scenario, mode, axes, point count, objectives and
+// "defined_by" (what defines the sweep: scenario text, axis values, --set, seed,
+// replicates), no point twice, and (unless allow_missing) every point present. Recomputes
+// the Pareto column over all rows. Throws ConfigError naming the offending file and what
+// differs. Tables without "defined_by" cannot be checked that far: `warnings` (when given)
+// gets one line naming them, and the merged table has no "defined_by".
 SweepTable merge_sweep_tables(const std::vector<SweepTable>& tables, const std::vector<std::string>& paths,
-                              bool allow_missing);
+                              bool allow_missing, std::vector<std::string>* warnings = nullptr);
 
 }  // namespace servesim

@@ -161,7 +161,7 @@ TEST_CASE("saturation: sweep rows carry saturated and saturated_by - a saturated
   CHECK(t["rows"][2]["pareto"] == false);
   CHECK(t["rows"][1]["pareto"] == true);
   const std::string csv = read_file(dir.path / "out" / "sweep.csv");
-  CHECK(csv.rfind("point,workload.0.arrival.rate,pareto,error,completed,rejected,unfinished,saturated,saturated_by,", 0) ==
+  CHECK(csv.rfind("point,workload.0.arrival.rate,pareto,pareto_excluded,error,completed,rejected,unfinished,saturated,saturated_by,", 0) ==
         0);
   CHECK(csv.find(",1,kv_cache,") != std::string::npos);
 }
