@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <csignal>
@@ -189,8 +190,11 @@ std::string compare(const std::string& baseline, const std::string& candidate, d
 }
 
 // One step priced (`servesim step --json`): prefills as (new tokens, cached tokens) pairs,
-// decodes as (sequences, context tokens each) pairs.
-std::string step(const std::string& model, const std::string& hardware, int tp, int pp, int ep,
+// decodes as (sequences, context tokens each) pairs. Returns the JSON and the warnings
+// `servesim step` prints (sim/cli/step_command.cpp), which the package gives as
+// warnings.warn: a sequence beyond the model's context, and the table release that stood
+// in for the one asked for (or the roofline that priced the step after all).
+std::pair<std::string, std::vector<std::string>> step(const std::string& model, const std::string& hardware, int tp, int pp, int ep,
                  int micro_batches, const std::string& weights, const std::string& kv, const std::string& activations,
                  const std::vector<std::pair<std::int64_t, std::int64_t>>& prefills,
                  const std::vector<std::pair<std::int64_t, std::int64_t>>& decodes, const std::string& cost_model,
@@ -226,7 +230,24 @@ std::string step(const std::string& model, const std::string& hardware, int tp, 
   request.engine = engine;
   request.engine_version = engine_version;
   request.cuda_graph_max_batch = cuda_graphs;
-  return servesim::step_to_json(servesim::price_step(request)).dump();
+  std::int64_t longest_tokens = 0;  // the longest sequence once this step is done
+  for (const auto& [tokens, cached] : prefills) longest_tokens = std::max(longest_tokens, tokens + cached);
+  for (const auto& [seqs, context] : decodes) longest_tokens = std::max(longest_tokens, context + 1);
+  const servesim::StepStudy priced = servesim::price_step(request);
+  std::vector<std::string> warnings;
+  if (priced.model.max_context_tokens > 0 && longest_tokens > priced.model.max_context_tokens)
+    warnings.push_back("a sequence reaches " + std::to_string(longest_tokens) + " tokens, beyond " + priced.model.name +
+                       "'s context of " + std::to_string(priced.model.max_context_tokens) +
+                       " (max_context_tokens): an engine serving it refuses such a request");
+  // The CLI says this when --engine, --engine-version or --cuda-graphs was given; here, when
+  // an argument differs from its default (engine "vllm", the engine's own release, no size).
+  const bool engine_options = engine != "vllm" || !engine_version.empty() || cuda_graphs != 0;
+  if (engine_options && !priced.cost_model_note.empty())
+    warnings.push_back((priced.cost_model.rfind("roofline", 0) == 0
+                            ? "the roofline priced the step, so engine, engine_version and cuda_graphs had no effect; "
+                            : "") +
+                       priced.cost_model_note);
+  return {servesim::step_to_json(priced).dump(), warnings};
 }
 
 }  // namespace

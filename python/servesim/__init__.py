@@ -333,11 +333,17 @@ def step(
     """The predicted duration of one engine step (`servesim step --json`) as a dict, with
     "ops" (one row per operator: FLOPs, bytes, ms, bound, source) as a DataFrame. `prefill`
     lists chunks as new tokens or (new tokens, cached tokens); `decode` lists (sequences,
-    context tokens each)."""
+    context tokens each). What `servesim step` warns of comes as a UserWarning: a sequence
+    beyond the model's context, and, when engine, engine_version or cuda_graphs differs from
+    its default, the table release that stood in for the one asked for (or the roofline
+    that priced the step after all)."""
     prefills = [(p, 0) if isinstance(p, int) else (int(p[0]), int(p[1])) for p in prefill]
     decodes = [(int(b), int(c)) for b, c in decode]
-    result = json.loads(_servesim.step(model, hardware, tp, pp, ep, micro_batches, weights, kv, activations,
-                                       prefills, decodes, cost_model, engine, engine_version, cuda_graphs))
+    text, notes = _servesim.step(model, hardware, tp, pp, ep, micro_batches, weights, kv, activations,
+                                 prefills, decodes, cost_model, engine, engine_version, cuda_graphs)
+    for note in notes:
+        warnings.warn(note, stacklevel=2)
+    result = json.loads(text)
     result["ops"] = _pandas().DataFrame(result["ops"])
     return result
 

@@ -11,6 +11,7 @@ import sys
 import textwrap
 import threading
 import time
+import warnings
 
 import pandas as pd
 import pytest
@@ -213,6 +214,23 @@ def test_step_is_the_cli_step():
         servesim.step("llama-3-8c", "h100-sxm", decode=[(1, 10)])
     with pytest.raises(servesim.ConfigError, match="engine"):
         servesim.step("llama-3-8b", "h100-sxm", decode=[(1, 10)], engine="tgi")
+
+
+def test_step_warns_as_the_cli_step_does():
+    # data/kernels/h100_sxm has vllm-0.14.0 and vllm-0.24.0: 0.1 is older than both, so the
+    # CLI warns that 0.14.0's tables priced it (tests/cli/step_engine_options_test.cpp).
+    done = cli("step", "--model", "llama-3-8b", "--hardware", "h100-sxm", "--decode", "8:1024",
+               "--engine-version", "0.1")
+    assert "warning: vllm 0.1 has no tables of its own; using 0.14.0, the oldest measured" in done.stderr
+    with pytest.warns(UserWarning, match="vllm 0.1 has no tables of its own; using 0.14.0, the oldest measured"):
+        servesim.step("llama-3-8b", "h100-sxm", decode=[(8, 1024)], engine_version="0.1")
+    # llama-3-8b's context is 8192 tokens (models/llama-3-8b.yaml max_context_tokens): a decode
+    # over 9000 tokens of context reaches 9001.
+    with pytest.warns(UserWarning, match="a sequence reaches 9001 tokens, beyond llama-3-8b's context of 8192"):
+        servesim.step("llama-3-8b", "h100-sxm", decode=[(1, 9000)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        servesim.step("llama-3-8b", "h100-sxm", decode=[(8, 1024)])
 
 
 def test_to_html_writes_the_cli_report(tmp_path):
