@@ -39,6 +39,9 @@ struct RunVerdict {
   std::optional<RunSummary> summary;
   SustainedRate sustained;  // offered and served over the second half of the arrivals
   int met = 0;              // replicates that were feasible (1 or 0 without replicates)
+  // Per pool, the GPUs it paid for on average over the run (summary.json's gpu_hours over
+  // the run's hours): an autoscaled pool pays for the replicas it ran, not its ceiling.
+  std::vector<double> paid_gpus;
 };
 
 // The same test of a run as `servesim capacity` (docs/sweeps.md): not saturated, something
@@ -54,6 +57,9 @@ RunVerdict run_candidate(const Scenario& s, const std::vector<std::pair<std::str
     RunJudgement judged = judge_long_enough(s, scopes, reject_share, early_stop, true, kSustainTolerance, 16, &lengthened);
     v.summary = judged.result.summary;
     v.sustained = judged.sustained;
+    const double hours = static_cast<double>(judged.result.end_ns) / 3.6e12;
+    if (hours > 0)
+      for (const auto& [name, block] : judged.result.summary.pools) v.paid_gpus.push_back(block.get("gpu_hours") / hours);
     v.feasible = judged.feasible;
     v.load_failure = !v.feasible;
     v.reason = std::move(judged.reason);
@@ -234,6 +240,20 @@ SearchReport run_search(const SearchRequest& request, const std::function<void(c
     for (std::size_t k = 0; k < round.size(); ++k) {
       const std::size_t i = round[k];
       report.candidates[i].summary = std::move(verdicts[k].summary);
+      // An autoscaled pool is priced by the time it paid for, as a sweep prices it
+      // (summary.json's fleet_cost_usd), not at autoscale.max_replicas: a candidate whose
+      // ceiling it never reached costs what it ran.
+      const Scenario& s = scenarios[i];
+      if (verdicts[k].paid_gpus.size() == s.cluster.pools.size() &&
+          std::any_of(s.cluster.pools.begin(), s.cluster.pools.end(), [](const PoolConfig& p) { return p.autoscale.has_value(); })) {
+        double per_hour = 0;
+        for (std::size_t p = 0; p < s.cluster.pools.size(); ++p) {
+          const PoolConfig& pool = s.cluster.pools[p];
+          const auto o = prices.find(pool.hardware.name);
+          per_hour += verdicts[k].paid_gpus[p] * (o != prices.end() ? o->second : pool.hardware.price_per_gpu_hour);
+        }
+        report.candidates[i].cost_per_hour = per_hour;
+      }
       if (verdicts[k].sustained.offered_per_s > 0) {
         report.candidates[i].offered_rate = verdicts[k].sustained.offered_per_s;
         report.candidates[i].served_rate = verdicts[k].sustained.served_per_s;
