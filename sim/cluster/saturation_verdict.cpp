@@ -42,4 +42,37 @@ SaturationVerdict judge_saturation(const SaturationWatch& watch, const Sustained
   return v;
 }
 
+void name_binding_pool(SaturationVerdict& v, const std::vector<PoolSaturationInput>& pools) {
+  if (!v.saturated || pools.empty()) return;
+  v.pools.assign(pools.size(), SaturationVerdict::Pool{});
+  // The binding pool: with one pool, that pool; else the short pool (its own backlog grew)
+  // whose requests inside grew most, else any pool whose requests inside grew, most first.
+  // Ties go to the earlier pool (a prefill pool is listed before its decode pool or not).
+  int binding = pools.size() == 1 ? 0 : -1;
+  bool binding_short = false;
+  std::int64_t most = 0;
+  for (std::size_t p = 0; p < pools.size() && pools.size() > 1; ++p) {
+    const bool is_short = pools[p].watch->saturated();
+    const std::int64_t growth = pools[p].watch->inside_growth();
+    if (is_short && !binding_short) {
+      binding = static_cast<int>(p), binding_short = true, most = growth;
+    } else if (is_short == binding_short && growth > most) {
+      binding = static_cast<int>(p), most = growth;
+    }
+  }
+  for (std::size_t p = 0; p < pools.size(); ++p) {
+    if (static_cast<int>(p) != binding && !pools[p].watch->saturated()) continue;
+    v.pools[p].by = pools[p].watch->binding_cause();
+    v.pools[p].resource = saturated_resource(v.pools[p].by, pools[p].bound);
+  }
+  if (binding < 0) {
+    v.pool = "unknown";
+    return;
+  }
+  const auto b = static_cast<std::size_t>(binding);
+  v.pool = pools[b].name;
+  v.by = v.pools[b].by;
+  v.resource = v.pools[b].resource;
+}
+
 }  // namespace servesim

@@ -25,8 +25,19 @@
 //    "memory_bandwidth" when something else did;
 //  - "unknown" when the cost model splits no time (constant step cost) and the KV cache
 //    did not limit the batch.
+//
+// With several pools (a prefill/decode split, pools per class) the run's totals would mix
+// pools: a decode pool's memory-bound steps can outweigh the prefill pool's compute-bound
+// ones while the prefill pool is the one that runs short. So `by` and `resource` are judged
+// per pool, on the pool's own watch and step mix (name_binding_pool): a pool is short when
+// its own backlog grew without bound; the run names the binding pool, the short pool whose
+// requests inside grew most over the judged window (SaturationWatch::inside_growth), or,
+// when no pool's backlog grew past the growth test (a run judged by its served rate), the
+// pool whose requests inside grew most. With one pool that pool binds, and the figures are
+// those of the run's totals.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/cluster/saturation_watch.h"
 #include "sim/metrics/sustained_rate.h"
@@ -44,6 +55,13 @@ struct SaturationVerdict {
   std::string resource = "none";  // what raises throughput; "none" unless saturated
   SustainedRate sustained;
   std::string note;  // why saturated or too short; "" when the load was sustained
+  // The pool that ran short (name_binding_pool): "none" unless saturated; "unknown" when
+  // several pools' requests inside none grew (then by and resource are the run's totals').
+  std::string pool = "none";
+  struct Pool {
+    std::string by = "none", resource = "none";  // "none" unless this pool ran short
+  };
+  std::vector<Pool> pools;  // one per pool, in the scenario's order; empty unless named
 };
 
 // Time of compute- and memory-bound operators over every step (ReplicaStats).
@@ -57,5 +75,18 @@ SaturationVerdict judge_saturation(const SaturationWatch& watch, const Sustained
 
 // The resource rule above, on its own.
 std::string saturated_resource(const std::string& by, const StepBoundTime& bound);
+
+// One pool as name_binding_pool sees it: its name, its own watch (fed with its requests
+// inside and its never-scheduled ones, and its steps' blocked heads) and its step mix.
+struct PoolSaturationInput {
+  std::string name;
+  const SaturationWatch* watch = nullptr;
+  StepBoundTime bound;
+};
+
+// Names the pool that ran short in a saturated verdict and gives each pool that ran short
+// its own by and resource (the rule above); the verdict's by and resource become the
+// binding pool's. Leaves an unsaturated verdict as it is.
+void name_binding_pool(SaturationVerdict& verdict, const std::vector<PoolSaturationInput>& pools);
 
 }  // namespace servesim

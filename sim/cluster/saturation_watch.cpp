@@ -15,9 +15,11 @@ bool SaturationWatch::observe(std::int64_t arrived, std::int64_t in_flight, std:
   SS_ASSERT(arrived == arrived_ + 1, "observe() once per arrival, in order");
   arrived_ = arrived;
   last_excess_ = std::max<std::int64_t>({in_flight - slots_, unscheduled, 0});
+  last_inside_ = in_flight;
   causes_at_last_arrival_ = causes_;
   if ((arrived & (arrived - 1)) != 0) return false;  // not a power of two
   excess_at_pow2_.push_back(last_excess_);
+  inside_at_pow2_.push_back(in_flight);
   causes_at_pow2_.push_back(causes_);
   if (arrived < kEarliestCheck || early_) return early_;
   const std::size_t k = excess_at_pow2_.size() - 1;  // arrived == 2^k, k >= 10
@@ -48,6 +50,11 @@ SaturationWatch::Causes SaturationWatch::causes_in_window() const {
   const Causes& from = causes_at_pow2_[window_start()];
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = causes_at_last_arrival_[i] - from[i];
   return out;
+}
+
+std::int64_t SaturationWatch::inside_growth() const {
+  if (arrived_ == 0) return 0;
+  return last_inside_ - inside_at_pow2_[window_start()];
 }
 
 std::string SaturationWatch::saturated_by() const { return saturated() ? binding_cause() : "none"; }

@@ -61,6 +61,11 @@ class SaturationWatch {
   std::string binding_cause() const;
   // The counts behind saturated_by(), over that window.
   Causes causes_in_window() const;
+  // The requests inside (observe's `in_flight`) at the last arrival less those at the start
+  // of that window: how far this queue grew while it was judged. Compares the pools of one
+  // run (saturation_verdict.h, name_binding_pool): the short one grows in proportion to the
+  // arrivals, the others only wander.
+  std::int64_t inside_growth() const;
 
   static constexpr std::int64_t kEarliestCheck = 1024;
 
@@ -71,6 +76,8 @@ class SaturationWatch {
   std::int64_t arrived_ = 0;
   std::int64_t last_excess_ = 0;
   std::vector<std::int64_t> excess_at_pow2_;  // E at arrival 1, 2, 4, 8, ...
+  std::int64_t last_inside_ = 0;
+  std::vector<std::int64_t> inside_at_pow2_;  // in_flight at arrival 1, 2, 4, 8, ...
   Causes causes_{};                            // running totals
   Causes causes_at_last_arrival_{};
   std::vector<Causes> causes_at_pow2_;  // totals at arrival 1, 2, 4, 8, ...

@@ -77,8 +77,15 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   source_events_.resize(sources_.size());
   source_event_ns_.assign(sources_.size(), kTickMax);
   std::int64_t slots = 0;  // requests the cluster runs at once
-  for (const auto& p : cluster_.pools) slots += std::int64_t{p.replicas} * p.engine.max_num_seqs;
+  for (const auto& p : cluster_.pools) {
+    const std::int64_t pool_slots = std::int64_t{p.replicas} * p.engine.max_num_seqs;
+    slots += pool_slots;
+    pool_watch_.emplace_back(pool_slots);
+  }
   saturation_ = SaturationWatch(slots);
+  pool_in_flight_.assign(cluster_.pools.size(), 0);
+  pool_unscheduled_.assign(cluster_.pools.size(), 0);
+  pool_arrivals_at_instant_.assign(cluster_.pools.size(), 0);
   metrics_->set_sustained_meter(&sustained_);
 }
 
@@ -167,14 +174,20 @@ void Simulation::admit_one(int c, RequestSource& src) {
       metrics_->start_measuring_itl();
     }
   }
+  const auto ci = static_cast<std::size_t>(c);
+  const int pool = pool_of_class_[ci];
+  const auto pi = static_cast<std::size_t>(pool);
   ++arrived_;
   ++in_flight_;
+  ++pool_in_flight_[pi];
   sustained_.note_arrival(sim_.now());
   if (sim_.now() != instant_ns_) {
     instant_ns_ = sim_.now();
     arrivals_at_instant_ = 0;
+    std::fill(pool_arrivals_at_instant_.begin(), pool_arrivals_at_instant_.end(), 0);
   }
   ++arrivals_at_instant_;
+  ++pool_arrivals_at_instant_[pi];
   if (stop_.requests && arrived_ >= *stop_.requests) {
     admitting_ = false;
     for (auto& h : source_events_) sim_.cancel(h);
@@ -189,13 +202,12 @@ void Simulation::admit_one(int c, RequestSource& src) {
         for (auto& replica : p->replicas()) replica->release();
     });
   }
-  const auto ci = static_cast<std::size_t>(c);
-  const int pool = pool_of_class_[ci];
   if (queue_limit_[ci] >= 0 && unscheduled_[ci] >= queue_limit_[ci]) {
     reject_at_door(*state, pool, "queue_full");
   } else {
     ++unscheduled_[ci];  // until its first step (on_first_scheduled) or it leaves
     ++unscheduled_total_;
+    ++pool_unscheduled_[pi];
     if (timeout_ns_[ci] >= 0) {
       const std::uint64_t id = state->spec.id;
       const EventHandle h = sim_.schedule_in(timeout_ns_[ci], [this, id] { on_timeout(id); });
@@ -210,6 +222,9 @@ void Simulation::admit_one(int c, RequestSource& src) {
   // until all are in (a burst, a closed loop's users at t = 0), so they wait by design, not
   // because a limit holds them; a burst is judged, as before, by what exceeds the slots.
   saturation_.observe(arrived_, in_flight_, std::max<std::int64_t>(unscheduled_total_ - arrivals_at_instant_, 0));
+  for (std::size_t p = 0; p < pool_watch_.size(); ++p)
+    pool_watch_[p].observe(arrived_, pool_in_flight_[p],
+                           std::max<std::int64_t>(pool_unscheduled_[p] - pool_arrivals_at_instant_[p], 0));
   sustained_.note_in_flight(sim_.now(), in_flight_);
   if (arrival_observer_ && arrival_observer_(arrived_, in_flight_)) {
     aborted_ = true;
@@ -223,12 +238,15 @@ void Simulation::on_request_done(RequestState& request, Tick now_ns) {
   if (request.first_scheduled_ns < 0) {
     --unscheduled_[static_cast<std::size_t>(request.spec.class_index)];
     --unscheduled_total_;
+    --pool_unscheduled_[static_cast<std::size_t>(pool_of_class_[static_cast<std::size_t>(request.spec.class_index)])];
   }
   if (auto it = timeouts_.find(request.spec.id); it != timeouts_.end()) {
     sim_.cancel(it->second.first);
     timeouts_.erase(it);
   }
   --in_flight_;
+  SS_ASSERT(request.pool_index >= 0, "a request left without a pool");
+  --pool_in_flight_[static_cast<std::size_t>(request.pool_index)];
   last_done_ns_ = std::max(last_done_ns_, now_ns);
   if (request.pool_index >= 0)
     if (Autoscaler* a = pools_[static_cast<std::size_t>(request.pool_index)]->autoscaler()) a->on_request_left(request);
@@ -242,19 +260,30 @@ void Simulation::record_unfinished(const RequestState& r) {
   metrics_->record_request(make_request_record(r, Outcome::unfinished, sim_.now()));
 }
 
-void Simulation::on_head_blocked(HeadBlock why) { saturation_.note_blocked(static_cast<int>(why)); }
+void Simulation::on_head_blocked(int pool_index, HeadBlock why) {
+  saturation_.note_blocked(static_cast<int>(why));
+  pool_watch_[static_cast<std::size_t>(pool_index)].note_blocked(static_cast<int>(why));
+}
 
 SaturationVerdict Simulation::saturation_verdict(double tolerance) const {
   StepBoundTime bound;
-  for (const auto& pool : pools_)
-    for (const auto& replica : pool->replicas()) {
-      bound.compute_ns += static_cast<double>(replica->stats().compute_bound_ns);
-      bound.memory_ns += static_cast<double>(replica->stats().memory_bound_ns);
+  std::vector<PoolSaturationInput> per_pool;
+  for (std::size_t p = 0; p < pools_.size(); ++p) {
+    PoolSaturationInput in{cluster_.pools[p].name, &pool_watch_[p], {}};
+    for (const auto& replica : pools_[p]->replicas()) {
+      in.bound.compute_ns += static_cast<double>(replica->stats().compute_bound_ns);
+      in.bound.memory_ns += static_cast<double>(replica->stats().memory_bound_ns);
     }
+    bound.compute_ns += in.bound.compute_ns;
+    bound.memory_ns += in.bound.memory_ns;
+    per_pool.push_back(std::move(in));
+  }
   bool closed_loop = !workload_.empty();
   for (const auto& c : workload_)
     closed_loop &= !c.trace && c.arrival && c.arrival->process == ArrivalSpec::Process::closed;
-  return judge_saturation(saturation_, sustained_, tolerance, bound, closed_loop);
+  SaturationVerdict v = judge_saturation(saturation_, sustained_, tolerance, bound, closed_loop);
+  name_binding_pool(v, per_pool);
+  return v;
 }
 
 // Saturation uses the one rule of `capacity`, `sweep` and `explain` (saturation_verdict.h,
@@ -268,6 +297,7 @@ void Simulation::note_saturation(RunResult& result) const {
   result.too_short_to_judge = v.too_short;
   result.saturated_by = v.by;
   result.saturated_resource = v.resource;
+  result.saturated_pool = v.pool;
   result.sustained = v.sustained;
   SummaryBlock& s = result.summary.overall;
   s.set_count("peak_in_flight", result.peak_in_flight);
@@ -275,6 +305,14 @@ void Simulation::note_saturation(RunResult& result) const {
   s.set_count("saturated", result.saturated ? 1 : 0);
   s.set_label("saturated_by", result.saturated_by, "saturated");
   s.set_label("saturated_resource", result.saturated_resource, "saturated");
+  s.set_label("saturated_pool", result.saturated_pool, "saturated");
+  // Each pool's own limit and resource: "none" for a pool that did not run short.
+  for (std::size_t p = 0; p < result.summary.pools.size(); ++p) {
+    SummaryBlock& b = result.summary.pools[p].second;
+    const bool named = p < v.pools.size();
+    b.set_label("saturated_by", named ? v.pools[p].by : "none", "");
+    b.set_label("saturated_resource", named ? v.pools[p].resource : "none", "");
+  }
   s.set_count("too_short_to_judge", result.too_short_to_judge ? 1 : 0);
   s.set("sustained_offered_rate", v.sustained.offered_per_s);
   s.set("sustained_served_rate", v.sustained.served_per_s);
@@ -385,6 +423,10 @@ RunResult Simulation::run() {
   note_utilisation(result);
   note_kv_tier_traffic(result);
   note_fleet(result);
+  SS_ASSERT(std::accumulate(pool_in_flight_.begin(), pool_in_flight_.end(), std::int64_t{0}) +
+                    static_cast<std::int64_t>(hand_overs_.size()) ==
+                in_flight_,
+            "the pools' requests inside and those on the wire are the cluster's");
   // Conservation: every request that arrived left as completed, rejected or unfinished.
   SS_ASSERT(result.arrived == result.completed + result.rejected + result.unfinished,
             "request conservation (arrived = completed + rejected + unfinished)");

@@ -47,6 +47,10 @@ struct RunResult {
   // What raises throughput: compute, kv_memory, memory_bandwidth, unknown; "none" when not
   // saturated (saturation_verdict.h).
   std::string saturated_resource = "none";
+  // The pool that ran short, whose limit and resource the two above name (several pools:
+  // a prefill/decode split; saturation_verdict.h, name_binding_pool); "none" when not
+  // saturated.
+  std::string saturated_pool = "none";
   SustainedRate sustained;  // offered and served over the second half of the arrivals
   // An arrival observer ended the run early (Simulation::set_arrival_observer).
   bool aborted = false;
@@ -74,7 +78,7 @@ class Simulation final : public ReplicaListener {
   void on_request_done(RequestState& request, Tick now_ns) override;
   void on_first_scheduled(RequestState& request, Tick now_ns) override;
   void on_prefill_handed_over(RequestState& request, Tick now_ns) override;
-  void on_head_blocked(HeadBlock why) override;
+  void on_head_blocked(int pool_index, HeadBlock why) override;
   // The run's saturation watch, fed before the arrival observer is called: an observer may
   // stop the run once saturation_watch().tripped_early().
   const SaturationWatch& saturation_watch() const { return saturation_; }
@@ -143,6 +147,13 @@ class Simulation final : public ReplicaListener {
   std::int64_t peak_in_flight_ = 0;
   std::int64_t in_flight_at_last_arrival_ = 0;
   SaturationWatch saturation_{0};  // sized in the constructor, once the pools are known
+  // Per pool: its own watch, the requests inside it (waiting or running there; a request
+  // whose KV is on its way to a decode pool is in none), its never-scheduled requests and
+  // this instant's arrivals, so the pool that runs short names the resource.
+  std::vector<SaturationWatch> pool_watch_;
+  std::vector<std::int64_t> pool_in_flight_;
+  std::vector<std::int64_t> pool_unscheduled_;
+  std::vector<std::int64_t> pool_arrivals_at_instant_;
   SustainedRateMeter sustained_;   // fed by the recorder and admit_one
   ArrivalObserver arrival_observer_;
   bool aborted_ = false;

@@ -29,6 +29,7 @@ void Simulation::on_first_scheduled(RequestState& request, Tick) {
   if (request.spec.class_index < 0) return;
   --unscheduled_[static_cast<std::size_t>(request.spec.class_index)];
   --unscheduled_total_;
+  --pool_unscheduled_[static_cast<std::size_t>(pool_of_class_[static_cast<std::size_t>(request.spec.class_index)])];
   if (auto it = timeouts_.find(request.spec.id); it != timeouts_.end()) {
     sim_.cancel(it->second.first);
     timeouts_.erase(it);

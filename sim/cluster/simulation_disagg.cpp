@@ -106,6 +106,7 @@ void Simulation::on_prefill_handed_over(RequestState& r, Tick now_ns) {
   const int p = r.pool_index;
   const int d = decode_pool_of_[static_cast<std::size_t>(p)];
   SS_ASSERT(d >= 0, "hand-over from a pool that is not a prefill pool");
+  --pool_in_flight_[static_cast<std::size_t>(p)];  // on the wire until on_kv_arrived
   Pool& decode = *pools_[static_cast<std::size_t>(d)];
   const int target = decode.route(r);
   const int src_gpus = gpus_per_replica(cluster_.pools[static_cast<std::size_t>(p)]);
@@ -140,6 +141,7 @@ void Simulation::on_kv_arrived(std::uint64_t request_id) {
   r.first_token_ns = now;
   r.last_token_ns = now;
   const int d = decode_pool_of_[static_cast<std::size_t>(r.pool_index)];
+  ++pool_in_flight_[static_cast<std::size_t>(d)];
   pools_[static_cast<std::size_t>(d)]->submit_to(r, h.decode_replica);
 }
 

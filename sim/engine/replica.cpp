@@ -123,7 +123,7 @@ void Replica::maybe_start_step() {
     take_arrivals();
     return maybe_start_step();
   }
-  if (!waiting_.empty()) listener_.on_head_blocked(why_head_waits(state, plan_));
+  if (!waiting_.empty()) listener_.on_head_blocked(pool_index_, why_head_waits(state, plan_));
   if (!arriving_.empty()) take_arrivals();
   // Load marks: here, before every listener call (a callback may route: a closed loop, a
   // disaggregated hand-over) and at the end, so a router never reads a stale snapshot.

@@ -49,8 +49,9 @@ class ReplicaListener {
   // sampled; the replica has freed its KV and no longer refers to it.
   virtual void on_prefill_handed_over(RequestState& /*request*/, Tick /*now_ns*/) {}
   // A step was planned with requests still waiting: why the first of them did not join.
-  // Once per such step; the simulation counts them to name what binds a growing backlog.
-  virtual void on_head_blocked(HeadBlock /*why*/) {}
+  // Once per such step; the simulation counts them, per pool (`pool_index`: the replica's),
+  // to name what binds a growing backlog.
+  virtual void on_head_blocked(int /*pool_index*/, HeadBlock /*why*/) {}
 };
 
 class Replica {

@@ -121,3 +121,84 @@ TEST_CASE("saturation verdict: a closed loop offers what it serves - at any leng
   CHECK_FALSE(closed.too_short);
   CHECK(closed.note.empty());
 }
+
+namespace {
+
+// A pool's watch over 4,096 arrivals: `inside(n)` requests inside after arrival n, none of
+// them beyond its `slots` unscheduled, and a step blocked by `cause` after each arrival.
+template <typename Inside>
+SaturationWatch pool_watch(std::int64_t slots, Inside inside, int cause) {
+  SaturationWatch w(slots);
+  for (std::int64_t n = 1; n <= 4096; ++n) {
+    w.observe(n, inside(n), 0);
+    w.note_blocked(cause);
+  }
+  return w;
+}
+
+SaturationVerdict saturated_by_rate() {
+  SaturationVerdict v;
+  v.saturated = true;
+  v.by = "max_num_seqs";
+  v.resource = "memory_bandwidth";  // what the run's totals say
+  return v;
+}
+
+constexpr int kMaxNumSeqs = 0;
+
+}  // namespace
+
+TEST_CASE("saturation verdict: the pool whose backlog grew names the limit and the resource", "[sweep][saturation]") {
+  // Prefill pool of 16 slots whose requests inside grow by a quarter of the arrivals: its
+  // backlog beyond the slots, n/4, is 256 at arrival 1,024, past max(1024/16, 8 sqrt(1024))
+  // = 256 after growing by half twice, so the growth test trips (saturation_watch.h). A
+  // decode pool steady at 200 inside its 256 slots has no backlog. The decode pool's
+  // memory-bound time is four times the prefill pool's compute-bound time, so the run's
+  // totals name memory bandwidth; the prefill pool, the one short, is compute-bound.
+  const SaturationWatch prefill = pool_watch(16, [](std::int64_t n) { return 16 + n / 4; }, kTokenBudget);
+  const SaturationWatch decode = pool_watch(256, [](std::int64_t) { return 200; }, kMaxNumSeqs);
+  REQUIRE(prefill.saturated());
+  REQUIRE_FALSE(decode.saturated());
+  SaturationVerdict v = saturated_by_rate();
+  name_binding_pool(v, {{"prefill", &prefill, {2e9, 1e9}}, {"decode", &decode, {0.5e9, 8e9}}});
+  CHECK(v.pool == "prefill");
+  CHECK(v.by == "token_budget");
+  CHECK(v.resource == "compute");
+  REQUIRE(v.pools.size() == 2);
+  CHECK(v.pools[0].resource == "compute");
+  CHECK(v.pools[1].by == "none");
+  CHECK(v.pools[1].resource == "none");
+}
+
+TEST_CASE("saturation verdict: with no pool past the growth test the pool whose requests inside grew binds",
+          "[sweep][saturation]") {
+  // Saturated by its served rate; the decode pool's requests inside grew from 100 (at
+  // arrival 2,048, the window's start) to 140, within its 256 slots; the prefill pool's
+  // fell from 10 to 8. Only the decode pool grew: it binds, with its own cause and mix.
+  const SaturationWatch prefill = pool_watch(16, [](std::int64_t n) { return n <= 2048 ? 10 : 8; }, kTokenBudget);
+  const SaturationWatch decode =
+      pool_watch(256, [](std::int64_t n) { return n <= 2048 ? 100 : 140; }, kMaxNumSeqs);
+  REQUIRE_FALSE(prefill.saturated());
+  REQUIRE_FALSE(decode.saturated());
+  CHECK(decode.inside_growth() == 40);
+  CHECK(prefill.inside_growth() == -2);
+  SaturationVerdict v = saturated_by_rate();
+  name_binding_pool(v, {{"prefill", &prefill, {2e9, 1e9}}, {"decode", &decode, {0.5e9, 8e9}}});
+  CHECK(v.pool == "decode");
+  CHECK(v.by == "max_num_seqs");
+  CHECK(v.resource == "memory_bandwidth");
+  CHECK(v.pools[0].resource == "none");
+
+  // Neither grew: the pool is unknown, and the run's totals stand.
+  const SaturationWatch flat = pool_watch(16, [](std::int64_t) { return 10; }, kTokenBudget);
+  SaturationVerdict u = saturated_by_rate();
+  name_binding_pool(u, {{"prefill", &flat, {2e9, 1e9}}, {"decode", &flat, {0.5e9, 8e9}}});
+  CHECK(u.pool == "unknown");
+  CHECK(u.resource == "memory_bandwidth");
+
+  // Not saturated: nothing named.
+  SaturationVerdict calm;
+  name_binding_pool(calm, {{"prefill", &prefill, {2e9, 1e9}}});
+  CHECK(calm.pool == "none");
+  CHECK(calm.pools.empty());
+}
