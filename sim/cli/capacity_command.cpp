@@ -11,6 +11,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/feasibility_options.h"
 #include "sim/cli/options.h"
+#include "sim/cli/study_long_run.h"
 #include "sim/core/errors.h"
 #include "sim/report/atomic_write.h"
 #include "sim/report/capacity_report.h"
@@ -82,6 +83,7 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   if (vm.count("max-rate")) request.max_rate = max_rate;
   request.integer = vm.count("integer") > 0;
 
+  warn_long_study_runs("capacity", request.scenario_path, request.sets, err);
   const CapacityPlan plan = plan_capacity(request);
   const bool quiet = vm.count("quiet") > 0, json = vm.count("json") > 0;
   const bool progress = !quiet && !json;

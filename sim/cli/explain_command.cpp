@@ -7,6 +7,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
+#include "sim/cli/study_long_run.h"
 #include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
 #include "sim/report/atomic_write.h"
@@ -43,6 +44,7 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
   request.sets = sets;
   if (vm.count("seed")) request.seed = vm["seed"].as<std::uint64_t>();
   request.jobs = jobs;
+  warn_long_study_runs("explain", request.scenario_path, request.sets, err);
   const ExplainStudy study = run_explain(request);
   if (out_dir.empty()) out_dir = "results/" + study.scenario + "-explain";
   const nlohmann::ordered_json j = explain_to_json(study);

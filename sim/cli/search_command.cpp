@@ -11,6 +11,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/feasibility_options.h"
 #include "sim/cli/options.h"
+#include "sim/cli/study_long_run.h"
 #include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
 #include "sim/report/atomic_write.h"
@@ -78,6 +79,7 @@ int search_command(const std::vector<std::string>& args, std::ostream& out, std:
 
   const bool quiet = vm.count("quiet") > 0, json = vm.count("json") > 0;
   std::size_t done = 0;
+  warn_long_study_runs("search", request.scenario_path, request.sets, err);
   const SearchReport report = run_search(
       request,
       [&](const SearchReport& loaded) {

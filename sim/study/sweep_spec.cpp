@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <optional>
+#include <set>
 
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
@@ -76,10 +77,8 @@ bool same_part(const std::string& a, const std::string& b) {
   return ia && ib ? *ia == *ib : a == b;
 }
 
-// Every point applies its axes' overrides in --axis order, so of two axes where one key is
-// the other or lies under it (`stop` and `stop.requests`), the later one overwrites the
-// earlier on every point: one axis would be swept in name only. Refused, naming both.
-void check_axes_apart(const std::string& earlier, const std::string& later) {
+// Refuses `later` when it names the node `earlier` names, or one under or above it.
+void check_two_axes_apart(const std::string& earlier, const std::string& later) {
   const auto a = split_dots(earlier), b = split_dots(later);
   const std::size_t common = std::min(a.size(), b.size());
   for (std::size_t k = 0; k < common; ++k)
@@ -111,13 +110,19 @@ SweepAxis parse_axis(const std::string& text) {
   return axis;
 }
 
+void check_axes_apart(const std::vector<SweepAxis>& axes) {
+  for (std::size_t j = 0; j < axes.size(); ++j)
+    for (std::size_t i = 0; i < j; ++i) check_two_axes_apart(axes[i].key, axes[j].key);
+}
+
 const char* sweep_mode_name(SweepMode mode) { return mode == SweepMode::zip ? "zip" : "product"; }
 
 std::size_t sweep_point_count(const std::vector<SweepAxis>& axes, SweepMode mode) {
   if (axes.empty()) throw ConfigError("--axis", 0, "", "a sweep needs at least one --axis KEY=V1,V2,...");
-  for (std::size_t j = 0; j < axes.size(); ++j) {
-    SS_ASSERT(!axes[j].values.empty(), "parse_axis never returns an axis without values");
-    for (std::size_t i = 0; i < j; ++i) check_axes_apart(axes[i].key, axes[j].key);
+  std::set<std::string> keys;
+  for (const auto& axis : axes) {
+    if (!keys.insert(axis.key).second) throw ConfigError("--axis", 0, axis.key, "is given as an axis twice");
+    SS_ASSERT(!axis.values.empty(), "parse_axis never returns an axis without values");
   }
   if (mode == SweepMode::zip) {
     for (const auto& axis : axes)

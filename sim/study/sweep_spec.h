@@ -24,10 +24,17 @@ enum class SweepMode { product, zip };
 const char* sweep_mode_name(SweepMode mode);  // "product" | "zip"
 
 // The number of points: the product of the axes' lengths, or (zip) their common length.
-// Throws ConfigError("--axis", ...) when there is no axis, a key repeats or lies under
-// another axis's key (`stop` and `stop.requests`: the later would overwrite the earlier), zipped axes
+// Throws ConfigError("--axis", ...) when there is no axis, a key repeats, zipped axes
 // differ in length, or the product exceeds kMaxSweepPoints.
 std::size_t sweep_point_count(const std::vector<SweepAxis>& axes, SweepMode mode);
+
+// `sweep`'s axes apply their overrides in --axis order, so of two axes whose keys are the
+// same or one under the other (`stop` and `stop.requests`, `workload.0` and
+// `workload.00.input`: list indices compare as numbers), the later overwrites the earlier on
+// every point and one axis is swept in name only. Throws ConfigError("--axis", 0, LATER, ...)
+// naming both. (A search space layers a key under a template key on purpose: it does not
+// call this.)
+void check_axes_apart(const std::vector<SweepAxis>& axes);
 inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
 
 // The value index on each axis of point `index`. In a product the first axis is the

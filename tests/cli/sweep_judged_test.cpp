@@ -111,10 +111,11 @@ TEST_CASE("sweep: an axis under another axis is refused naming both", "[sweep]")
 
   // Siblings and keys that merely share a prefix of their text are apart.
   using servesim::parse_axis;
-  CHECK(servesim::sweep_point_count({parse_axis("stop.requests=1,2"), parse_axis("stop.time=1s,2s")},
-                                    servesim::SweepMode::product) == 4);
-  CHECK(servesim::sweep_point_count({parse_axis("workload.0.input={fixed: 1}"), parse_axis("workload.0.input_x=1,2")},
-                                    servesim::SweepMode::product) == 2);
+  CHECK_NOTHROW(servesim::check_axes_apart({parse_axis("stop.requests=1,2"), parse_axis("stop.time=1s,2s")}));
+  CHECK_NOTHROW(
+      servesim::check_axes_apart({parse_axis("workload.0.input={fixed: 1}"), parse_axis("workload.0.input_x=1,2")}));
+  CHECK_THROWS_AS(servesim::check_axes_apart({parse_axis("workload.1.input=1"), parse_axis("workload.01=2")}),
+                  servesim::ConfigError);
 }
 
 TEST_CASE("sweep: a point too short to judge is off the Pareto front with the reason and the length to judge it",
@@ -172,4 +173,23 @@ TEST_CASE("sweep: the largest point's long-run warning comes once before any poi
   warnings.clear();
   servesim::run_sweep(request, {}, {}, [&](const std::string& w) { warnings.push_back(w); });
   CHECK(warnings.empty());
+}
+
+TEST_CASE("capacity and search warn once of a scenario too long to run - before any run", "[sweep][long_run]") {
+  TempDir dir("study-long");
+  // 2e13 requests at 370,000 simulated requests per wall second (docs/performance.md):
+  // 5.41e7 s, 625.6 days. A misspelt --class and a missing space file stop each study after
+  // the warning and before any run.
+  const auto scenario = dir.write("md1.yaml", md1_scenario(4, 20'000'000'000'000)).string();
+  const auto capacity = run_cli("capacity " + scenario + " --class nosuch -q");
+  CHECK(capacity.exit_code == 2);
+  CHECK(has(capacity.output, "warning: capacity's runs start from this scenario, which simulates about 2e+13 requests "
+                             "(set by stop.requests)"));
+  CHECK(has(capacity.output, "about 625.6 days"));
+  const auto search = run_cli("search " + scenario + " --space " + (dir.path / "none.yaml").string() + " -q");
+  CHECK(search.exit_code == 2);
+  CHECK(has(search.output, "warning: search's runs start from this scenario, which simulates about 2e+13 requests"));
+  // A scenario of ordinary length: no warning.
+  const auto small = dir.write("small.yaml", md1_scenario(4, 100)).string();
+  CHECK_FALSE(has(run_cli("capacity " + small + " --class nosuch -q").output, "simulates about"));
 }
