@@ -1,6 +1,7 @@
 #include "sim/metrics/metric_group.h"
 
 #include <array>
+#include <limits>
 
 #include "sim/core/assert.h"
 
@@ -12,6 +13,11 @@ namespace {
 constexpr const char* kUnspecifiedReason = "unspecified";
 
 double ms(double ns) { return ns * 1e-6; }
+
+// A figure without samples (TTFT when every output is 0 tokens, TPOT and ITL below two) does
+// not exist: NaN, which summary.json writes as null and the console as "-", never 0, which
+// would read as "instant" (docs/metrics.md, "No samples").
+constexpr double kNoSamples = std::numeric_limits<double>::quiet_NaN();
 
 void add_parts(TtftParts& into, const TtftParts& p) {
   into.queue_ns += p.queue_ns;
@@ -32,9 +38,9 @@ void add_parts(DecodeParts& into, const DecodeParts& p) {
   into.overhead_ns += p.overhead_ns;
 }
 
-// Mean in ms of a sum of ns over n items; 0 without items.
+// Mean in ms of a sum of ns over n items; none (NaN) without items.
 double mean_ms(Tick sum_ns, std::int64_t n) {
-  return n > 0 ? ms(static_cast<double>(sum_ns)) / static_cast<double>(n) : 0.0;
+  return n > 0 ? ms(static_cast<double>(sum_ns)) / static_cast<double>(n) : kNoSamples;
 }
 
 // USD per million of `tokens`; 0 without tokens.
@@ -161,7 +167,8 @@ void MetricGroup::add_new_fields(SummaryBlock& block, Tick duration_ns) const {
   // The slowest one (exact, not sketched): what an SLO stated for `every` bounds.
   const std::array<NamedSketch, 5> latencies{
       {{"ttft", &ttft_ns}, {"tpot", &tpot_ns}, {"itl", &itl_ns}, {"e2el", &e2el_ns}, {"queue", &queue_ns}}};
-  for (const auto& [name, sketch] : latencies) block.set(std::string("max_") + name + "_ms", ms(sketch->max()));
+  for (const auto& [name, sketch] : latencies)
+    block.set(std::string("max_") + name + "_ms", sketch->empty() ? kNoSamples : ms(sketch->max()));
 
   block.set_count("cached_input_tokens", cached_input_tokens);
   block.set_count("uncached_input_tokens", input_tokens - cached_input_tokens);
@@ -213,10 +220,11 @@ SummaryBlock MetricGroup::to_block(Tick duration_ns) const {
       {"ttft", &ttft_ns}, {"tpot", &tpot_ns}, {"itl", &itl_ns}, {"e2el", &e2el_ns}}};
   for (const auto& [name, sketch] : vllm_latencies) {
     const std::string suffix = std::string("_") + name + "_ms";
-    block.set("mean" + suffix, ms(sketch->mean()));
-    block.set("median" + suffix, ms(sketch->quantile(0.5)));
-    block.set("std" + suffix, ms(sketch->stddev()));
-    block.set("p99" + suffix, ms(sketch->quantile(0.99)));
+    const bool none = sketch->empty();
+    block.set("mean" + suffix, none ? kNoSamples : ms(sketch->mean()));
+    block.set("median" + suffix, none ? kNoSamples : ms(sketch->quantile(0.5)));
+    block.set("std" + suffix, none ? kNoSamples : ms(sketch->stddev()));
+    block.set("p99" + suffix, none ? kNoSamples : ms(sketch->quantile(0.99)));
   }
 
   // The percentile ladder; p99 of the first four is already placed above and set() keeps
@@ -234,12 +242,12 @@ SummaryBlock MetricGroup::to_block(Tick duration_ns) const {
                                           {"p99", 0.99}, {"p999", 0.999}}};
   for (const auto& [name, sketch] : all_latencies) {
     const std::string suffix = std::string("_") + name + "_ms";
-    for (const auto& [prefix, q] : ladder) block.set(prefix + suffix, ms(sketch->quantile(q)));
+    for (const auto& [prefix, q] : ladder) block.set(prefix + suffix, sketch->empty() ? kNoSamples : ms(sketch->quantile(q)));
   }
-  block.set("mean_queue_ms", ms(queue_ns.mean()));
+  block.set("mean_queue_ms", queue_ns.empty() ? kNoSamples : ms(queue_ns.mean()));
   // The KV-transfer part of TTFT (prefill/decode disaggregation, docs/cluster.md).
   block.set("mean_kv_transfer_ms",
-            completed > 0 ? ms_from_ticks(kv_transfer_ns) / static_cast<double>(completed) : 0.0);
+            completed > 0 ? ms_from_ticks(kv_transfer_ns) / static_cast<double>(completed) : kNoSamples);
 
   block.set("prefix_cache_hit_rate",
             input_tokens > 0

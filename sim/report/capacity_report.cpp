@@ -1,5 +1,6 @@
 #include "sim/report/capacity_report.h"
 
+#include <cmath>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -12,7 +13,9 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
+// "-" for a figure without samples (TTFT when every output is 0 tokens): it cannot miss.
 std::string fmt(double v) {
+  if (std::isnan(v)) return "-";
   std::ostringstream os;
   os << std::setprecision(6) << v;
   return os.str();

@@ -80,6 +80,13 @@ Row make_row(const std::string& label, const SummaryBlock& block, const std::vec
   return row;
 }
 
+// Whether some cell of the table (past the header) reads "-": a figure without samples.
+bool has_absent_cell(const std::vector<Row>& rows) {
+  for (std::size_t r = 1; r < rows.size(); ++r)
+    if (std::find(rows[r].begin() + 1, rows[r].end(), "-") != rows[r].end()) return true;
+  return false;
+}
+
 void print_table(const std::vector<Row>& rows, std::ostream& out) {
   std::vector<std::size_t> widths(rows.front().size(), 0);
   for (const Row& row : rows) {
@@ -274,12 +281,16 @@ void print_console_report(const RunSummary& summary, std::ostream& out) {
   rows.push_back(make_row("overall", summary.overall, columns));
   print_table(rows, out);
 
+  bool absent = has_absent_cell(rows);
   if (!summary.pools.empty()) {
     out << '\n';
     std::vector<Row> pool_rows{header_row("pool", columns)};
     for (const auto& [name, block] : summary.pools) pool_rows.push_back(make_row(name, block, columns));
     print_table(pool_rows, out);
+    absent = absent || has_absent_cell(pool_rows);
   }
+  // A figure without samples is "-", never 0 (docs/metrics.md, "No samples").
+  if (absent) out << "-: no samples (a TTFT needs an output token, a TPOT or ITL two; every figure a completed request)\n";
 
   print_accounting(summary.overall, out);
   print_slo_verdict(summary, out);
@@ -294,7 +305,12 @@ void print_console_report(const RunSummary& summary, std::ostream& out) {
     const std::string by = summary.overall.label("saturated_by");
     const std::string resource = summary.overall.label("saturated_resource");
     const std::string short_of = resource.empty() || resource == "none" ? "" : "; short of " + resource;
-    out << "saturated: arrivals outpaced the cluster" << (by.empty() ? "" : " (bound by " + by + short_of + ")")
+    // With several pools, the one that ran short (a prefill/decode split: which side to grow).
+    const std::string pool = summary.overall.label("saturated_pool");
+    const std::string in_pool =
+        summary.pools.size() > 1 && !pool.empty() && pool != "none" && pool != "unknown" ? "pool " + pool + " " : "";
+    out << "saturated: arrivals outpaced the cluster"
+        << (by.empty() ? "" : " (" + in_pool + "bound by " + by + short_of + ")")
         << "; " << std::llround(summary.overall.get("backlog"))
         << " requests were waiting or running at the last arrival (peak "
         << std::llround(summary.overall.get("peak_in_flight"))

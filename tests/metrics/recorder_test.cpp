@@ -223,11 +223,11 @@ TEST_CASE("recorder: classes and pools each count only their own requests", "[me
   CHECK(batch.get("completed") == 1);
   CHECK(batch.get("total_input_tokens") == 2000);
   CHECK(batch.get("total_output_tokens") == 0);
-  // An embedding request has no first token: TTFT, TPOT and ITL have no samples -> 0.
-  CHECK(batch.get("mean_ttft_ms") == 0.0);
-  CHECK(batch.get("p99_ttft_ms") == 0.0);
-  CHECK(batch.get("median_itl_ms") == 0.0);
-  CHECK(batch.get("mean_tpot_ms") == 0.0);
+  // An embedding request has no first token: TTFT, TPOT and ITL have no samples, so none of
+  // their statistics exists (NaN, null in summary.json), where a 0 would read as instant.
+  for (const char* metric : {"ttft", "tpot", "itl"})
+    for (const char* stat : {"mean", "median", "std", "p50", "p90", "p95", "p99", "p999", "max"})
+      CHECK(std::isnan(batch.get(std::string(stat) + "_" + metric + "_ms")));
   CHECK(batch.get("mean_e2el_ms") == Approx(250.0).epsilon(1e-12));
   CHECK(batch.get("p50_queue_ms") == sketched(50.0));
   CHECK(batch.get("prefix_cache_hit_rate") == 0.0);
@@ -244,7 +244,7 @@ TEST_CASE("recorder: classes and pools each count only their own requests", "[me
   CHECK(p1.get("completed") == 2);
   CHECK(p1.get("total_input_tokens") == 2100);
   CHECK(p1.get("mean_e2el_ms") == Approx(225.0).epsilon(1e-12));  // {200, 250}
-  CHECK(p1.get("mean_itl_ms") == 0.0);
+  CHECK(std::isnan(p1.get("mean_itl_ms")));  // no gaps in p1: R3 has one token, R4 none
   // Requests rejected before routing belong to no pool.
   CHECK(p1.get("rejected") == 1);
   CHECK(p1.rejected_reasons == std::map<std::string, std::int64_t>{{"kv_too_small", 1}});
