@@ -1,6 +1,8 @@
 // `servesim compare BASELINE.json CANDIDATE.json [--tolerance 5%] [--tolerance-for F=P%]...`:
 // per figure the change and whether it regressed beyond tolerance; exit 1 on a regression,
-// so it can gate the CI of a scheduling-policy change (docs/sweeps.md).
+// so it can gate the CI of a scheduling-policy change (docs/sweeps.md). Summaries of
+// different deployments are compared as a what-if with the difference stated first;
+// `--same-deployment` refuses them (exit 2), for a gate that must compare like with like.
 #include <boost/program_options.hpp>
 #include <ostream>
 
@@ -15,6 +17,28 @@ namespace po = boost::program_options;
 
 namespace servesim::cli {
 
+namespace {
+
+// --same-deployment: the two summaries must record the same deployment. Throws ConfigError
+// naming the file, the key and both values.
+void check_same_deployment(const Comparison& cmp, const std::string& baseline, const std::string& candidate) {
+  if (!cmp.deployment)
+    throw ConfigError(candidate, 0, "--same-deployment",
+                      "applies to summary.json files; sweep tables record no deployment");
+  const DeploymentCheck& d = *cmp.deployment;
+  if (!d.checked)
+    throw ConfigError(candidate, 0, "deployment",
+                      d.why_unchecked + ", so --same-deployment cannot check that both ran the same deployment");
+  for (const DeploymentDifference& diff : d.differences) {
+    if (diff.pool.empty()) continue;  // another scenario file name alone is no other deployment
+    throw ConfigError(candidate, 0, "deployment.pools." + diff.pool + "." + diff.key,
+                      "is " + diff.candidate + " but " + diff.baseline + " in " + baseline +
+                          ": --same-deployment refuses runs of different deployments");
+  }
+}
+
+}  // namespace
+
 int compare_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("servesim compare BASELINE.json CANDIDATE.json [options]");
   std::vector<std::string> files, per_field;
@@ -24,6 +48,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
       ("tolerance-for", po::value(&per_field)->composing(),
        "allowed change for one figure: p99_ttft_ms=10% (every block) or classes.chat.p99_ttft_ms=10%")
       ("all", "list every figure, not only regressions and improvements")
+      ("same-deployment", "refuse (exit 2) summaries whose model, hardware, engine, parallelism or replicas differ, "
+                          "or that do not record them")
       ("json", "print the comparison as JSON")
       ("quiet,q", "print nothing; only the exit code tells");
   po::options_description hidden;
@@ -37,6 +63,8 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     out << "Compares two summary.json files (or two sweep.json tables, row by row) figure by\n"
            "figure. A figure regresses when it moves in its bad direction (latencies up;\n"
            "throughputs and completed down; rejected up) by more than its tolerance.\n"
+           "Summaries of different models or hardware are compared as a what-if, the\n"
+           "difference stated first (--same-deployment refuses them).\n"
            "Exit 0: no regression. Exit 1: a regression. Exit 2: bad input.\n\n"
         << opts;
     return 0;
@@ -55,6 +83,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
   }
 
   const Comparison cmp = compare_files(files[0], files[1], tol);
+  if (vm.count("same-deployment")) check_same_deployment(cmp, files[0], files[1]);
   for (const auto& line : comparison_warnings(cmp, files[0], files[1]))
     err << "servesim compare: warning: " << line << "\n";
   for (const auto& key : unused_tolerances(cmp, tol))
@@ -63,8 +92,17 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
     err << "servesim compare: warning: --tolerance-for " << key
         << " names a figure that is reported, never gated (it has no bad direction), so its tolerance fails nothing\n";
 
-  if (vm.count("json")) out << comparison_to_json(cmp).dump(2) << "\n";
-  else if (!vm.count("quiet")) print_comparison(cmp, vm.count("all") > 0, out);
+  // What the two runs deployed differently comes first, where it is read: above the table,
+  // in the JSON ("deployment"), or on stderr when nothing else is printed.
+  const std::vector<std::string> deployment = deployment_lines(cmp, files[0], files[1]);
+  if (vm.count("json")) {
+    out << comparison_to_json(cmp).dump(2) << "\n";
+  } else if (vm.count("quiet")) {
+    for (const auto& line : deployment) err << "servesim compare: " << line << "\n";
+  } else {
+    for (const auto& line : deployment) out << line << "\n";
+    print_comparison(cmp, vm.count("all") > 0, out);
+  }
   return cmp.regressions > 0 ? 1 : 0;
 }
 

@@ -67,10 +67,28 @@ struct SummaryBlock {
   std::string label(const std::string& name) const;
 };
 
+// What ran, written as summary.json's "deployment" (docs/metrics.md) so that `compare` can
+// tell runs of different models or hardware apart. The studies that run a scenario fill it
+// (describe_deployment, sim/study/summary_json.h); no pools: unknown, not written.
+struct PoolDeploymentInfo {
+  std::string pool, model, weights, kv, hardware;
+  int tp = 1, pp = 1, ep = 1;
+  int replicas = 0;
+  int min_replicas = -1;  // autoscaled pools only; -1: a fixed pool
+  std::string engine;           // the engine preset; "" when the scenario names none
+  std::string engine_version;   // "" when neither the scenario nor its preset names one
+  std::string cost_model;       // roofline, kernels, ...
+};
+struct DeploymentInfo {
+  std::string scenario;  // the scenario's file name, without its folder
+  std::vector<PoolDeploymentInfo> pools;
+};
+
 struct RunSummary {
   SummaryBlock overall;
   std::vector<std::pair<std::string, SummaryBlock>> classes;  // scenario order
   std::vector<std::pair<std::string, SummaryBlock>> pools;
+  DeploymentInfo deployment;
 };
 
 }  // namespace servesim

@@ -26,11 +26,28 @@ std::string change_text(double change) {
   return buf;
 }
 
+// A figure with samples on one side only (null: no samples, docs/metrics.md) has no change
+// to judge: lost samples regress, new ones are named as such, neither reads as "ok".
+bool one_side_only(const FieldChange& c) { return c.baseline.has_value() != c.candidate.has_value(); }
+
 const char* verdict(const FieldChange& c) {
-  if (c.regression) return "REGRESSION";
+  if (c.regression) return one_side_only(c) ? "REGRESSION: no samples now" : "REGRESSION";
   if (c.improved) return "improved";
+  if (one_side_only(c)) return "new: no samples in the baseline";
   if (c.direction == Direction::neutral) return "(not gated)";
   return "ok";
+}
+
+const char* json_verdict(const FieldChange& c) {
+  if (c.regression) return "regression";
+  if (c.improved) return "improved";
+  if (one_side_only(c)) return "no_baseline_samples";
+  return "ok";
+}
+
+// "hardware h100-sxm -> h200-sxm" for one difference.
+std::string difference_text(const DeploymentDifference& d) {
+  return d.key + " " + d.baseline + " -> " + d.candidate;
 }
 
 }  // namespace
@@ -38,7 +55,7 @@ const char* verdict(const FieldChange& c) {
 void print_comparison(const Comparison& cmp, bool all, std::ostream& out) {
   std::vector<std::vector<std::string>> lines = {{"block", "field", "baseline", "candidate", "change", "tolerance", ""}};
   for (const auto& c : cmp.changes) {
-    if (!all && !c.regression && !c.improved) continue;
+    if (!all && !c.regression && !c.improved && !one_side_only(c)) continue;
     char tol[32];
     std::snprintf(tol, sizeof tol, "%g%%", c.tolerance * 100);
     lines.push_back({c.block, c.field, number(c.baseline), number(c.candidate), change_text(c.change),
@@ -59,6 +76,30 @@ void print_comparison(const Comparison& cmp, bool all, std::ostream& out) {
       << cmp.compared << " gated figures compared";
   if (!cmp.skipped.empty()) out << "; " << cmp.skipped.size() << " only in one file, not compared";
   out << ")\n";
+}
+
+std::vector<std::string> deployment_lines(const Comparison& cmp, const std::string& baseline_path,
+                                          const std::string& candidate_path) {
+  std::vector<std::string> lines;
+  if (!cmp.deployment) return lines;
+  const DeploymentCheck& d = *cmp.deployment;
+  if (!d.checked) {
+    lines.push_back("deployment not checked: " + d.why_unchecked +
+                    ", so the two runs may be of different models or hardware");
+    return lines;
+  }
+  if (d.differences.empty()) return lines;
+  lines.push_back("deployments differ (" + baseline_path + " -> " + candidate_path +
+                  "): the figures compare two deployments as a what-if, not one deployment before and after");
+  // One line for the scenario file, then one per pool, its differences in file order.
+  std::vector<std::pair<std::string, std::string>> by_pool;
+  for (const DeploymentDifference& diff : d.differences) {
+    auto it = std::find_if(by_pool.begin(), by_pool.end(), [&](const auto& p) { return p.first == diff.pool; });
+    if (it == by_pool.end()) it = by_pool.insert(by_pool.end(), {diff.pool, ""});
+    it->second += (it->second.empty() ? "" : ", ") + difference_text(diff);
+  }
+  for (const auto& [pool, text] : by_pool) lines.push_back("  " + (pool.empty() ? text : "pool " + pool + ": " + text));
+  return lines;
 }
 
 std::vector<std::string> comparison_warnings(const Comparison& cmp, const std::string& baseline_path,
@@ -107,7 +148,7 @@ nlohmann::ordered_json comparison_to_json(const Comparison& cmp) {
     e["tolerance"] = c.tolerance;
     e["direction"] = c.direction == Direction::higher_is_worse ? "higher_is_worse"
                      : c.direction == Direction::lower_is_worse ? "lower_is_worse" : "neutral";
-    e["verdict"] = c.regression ? "regression" : c.improved ? "improved" : "ok";
+    e["verdict"] = json_verdict(c);
     changes.push_back(std::move(e));
   }
   j["changes"] = std::move(changes);
@@ -120,6 +161,19 @@ nlohmann::ordered_json comparison_to_json(const Comparison& cmp) {
     j["skipped"] = std::move(skipped);
   }
   if (!cmp.notes.empty()) j["notes"] = cmp.notes;
+  if (cmp.deployment) {
+    nlohmann::ordered_json d = nlohmann::ordered_json::object();
+    d["checked"] = cmp.deployment->checked;
+    if (!cmp.deployment->checked) d["why_unchecked"] = cmp.deployment->why_unchecked;
+    nlohmann::ordered_json differences = nlohmann::ordered_json::array();
+    for (const DeploymentDifference& diff : cmp.deployment->differences)
+      differences.push_back({{"pool", diff.pool.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(diff.pool)},
+                             {"key", diff.key},
+                             {"baseline", diff.baseline},
+                             {"candidate", diff.candidate}});
+    d["differences"] = std::move(differences);
+    j["deployment"] = std::move(d);
+  }
   return j;
 }
 

@@ -81,6 +81,7 @@ RunFilesOutcome run_to_files(const Scenario& scenario, const RunFilesOptions& op
   RunFilesOutcome outcome;
   const auto wall_start = std::chrono::steady_clock::now();
   outcome.result = simulation->run();
+  describe_deployment(outcome.result.summary, scenario);
   outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   reports.end_progress();
 

@@ -5,6 +5,7 @@
 
 #include "sim/cluster/saturation_watch.h"
 #include "sim/engine/rejection_fixes.h"
+#include "sim/study/summary_json.h"
 
 namespace servesim {
 
@@ -56,6 +57,7 @@ RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scope
   sim.set_arrival_observer([&](std::int64_t, std::int64_t) { return early_stop && watch.tripped_early(); });
   RunJudgement j;
   j.result = sim.run();
+  describe_deployment(j.result.summary, s);
   const RunResult& r = j.result;
   // The rule every run's summary uses, at this tolerance (summary.json's at kSustainTolerance).
   const SaturationVerdict v = sim.saturation_verdict(sustain_tolerance);

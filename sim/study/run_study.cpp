@@ -1,6 +1,7 @@
 #include "sim/study/run_study.h"
 
 #include "sim/cluster/pool.h"
+#include "sim/study/summary_json.h"
 
 namespace servesim {
 
@@ -8,6 +9,7 @@ RunOutcome run_scenario(const Scenario& scenario, std::optional<std::uint64_t> s
   Simulation sim(seed.value_or(scenario.seed), scenario.stop, scenario.workload, scenario.cluster);
   RunOutcome out;
   out.result = sim.run();
+  describe_deployment(out.result.summary, scenario);
   for (const auto& pool : sim.pools())
     for (const auto& replica : pool->replicas()) {
       const ReplicaStats& st = replica->stats();

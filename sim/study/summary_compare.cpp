@@ -131,7 +131,66 @@ Comparison compare_summaries(const ojson& baseline, const ojson& candidate, cons
   compare_block(baseline, candidate, "overall", "", baseline_path, candidate_path, tolerances, out);
   compare_named_blocks(baseline, candidate, "classes", "", "", baseline_path, candidate_path, tolerances, out);
   compare_named_blocks(baseline, candidate, "pools", "", "", baseline_path, candidate_path, tolerances, out);
+  out.deployment = compare_deployments(baseline, candidate, baseline_path, candidate_path);
   return out;
+}
+
+DeploymentCheck compare_deployments(const ojson& baseline, const ojson& candidate, const std::string& baseline_path,
+                                    const std::string& candidate_path) {
+  DeploymentCheck check;
+  const bool in_base = baseline.contains("deployment"), in_cand = candidate.contains("deployment");
+  if (!in_base || !in_cand) {
+    const std::string lacking = !in_base && !in_cand ? baseline_path + " and " + candidate_path
+                                : !in_base            ? baseline_path
+                                                      : candidate_path;
+    check.why_unchecked = lacking + (!in_base && !in_cand ? " have" : " has") +
+                          " no \"deployment\" block (written by an older servesim)";
+    return check;
+  }
+  // The block's form: {"scenario": TEXT, "pools": {NAME: {KEY: text, number or null}}}.
+  auto pools_of = [](const ojson& file, const std::string& path) -> const ojson& {
+    const ojson& d = file["deployment"];
+    if (!d.is_object() || !d.contains("pools") || !d["pools"].is_object())
+      throw ConfigError(path, 0, "deployment", "must be an object with \"pools\": {NAME: {model, hardware, ...}}");
+    for (const auto& [name, pool] : d["pools"].items())
+      if (!pool.is_object()) throw ConfigError(path, 0, "deployment.pools." + name, "must be an object");
+    return d["pools"];
+  };
+  const ojson& base_pools = pools_of(baseline, baseline_path);
+  const ojson& cand_pools = pools_of(candidate, candidate_path);
+  check.checked = true;
+  auto text = [](const ojson* v) -> std::string {
+    if (v == nullptr || v->is_null()) return "none";
+    return v->is_string() ? v->get<std::string>() : v->dump();
+  };
+  auto at = [](const ojson& obj, const std::string& key) { return obj.contains(key) ? &obj[key] : nullptr; };
+  const ojson* base_scenario = at(baseline["deployment"], "scenario");
+  const ojson* cand_scenario = at(candidate["deployment"], "scenario");
+  if (text(base_scenario) != text(cand_scenario))
+    check.differences.push_back({"", "scenario", text(base_scenario), text(cand_scenario)});
+  // Pools in the baseline's order, then those only the candidate has; keys likewise.
+  std::vector<std::string> names;
+  for (const auto& [name, pool] : base_pools.items()) names.push_back(name);
+  for (const auto& [name, pool] : cand_pools.items())
+    if (!base_pools.contains(name)) names.push_back(name);
+  for (const std::string& name : names) {
+    const ojson* b = at(base_pools, name);
+    const ojson* c = at(cand_pools, name);
+    if (b == nullptr || c == nullptr) {
+      check.differences.push_back({name, "pool", b ? "present" : "none", c ? "present" : "none"});
+      continue;
+    }
+    std::vector<std::string> keys;
+    for (const auto& [key, v] : b->items()) keys.push_back(key);
+    for (const auto& [key, v] : c->items())
+      if (!b->contains(key)) keys.push_back(key);
+    for (const std::string& key : keys) {
+      const ojson* bv = at(*b, key);
+      const ojson* cv = at(*c, key);
+      if (text(bv) != text(cv)) check.differences.push_back({name, key, text(bv), text(cv)});
+    }
+  }
+  return check;
 }
 
 Comparison compare_sweep_tables(const SweepTable& baseline, const SweepTable& candidate,

@@ -47,6 +47,24 @@ struct SkippedField {
   bool missing_from_candidate = true;  // else missing from the baseline
 };
 
+// One thing the two runs deployed differently (summary.json's "deployment"): a key of one
+// pool (model, weights, kv, hardware, tp, pp, ep, replicas, min_replicas, engine,
+// engine_version, cost_model), or the scenario file (pool "", key "scenario").
+struct DeploymentDifference {
+  std::string pool;
+  std::string key;
+  std::string baseline, candidate;  // as the files write them; "none" when absent or null
+};
+
+// Whether the two summaries ran the same deployment. Figures of different models or hardware
+// compare as a what-if (H100 against H200 is a question users ask), so a difference is stated,
+// never silent; `compare --same-deployment` refuses it.
+struct DeploymentCheck {
+  bool checked = false;       // both files record their deployment
+  std::string why_unchecked;  // else which file does not (written by an older servesim)
+  std::vector<DeploymentDifference> differences;
+};
+
 struct Comparison {
   std::vector<FieldChange> changes;
   int regressions = 0;
@@ -55,15 +73,22 @@ struct Comparison {
   // What else the two files differ in that the figures do not show: sweeps of differently
   // named scenarios, points only the candidate ran.
   std::vector<std::string> notes;
+  // Summaries only (sweep tables record no deployment).
+  std::optional<DeploymentCheck> deployment;
 };
 
 // Compares the overall block and every class and pool, on the figures both files have (the
-// others go to `skipped`). Throws ConfigError(path, 0, key, ...) naming the file that lacks a
+// others go to `skipped`), and the two deployments (`deployment`). Throws ConfigError(path, 0, key, ...) naming the file that lacks a
 // class or pool the other has (not the same scenario), and (baseline_path, ...) when the
 // baseline is not a summary.json.
 Comparison compare_summaries(const nlohmann::ordered_json& baseline, const nlohmann::ordered_json& candidate,
                              const std::string& baseline_path, const std::string& candidate_path,
                              const Tolerances& tolerances);
+
+// The deployments of two summary.json files (their "deployment" blocks). Throws
+// ConfigError(path, 0, "deployment...", ...) when a block is there but not of its form.
+DeploymentCheck compare_deployments(const nlohmann::ordered_json& baseline, const nlohmann::ordered_json& candidate,
+                                    const std::string& baseline_path, const std::string& candidate_path);
 
 // Compares rows with the same point index. Throws ConfigError when the axes differ, a point
 // of the baseline is missing from the candidate, or a point's axis values differ. A point

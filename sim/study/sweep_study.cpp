@@ -15,6 +15,7 @@
 #include "sim/study/run_judgement.h"
 #include "sim/study/sweep_fingerprint.h"
 #include "sim/study/search_cost.h"
+#include "sim/study/summary_json.h"
 
 namespace servesim {
 
@@ -123,6 +124,7 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
     try {
       Simulation sim(s.seed, s.stop, s.workload, s.cluster);
       RunResult run = sim.run();
+      describe_deployment(run.summary, s);  // the point's own deployment, in --point-summaries
       results[i].too_short = run.too_short_to_judge;
       if (run.too_short_to_judge) results[i].needed_scale = std::max(1.0, run.sustained.needed_scale);
       results[i].cost_per_hour = cluster_cost_per_hour(s, run);
