@@ -76,9 +76,12 @@ void print_replay_set(const ReplaySet& set, std::ostream& out) {
 void print_replay(const BenchmarkReplay& replay, const SimulatedReplay& simulated, const std::vector<ReplaySet>& sets,
                   std::ostream& out) {
   out << describe_benchmark(replay) << "\n";
+  // A saturated replay gives the run's own reason (the one saturation rule, docs/metrics.md):
+  // a backlog that grew without bound, or a rate served short of the rate offered.
   out << "simulated: " << simulated.completed << " completed, " << simulated.rejected << " rejected, "
-      << simulated.unfinished << " unfinished" << (simulated.saturated ? " (saturated: the queue was still growing)" : "")
-      << "\n\n";
+      << simulated.unfinished << " unfinished";
+  if (simulated.saturated) out << " (saturated: " << simulated.saturation_note << ")";
+  out << "\n\n";
   for (const ReplaySet& set : sets) {
     print_replay_set(set, out);
     out << "\n";
@@ -125,7 +128,8 @@ nlohmann::ordered_json replay_json(const BenchmarkReplay& replay, const Simulate
   j["simulated"] = {{"completed", simulated.completed},
                     {"rejected", simulated.rejected},
                     {"unfinished", simulated.unfinished},
-                    {"saturated", simulated.saturated}};
+                    {"saturated", simulated.saturated},
+                    {"saturation_note", simulated.saturation_note}};
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const ReplaySet& set : sets) list.push_back(replay_set_json(set));
   j["sets"] = list;

@@ -70,6 +70,7 @@ SimulatedReplay BenchmarkReplay::simulate(const std::optional<EngineOverheads>& 
   out.rejected = result.rejected;
   out.unfinished = result.unfinished;
   out.saturated = result.saturated;
+  if (result.saturated) out.saturation_note = result.summary.overall.label("saturation_note");
   const SummaryBlock& s = result.summary.overall;
   if (std::isfinite(s.get("mean_itl_ms"))) {
     LatencyFigures itl;

@@ -26,6 +26,7 @@ struct SimulatedReplay {
   std::int64_t rejected = 0;
   std::int64_t unfinished = 0;
   bool saturated = false;
+  std::string saturation_note;  // why saturated (summary.json's saturation_note); "" when not
 };
 
 // A named set of the benchmark's requests and the figures of both sides over it.
