@@ -379,7 +379,9 @@ def compare(baseline: str, candidate: str, tolerance: Union[str, float] = "5%",
     (`servesim compare --json`), as a dict with "regressions" and "changes" (also as a
     DataFrame under "table"). `tolerance` is "5%" or 0.05; `tolerance_for` per figure
     ({"p99_ttft_ms": "10%"} or "classes.chat.p99_ttft_ms"). Where the files differ in form,
-    "skipped" lists the figures only one has (not compared) and "notes" what else differs."""
+    "skipped" lists the figures only one has (not compared) and "notes" what else differs.
+    For two summary.json files, "deployment" says whether both record what ran ("checked")
+    and lists what differs (model, hardware, tp, ...) under "differences"."""
     def path_of(p):
         p = os.fspath(p)
         if os.path.isdir(p):
