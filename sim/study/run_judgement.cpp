@@ -62,8 +62,12 @@ RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scope
   // The rule every run's summary uses, at this tolerance (summary.json's at kSustainTolerance).
   const SaturationVerdict v = sim.saturation_verdict(sustain_tolerance);
   std::vector<std::string> why;
+  // With several pools, the one that ran short (saturation_verdict.h, name_binding_pool):
+  // a prefill/decode split's capacity is the short side's.
+  const std::string in_pool =
+      s.cluster.pools.size() > 1 && v.pool != "none" && v.pool != "unknown" ? " in pool " + v.pool : "";
   if (v.growing)
-    why.push_back("saturated by " + v.by + ": " + std::to_string(watch.excess()) + " requests backlogged " +
+    why.push_back("saturated by " + v.by + in_pool + ": " + std::to_string(watch.excess()) + " requests backlogged " +
                   (r.aborted ? "after " + std::to_string(r.arrived) + " arrivals, run stopped early"
                              : "at the last arrival, and growing"));
   if (r.completed == 0) why.push_back("no request completed");
@@ -78,9 +82,9 @@ RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scope
     } else if (v.saturated) {
       std::snprintf(buf, sizeof buf,
                     "not sustained: served %.4g of %.4g req/s offered over the second half of its arrivals "
-                    "(%.3g%% short, tolerance %s; short of %s)",
+                    "(%.3g%% short, tolerance %s; short of %s%s)",
                     m.served_per_s, m.offered_per_s, 100 * (1 - m.served_per_s / m.offered_per_s),
-                    percent(sustain_tolerance).c_str(), v.resource.c_str());
+                    percent(sustain_tolerance).c_str(), v.resource.c_str(), in_pool.c_str());
       why.push_back(buf);
     }
   }

@@ -125,3 +125,20 @@ TEST_CASE("saturation per pool: one pool names itself and keeps the run's figure
   // One pool: the console line names no pool, as before.
   CHECK(r.console.find("(bound by kv_cache; short of kv_memory)") != std::string::npos);
 }
+
+TEST_CASE("saturation per pool: a search candidate's reason names the pool that ran short", "[saturation][disagg]") {
+  TempDir dir("sat-pool-search");
+  // The starved prefill pool above, as the one candidate of a search at its 20 req/s: the
+  // run judged by capacity's and search's test (run_judgement.h) says which side ran short.
+  const auto scenario = dir.write("prefill.yaml", split(20, 8000, 100, 1, 2, 256));
+  const auto space = dir.write("space.yaml", "cluster.pools.1.replicas: [2]\n");
+  const CliResult r = run_cli("search " + scenario.string() + " --space " + space.string() +
+                              " --slo ttft_p99=1000s --out " + (dir.path / "o").string());
+  INFO(r.output);
+  CHECK(r.exit_code == 1);  // no candidate is feasible
+  const json j = json::parse(read_file(dir.path / "o" / "search.json"));
+  const std::string reason = j["rows"][0]["reason"].get<std::string>();
+  INFO(reason);
+  CHECK((reason.find("saturated by token_budget in pool prefill: ") == 0 ||
+         reason.find("in pool prefill)") != std::string::npos));
+}
