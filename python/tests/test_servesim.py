@@ -70,6 +70,9 @@ def test_a_dict_a_yaml_text_and_a_file_are_the_same_scenario(tmp_path):
     from_file = servesim.run(str(path))
     text = json.dumps(SMALL, indent=2)  # several lines: read as YAML text, not a path
     from_text = servesim.run(text)
+    # The same run; only the deployment block's scenario file name tells them apart.
+    names = [r.summary["deployment"].pop("scenario") for r in (from_dict, from_file, from_text)]
+    assert names[1] == "small.yaml"
     assert from_dict.summary == from_file.summary == from_text.summary
     assert from_dict.summary["completed"] == 200
     # A temporary folder holds the files while the Result lives.
