@@ -146,11 +146,19 @@ void print_accounting(const SummaryBlock& all, std::ostream& out) {
     out << line;
   }
   if (all.get("cost_usd") > 0) {
-    std::snprintf(line, sizeof line,
-                  "cost: $%.4f per 1M input tokens, $%.4f per 1M cached, $%.4f per 1M output; $%.6f per request\n",
-                  all.get("cost_per_1m_input_tokens"), all.get("cost_per_1m_cached_input_tokens"),
-                  all.get("cost_per_1m_output_tokens"), all.get("cost_per_request"));
-    out << line;
+    // A price per unit of nothing (no output tokens, nothing cached; summary.json writes 0)
+    // is shown as "-": "$0.0000 per 1M output" would read as free.
+    auto usd = [&](const char* field, const char* units, int digits) {
+      const double v = all.get(field);
+      if (!std::isfinite(v) || all.get(units) <= 0) return std::string("-");
+      char cell[48];
+      std::snprintf(cell, sizeof cell, "$%.*f", digits, v);
+      return std::string(cell);
+    };
+    out << "cost: " << usd("cost_per_1m_input_tokens", "uncached_input_tokens", 4) << " per 1M input tokens, "
+        << usd("cost_per_1m_cached_input_tokens", "cached_input_tokens", 4) << " per 1M cached, "
+        << usd("cost_per_1m_output_tokens", "total_output_tokens", 4) << " per 1M output; "
+        << usd("cost_per_request", "completed", 6) << " per request\n";
   }
   // What the fleet was paid for, idle time included (docs/metrics.md, "Fleet").
   if (all.has("gpu_hours")) {

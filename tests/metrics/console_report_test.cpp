@@ -63,3 +63,26 @@ TEST_CASE("console report: the SLO verdict keeps digits until a miss reads as on
   CHECK(text.find("TPOT p99") != std::string::npos);
   CHECK(text.find("31.25") < text.find("SLO:"));
 }
+
+TEST_CASE("console report: a price per unit of nothing is - not $0 (prefill-only run - no prefix hits)",
+          "[metrics][cost]") {
+  RunSummary summary;
+  SummaryBlock& all = summary.overall;
+  all.set_count("completed", 4);
+  all.set("duration", 2.0);
+  // $0.002 of prefill work over 2,000 uncached prompt tokens: $1 per 1M; nothing cached, no
+  // output token, so summary.json's 0 for those two prices is a price of nothing.
+  all.set("cost_usd", 0.002);
+  all.set("cost_per_1m_input_tokens", 1.0);
+  all.set("cost_per_1m_cached_input_tokens", 0.0);
+  all.set("cost_per_1m_output_tokens", 0.0);
+  all.set("cost_per_request", 0.0005);
+  all.set_count("uncached_input_tokens", 2000);
+  all.set_count("cached_input_tokens", 0);
+  all.set_count("total_output_tokens", 0);
+  std::ostringstream out;
+  print_console_report(summary, out);
+  INFO(out.str());
+  CHECK(out.str().find("cost: $1.0000 per 1M input tokens, - per 1M cached, - per 1M output; $0.000500 per request\n") !=
+        std::string::npos);
+}
