@@ -39,6 +39,7 @@ ojson capacity_to_json(const CapacityStudy& study, double sustain_tolerance) {
   report["capacity"] = best ? ojson(best->x) : ojson(nullptr);
   report["capped"] = study.search.capped;
   report["lowest_infeasible"] = study.search.lowest_infeasible ? ojson(*study.search.lowest_infeasible) : ojson(nullptr);
+  if (study.search.fails_at_any_load) report["fails_at_any_load"] = true;
   if (best)
     for (const auto& [key, b] : plan.knob.keys) report["keys"][key] = plan.knob.scale ? b * best->x : best->x;
   report["figures"] = best ? summary_to_json(best->summary) : ojson(nullptr);
@@ -89,6 +90,12 @@ void print_capacity_result(const CapacityStudy& study, std::ostream& out) {
   const CapacityPlan& plan = study.plan;
   const CapacityTrialRun* best = study.at_capacity();
   if (!best) {
+    if (study.search.fails_at_any_load) {
+      out << "no feasible value: " << fmt(study.search.lowest_infeasible.value_or(0)) << " " << plan.knob.unit
+          << " fails by rejections that come at any load, so no lower value was tried ("
+          << study.trials.back().reason << ")\n";
+      return;
+    }
     out << "no feasible value: even " << fmt(study.search.lowest_infeasible.value_or(0)) << " " << plan.knob.unit
         << " fails (" << study.trials.back().reason << ")\n";
     return;

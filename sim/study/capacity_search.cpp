@@ -24,6 +24,7 @@ CapacitySearchResult search_capacity(const CapacitySearchParams& p,
     } else if (!hi || x < *hi) {
       hi = x;
     }
+    if (!t.feasible && t.fails_at_any_load) r.fails_at_any_load = true;
     return t.feasible;
   };
   auto cap = [&](double x) { return p.max_x ? std::min(x, *p.max_x) : x; };
@@ -43,7 +44,7 @@ CapacitySearchResult search_capacity(const CapacitySearchParams& p,
     }
   } else {
     // Down until feasible; a knob that fails at 1/2^max_halvings of its start never will.
-    for (int i = 0; i < p.max_halvings && !lo; ++i) {
+    for (int i = 0; i < p.max_halvings && !lo && !r.fails_at_any_load; ++i) {
       const double next = p.integer ? std::floor(x / 2) : x / 2;
       if (next < (p.integer ? 1.0 : 0.0) || next == x) break;
       x = next;

@@ -15,6 +15,9 @@ struct CapacityTrial {
   double x = 0;
   bool feasible = false;
   std::string reason;  // why not feasible (or a note when it is)
+  // Infeasible for a reason no lower value changes (requests too long for the model at any
+  // rate): the search stops going down.
+  bool fails_at_any_load = false;
 };
 
 struct CapacitySearchParams {
@@ -31,6 +34,7 @@ struct CapacitySearchResult {
   std::optional<std::size_t> best;    // index of the highest feasible trial
   std::optional<double> lowest_infeasible;
   bool capped = false;                // feasible at max_x (or after max_doublings): a lower bound
+  bool fails_at_any_load = false;     // stopped going down at a trial that fails at any value
 };
 
 // `evaluate(x)` runs one trial; its x is overwritten with the value asked for.

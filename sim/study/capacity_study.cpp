@@ -140,6 +140,7 @@ CapacityStudy run_capacity(const CapacityRequest& request, const CapacityPlan& p
     t.summary = std::move(judged.result.summary);
     t.sustained = judged.sustained;
     t.too_short = judged.too_short;
+    t.fails_at_any_load = judged.fails_at_any_load;
     return t;
   };
 
@@ -154,7 +155,8 @@ CapacityStudy run_capacity(const CapacityRequest& request, const CapacityPlan& p
   study.search = search_capacity(params, [&](double x) {
     study.trials.push_back(judge_at(x, first_seed));
     if (on_trial) on_trial(study.trials.back());
-    return CapacityTrial{x, study.trials.back().feasible, study.trials.back().reason};
+    const CapacityTrialRun& t = study.trials.back();
+    return CapacityTrial{x, t.feasible, t.reason, t.fails_at_any_load};
   });
   if (request.replicates < 2) return study;
 
@@ -171,7 +173,7 @@ CapacityStudy run_capacity(const CapacityRequest& request, const CapacityPlan& p
     const std::uint64_t seed = first_seed + static_cast<std::uint64_t>(k);
     const CapacitySearchResult again = search_capacity(params, [&](double x) {
       const CapacityTrialRun t = judge_at(x, seed);
-      return CapacityTrial{x, t.feasible, t.reason};
+      return CapacityTrial{x, t.feasible, t.reason, t.fails_at_any_load};
     });
     rep.seeds.push_back(seed);
     rep.capacities.push_back(capacity_of(again));

@@ -60,6 +60,7 @@ struct CapacityTrialRun {
   RunSummary summary;
   SustainedRate sustained;  // offered and served over the second half of the arrivals
   bool too_short = false;
+  bool fails_at_any_load = false;  // RunJudgement::fails_at_any_load
   std::string lengthened;  // "run lengthened 4x to 800 requests", or ""
 };
 

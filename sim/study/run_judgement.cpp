@@ -88,7 +88,14 @@ RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scope
       why.push_back(buf);
     }
   }
-  if (r.arrived > 0 && static_cast<double>(r.rejected) > reject_share * static_cast<double>(r.arrived)) {
+  const bool too_many_rejected =
+      r.arrived > 0 && static_cast<double>(r.rejected) > reject_share * static_cast<double>(r.arrived);
+  if (too_many_rejected) {
+    // Rejections for a request's own size happen at any rate; the others (a full queue, a
+    // timeout) come with load.
+    j.fails_at_any_load = why.empty();
+    for (const auto& [reason, count] : r.summary.overall.rejected_reasons)
+      if (reason != "exceeds_max_context" && reason != "exceeds_kv_capacity") j.fails_at_any_load = false;
     std::string text = std::to_string(r.rejected) + " of " + std::to_string(r.arrived) + " requests rejected (";
     bool first = true;
     for (const auto& [reason, count] : r.summary.overall.rejected_reasons) {
@@ -110,6 +117,7 @@ RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scope
       const std::string label = label_classes && !scope.class_name.empty() ? " (" + scope.class_name + ")" : "";
       for (auto& miss : slo_violations(scope.targets, *b)) why.push_back("SLO missed: " + miss + label);
     }
+  j.fails_at_any_load = j.fails_at_any_load && why.size() == 1;  // the rejections alone
   j.feasible = why.empty();
   for (const auto& w : why) j.reason += (j.reason.empty() ? "" : "; ") + w;
   return j;

@@ -29,6 +29,9 @@ struct RunJudgement {
   std::string reason;  // why not, "; "-separated; empty when feasible
   SustainedRate sustained;  // measured unless the run saturated or completed nothing
   bool too_short = false;   // cannot be judged at this length (sustained.needed_scale)
+  // Infeasible only through rejections that no load changes (a request longer than the
+  // context or than a replica's KV cache): a lower rate fails the same way.
+  bool fails_at_any_load = false;
 };
 
 // Sequence slots of the whole cluster (replicas x max_num_seqs), the saturation watch's bound.

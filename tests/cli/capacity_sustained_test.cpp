@@ -108,3 +108,31 @@ TEST_CASE("capacity: Llama-3-70B on 4 H100s bound by its KV cache - the rate fou
   // Measured: capacity 4.375, served 4.39 and sustained (with the queue's own spread in the
   // noise; before it, 4.5625 and 4.47, 2.1% short, the KV cache binding).
 }
+
+TEST_CASE("capacity: rejections that come at any load stop the search at its first trial", "[capacity]") {
+  TempDir dir("capacity-any-load");
+  // Prompts uniform on [1000, 9000] with 100-token answers against Llama-3-8B's 8,192-token
+  // context: every prompt above 8,092 tokens is rejected whatever the rate, (9000 - 8092) /
+  // 8000 = 11.4% of them (binomial: 22.7 +/- 4.5 of 200), so halving the rate (ten more
+  // runs) could never pass at 0%. At 0.5 req/s nothing else fails.
+  const auto scenario = dir.write("long.yaml", kv_bound(0.5, 200, "{uniform: [1000, 9000]}"));
+  const auto r = run_cli("capacity " + scenario.string() + " --slo e2el_p99=1h --json");
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  const json j = json::parse(r.output.substr(r.output.find('{')));
+  REQUIRE(j["trials"].size() == 1);
+  CHECK(j["fails_at_any_load"] == true);
+  const std::string reason = j["trials"][0]["reason"].get<std::string>();
+  CHECK(reason.rfind("16 of 200 requests rejected (16 exceeds_max_context", 0) == 0);  // 8%: 1.5 sd low
+  const auto text = run_cli("capacity " + scenario.string() + " --slo e2el_p99=1h");
+  CHECK(text.output.find("no feasible value: 0.5 req/s fails by rejections that come at any load") !=
+        std::string::npos);
+
+  // Allowing that share, the same search goes on as usual and finds a rate.
+  const auto allowed = run_cli("capacity " + scenario.string() + " --slo e2el_p99=1h --max-rejected 20% --json");
+  INFO(allowed.output);
+  REQUIRE(allowed.exit_code == 0);
+  const json a = json::parse(allowed.output);
+  CHECK(a["capacity"].get<double>() > 0);
+  CHECK_FALSE(a.contains("fails_at_any_load"));
+}
