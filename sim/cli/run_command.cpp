@@ -23,6 +23,7 @@
 #include "sim/report/run_files.h"
 #include "sim/report/run_reports.h"
 #include "sim/study/replicates.h"
+#include "sim/study/run_judgement.h"
 
 namespace po = boost::program_options;
 namespace servesim::cli {
@@ -62,6 +63,12 @@ void print_run(const Scenario& scenario, const RunFilesOutcome& run, bool checke
       << result.preemptions << " preemptions; simulated " << seconds_from_ticks(result.end_ns) << " s in "
       << run.wall_s << " s wall\n";
   if (result.stopped_by_time) out << "note: stop.time ended the run with requests still in flight\n";
+  if (result.too_short_to_judge) {
+    const auto [key, value] = length_to_judge(scenario, result.sustained.needed_scale);
+    if (!key.empty())
+      out << "note: --set " << key << "=" << value
+          << " or longer would judge whether it kept up, as far as its own arrivals tell\n";
+  }
   // The workload ran out first (a trace's end, the last arrival stage): the figures are of
   // fewer requests than the stop asked for.
   const auto& asked = scenario.stop.requests;

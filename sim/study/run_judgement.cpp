@@ -1,5 +1,6 @@
 #include "sim/study/run_judgement.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -47,6 +48,17 @@ Scenario lengthened(Scenario s, double scale) {
   if (s.stop.requests) s.stop.requests = static_cast<std::int64_t>(std::ceil(static_cast<double>(*s.stop.requests) * scale));
   if (s.stop.time_ns) s.stop.time_ns = static_cast<Tick>(std::ceil(static_cast<double>(*s.stop.time_ns) * scale));
   return s;
+}
+
+std::pair<std::string, std::string> length_to_judge(const Scenario& s, double needed_scale) {
+  const Scenario longer = lengthened(s, std::max(2.0, 1.25 * needed_scale));
+  if (longer.stop.requests) return {"stop.requests", std::to_string(*longer.stop.requests)};
+  if (longer.stop.time_ns) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6gs", seconds_from_ticks(*longer.stop.time_ns));
+    return {"stop.time", buf};
+  }
+  return {"", ""};
 }
 
 RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scopes, double reject_share,

@@ -8,6 +8,7 @@
 // by how much to lengthen it.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/cluster/simulation.h"
@@ -47,6 +48,11 @@ RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scope
 
 // A scenario run `scale` times longer: stop.requests (and stop.time) multiplied.
 Scenario lengthened(Scenario s, double scale);
+
+// The stop that would judge a run too short to judge, as capacity and explain lengthen one
+// (at least 2x, 1.25x what the run's own arrivals ask): {"stop.requests", "800"} or
+// {"stop.time", "120s"}; {"", ""} when the scenario has neither.
+std::pair<std::string, std::string> length_to_judge(const Scenario& s, double needed_scale);
 
 // run_and_judge, lengthening a run too short to judge (by what it asks, at least 2x) until
 // it can be judged or it has grown `max_scale` times; `note` says how long it ran when it

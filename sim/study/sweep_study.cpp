@@ -153,19 +153,8 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
     if (results[i].replicates) add_sweep_replicates(table.rows.back(), *results[i].replicates);
     if (summary && results[i].too_short) {
       // The length that would judge it, found as capacity and explain lengthen a run.
-      const Scenario& s = scenarios[i];
-      const Scenario longer = lengthened(s, std::max(2.0, 1.25 * results[i].needed_scale));
-      SweepTooShort t{indices[i], "", ""};
-      if (longer.stop.requests) {
-        t.stop_key = "stop.requests";
-        t.stop_value = std::to_string(*longer.stop.requests);
-      } else if (longer.stop.time_ns) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.6gs", seconds_from_ticks(*longer.stop.time_ns));
-        t.stop_key = "stop.time";
-        t.stop_value = buf;
-      }
-      study.too_short.push_back(std::move(t));
+      auto [key, value] = length_to_judge(scenarios[i], results[i].needed_scale);
+      study.too_short.push_back(SweepTooShort{indices[i], std::move(key), std::move(value)});
     }
   }
   mark_pareto(table);

@@ -79,6 +79,11 @@ TEST_CASE("saturation rule: a short run says it is too short to judge - a long o
   CHECK(brief.summary["saturated_by"] == "none");
   CHECK(brief.summary["saturation_note"].get<std::string>().find("too short to judge a 5% shortfall") == 0);
   CHECK(brief.console.find("too short to judge whether the cluster kept up") != std::string::npos);
+  // The length that would judge it: the note's stop.requests, at least twice the 100 asked.
+  const auto at = brief.console.find("note: --set stop.requests=");
+  REQUIRE(at != std::string::npos);
+  const long suggested = std::stol(brief.console.substr(at + std::string("note: --set stop.requests=").size()));
+  CHECK(suggested >= 200);
   // 2,000 requests: a window of ~200 s, 1,000 arrivals: sqrt(10) / 1,000 = 0.32%, 3 of
   // which fit in 5%. At half its capacity the replica serves what arrives.
   const Ran full = run(dir, "full", kv_bound(5, 2000));
@@ -90,6 +95,10 @@ TEST_CASE("saturation rule: a short run says it is too short to judge - a long o
   CHECK(s["sustained_served_rate"].get<double>() == Approx(s["sustained_offered_rate"].get<double>()).epsilon(0.02));
   CHECK(s["sustained_offered_rate"].get<double>() == Approx(5).epsilon(0.1));
   CHECK(full.console.find("too short") == std::string::npos);
+  // And the suggested length is long enough: judged, at the same half load.
+  const Ran suggested_run = run(dir, "suggested", kv_bound(5, suggested));
+  CHECK(suggested_run.summary["too_short_to_judge"] == 0);
+  CHECK(suggested_run.summary["saturated"] == 0);
 }
 
 TEST_CASE("saturation rule: KV-bound compute-heavy prefill is short of compute - a KV-bound decode batch of KV memory",
