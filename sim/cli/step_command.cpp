@@ -1,5 +1,5 @@
 // `servesim step`: the predicted duration of one engine iteration, with its per-operator
-// breakdown (docs/INTERFACE.md, docs/cost-model.md).
+// breakdown (docs/cost-model.md, section 6).
 #include <algorithm>
 #include <charconv>
 #include <cstdint>

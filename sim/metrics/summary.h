@@ -1,5 +1,5 @@
 #pragma once
-// The figures of a run, in the field names of vLLM's serving benchmark (docs/INTERFACE.md),
+// The figures of a run, in the field names of vLLM's serving benchmark result (`vllm bench serve`),
 // kept in a fixed order so that summary.json is byte-identical for equal runs.
 // Every field is defined, with its unit, in docs/metrics.md.
 #include <cstdint>

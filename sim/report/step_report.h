@@ -1,6 +1,6 @@
 #pragma once
 // `servesim step`'s two forms of a priced step (sim/study/step_study.h): the table and
-// the JSON object (docs/INTERFACE.md).
+// the JSON object (docs/cost-model.md, section 6).
 #include <iosfwd>
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// Reads and validates a scenario YAML (docs/INTERFACE.md). `overrides` are "dotted.key=value"
+// Reads and validates a scenario YAML (docs/scenario.md). `overrides` are "dotted.key=value"
 // strings from --set, applied to the YAML tree before validation. Every error throws
 // ConfigError with the file, line, column and dotted key, and for misspelt keys a
 // "did you mean" suggestion.

@@ -1,6 +1,6 @@
 #pragma once
-// summary.json's content as JSON data: the run's figures in vLLM's benchmark field names
-// (docs/INTERFACE.md), defined in docs/metrics.md. Keys keep a fixed order and numbers a
+// summary.json's content as JSON data: the run's figures in vLLM's benchmark field names,
+// defined in docs/metrics.md. Keys keep a fixed order and numbers a
 // fixed format, so equal runs give byte-identical files. Studies build their rows from it
 // (sweep_table); sim/report/summary_writer.h writes the file.
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 // Speed-ups must not change results: whole runs of the repo's scenarios and of the
 // throughput benchmark, reduced to a fingerprint of their summary figures, pinned.
-// The fingerprint covers the vLLM fields of docs/INTERFACE.md (and the prefix-cache hit
+// The fingerprint covers the vLLM benchmark fields of docs/metrics.md (and the prefix-cache hit
 // rate) of the overall block at full precision, so a field added later does not move it,
 // while any change to a step's duration, a token's time or a request's fate does. Each
 // re-pin is a deliberate change of results, said in its commit (git log of this file).

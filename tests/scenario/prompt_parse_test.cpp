@@ -1,4 +1,4 @@
-// Loading structured prompts, sessions and prefix traces: the INTERFACE.md example lands in
+// Loading structured prompts, sessions and prefix traces: docs/prefix-caching.md's example lands in
 // the right fields, and the repo's prefix-caching scenario validates.
 #include <catch2/catch.hpp>
 
@@ -13,7 +13,7 @@ using servesim::testing::ScenarioDir;
 
 namespace servesim {
 
-TEST_CASE("prompt parse: INTERFACE.md's prompt and session example loads", "[prefix]") {
+TEST_CASE("prompt parse: the prompt and session example of docs/prefix-caching.md loads", "[prefix]") {
   ScenarioDir dir;
   const std::string yaml = edit_line(kMinimalScenario, 4,
                                      "    prompt:\n"
