@@ -136,3 +136,12 @@ TEST_CASE("capacity: rejections that come at any load stop the search at its fir
   CHECK(a["capacity"].get<double>() > 0);
   CHECK_FALSE(a.contains("fails_at_any_load"));
 }
+
+TEST_CASE("capacity and search: --max-rejected above 100% is refused - it is a share of the requests",
+          "[capacity]") {
+  const auto r = run_cli("capacity scenarios/quickstart.yaml --slo ttft_p99=1s --max-rejected 200%");
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("--max-rejected") != std::string::npos);
+  CHECK(r.output.find("must be at most 100%") != std::string::npos);
+}
