@@ -13,7 +13,7 @@ From a run folder:
                     line per replica (timeseries.csv; written when the scenario sets
                     outputs.timeseries: true, otherwise this plot is skipped with a note)
   attribution.png   mean TTFT and mean ITL per class as stacked bars of their parts (queue,
-                    own prefill, others' work, stall, preemption, KV transfer, overhead;
+                    own prefill, others' work, stall, preemption, KV transfer, overhead, front end;
                     decode, prefill interference, ...), from summary.json
 From a sweep:
   sweep_tradeoff.png  p99 TTFT and p99 ITL against output throughput, one point per sweep

@@ -107,6 +107,7 @@ void MetricGroup::add_accounting(const RequestRecord& record, double usd_per_rep
   const RequestAccounting& a = record.acct;
   if (record.ttft_ns() >= 0) {
     add_parts(ttft_parts, a.ttft);
+    ttft_frontend_ns += record.frontend_ns;
     ++ttft_requests;
   }
   if (record.output_tokens_done >= 2) {
@@ -142,6 +143,7 @@ void MetricGroup::merge(const MetricGroup& other) {
   clamped_input += other.clamped_input;
   clamped_output += other.clamped_output;
   add_parts(ttft_parts, other.ttft_parts);
+  ttft_frontend_ns += other.ttft_frontend_ns;
   ttft_requests += other.ttft_requests;
   add_parts(decode_parts, other.decode_parts);
   decode_gaps += other.decode_gaps;
@@ -191,6 +193,7 @@ void MetricGroup::add_new_fields(SummaryBlock& block, Tick duration_ns) const {
   ttft.set("preemption_ms", mean_ms(ttft_parts.preemption_ns, ttft_requests));
   ttft.set("kv_transfer_ms", mean_ms(ttft_parts.kv_transfer_ns, ttft_requests));
   ttft.set("overhead_ms", mean_ms(ttft_parts.overhead_ns, ttft_requests));
+  ttft.set("frontend_ms", mean_ms(ttft_frontend_ns, ttft_requests));
   block.objects.push_back(std::move(ttft));
   FieldGroup itl{"itl_attribution", {}, {}};
   itl.set("decode_compute_ms", mean_ms(decode_parts.decode_compute_ns, decode_gaps));

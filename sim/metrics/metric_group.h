@@ -40,6 +40,7 @@ struct MetricGroup {
 
   // Latency attribution, summed over completed requests (docs/metrics.md).
   TtftParts ttft_parts;                  // of those with a first token
+  Tick ttft_frontend_ns = 0;             // their front-end part (RequestRecord::frontend_ns)
   std::int64_t ttft_requests = 0;        // how many that is
   DecodeParts decode_parts;              // over all gaps of those with 2+ tokens
   std::int64_t decode_gaps = 0;          // output_tokens_done - 1 of each

@@ -125,9 +125,10 @@ void print_accounting(const SummaryBlock& all, std::ostream& out) {
     auto t = [&](const char* f) { return group_field(all, "ttft_attribution", f); };
     std::snprintf(line, sizeof line,
                   "\nTTFT mean %.2f ms = queue %.2f + own prefill %.2f + behind other work %.2f "
-                  "(in its steps %.2f, between them %.2f) + preemption %.2f + overhead %.2f\n",
+                  "(in its steps %.2f, between them %.2f) + preemption %.2f + overhead %.2f + front end %.2f\n",
                   all.get("mean_ttft_ms"), t("queue_ms"), t("prefill_compute_ms"), t("batch_share_ms") + t("stall_ms"),
-                  t("batch_share_ms"), t("stall_ms"), t("preemption_ms") + t("kv_transfer_ms"), t("overhead_ms"));
+                  t("batch_share_ms"), t("stall_ms"), t("preemption_ms") + t("kv_transfer_ms"), t("overhead_ms"),
+                  t("frontend_ms"));
     out << line;
   }
   if (all.get("mean_itl_ms") > 0) {

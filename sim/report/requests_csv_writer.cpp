@@ -28,14 +28,14 @@ std::string ms_cell(Tick ns) { return ns >= 0 ? format_scaled_integer(ns, 6) : s
 // latency; other requests get empty cells.
 void write_accounting(std::ostream& o, const RequestRecord& r) {
   if (r.outcome != Outcome::completed) {
-    o << std::string(15, ',');
+    o << std::string(16, ',');
     return;
   }
   const RequestAccounting& a = r.acct;
   const TtftParts& t = a.ttft;
   const DecodeParts& d = a.decode;
   for (Tick ns : {t.queue_ns, t.prefill_compute_ns, t.batch_share_ns, t.stall_ns, t.preemption_ns, t.kv_transfer_ns,
-                  t.overhead_ns, d.decode_compute_ns, d.prefill_interference_ns, d.stall_ns, d.preemption_ns,
+                  t.overhead_ns, r.frontend_ns, d.decode_compute_ns, d.prefill_interference_ns, d.stall_ns, d.preemption_ns,
                   d.overhead_ns})
     o << ',' << ms_cell(ns);
   o << ',' << ms_cell(a.max_itl_ns) << ',' << ms_cell(a.prefill_saved_ns) << ',';

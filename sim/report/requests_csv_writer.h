@@ -20,7 +20,7 @@ class RequestsCsvWriter {
       "session_id,turn,"
       // Appended after the contract's columns (docs/metrics.md): attribution, longest gap, cost.
       "ttft_queue_ms,ttft_prefill_compute_ms,ttft_batch_share_ms,ttft_stall_ms,ttft_preemption_ms,"
-      "ttft_kv_transfer_ms,ttft_overhead_ms,decode_compute_ms,decode_prefill_interference_ms,"
+      "ttft_kv_transfer_ms,ttft_overhead_ms,ttft_frontend_ms,decode_compute_ms,decode_prefill_interference_ms,"
       "decode_stall_ms,decode_preemption_ms,decode_overhead_ms,max_itl_ms,prefill_saved_ms,cost_usd";
   // Appended last where some pool keeps KV tiers (kv_offload): the TTFT part spent loading
   // prefix blocks back, and the prompt tokens found in each tier below HBM.

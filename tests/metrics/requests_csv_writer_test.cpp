@@ -80,12 +80,12 @@ TEST_CASE("requests csv: rows hold every column in the header's order", "[metric
       "prompt_tokens,output_tokens,output_tokens_done,cached_prompt_tokens,preemptions,"
       "session_id,turn,"
       "ttft_queue_ms,ttft_prefill_compute_ms,ttft_batch_share_ms,ttft_stall_ms,ttft_preemption_ms,"
-      "ttft_kv_transfer_ms,ttft_overhead_ms,decode_compute_ms,decode_prefill_interference_ms,"
+      "ttft_kv_transfer_ms,ttft_overhead_ms,ttft_frontend_ms,decode_compute_ms,decode_prefill_interference_ms,"
       "decode_stall_ms,decode_preemption_ms,decode_overhead_ms,max_itl_ms,prefill_saved_ms,cost_usd\n"
       "17,chat,big,3,completed,,1.500000123,12.5,250,1250,100,2048,11,11,1024,2,9,4,"
-      "12.5,200,30,7.5,0,0,0,900,100,0,0,0,150,0,0.25\n"
-      "18,\"batch, bulk\",,,rejected,queue_full,2,,,,,100,20,0,0,0,,,,,,,,,,,,,,,,,\n"
-      "19,chat,main,0,unfinished,,3,0,40,,,10,100,7,0,0,,,,,,,,,,,,,,,,,\n";
+      "12.5,200,30,7.5,0,0,0,0,900,100,0,0,0,150,0,0.25\n"
+      "18,\"batch, bulk\",,,rejected,queue_full,2,,,,,100,20,0,0,0,,,,,,,,,,,,,,,,,,\n"
+      "19,chat,main,0,unfinished,,3,0,40,,,10,100,7,0,0,,,,,,,,,,,,,,,,,,\n";
   CHECK(out.str() == expected);
   CHECK(writer.rows_written() == 3);
 }
