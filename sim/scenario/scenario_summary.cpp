@@ -5,6 +5,7 @@
 #include "sim/hardware/kernels/kernel_tables.h"
 #include "sim/scenario/distribution_parse.h"
 #include "sim/scenario/prompt_parse.h"
+#include "sim/scenario/vllm_bench_parse.h"
 #include "sim/scenario/workload_parse.h"
 #include "sim/scenario/yaml_helpers.h"
 
@@ -49,7 +50,9 @@ std::string describe_slo(const SloSpec& slo) {
 
 std::string describe_class(const ClassSpec& c) {
   std::string out = c.name + ": ";
-  if (c.trace) {
+  if (c.trace && c.trace->vllm_bench_serve) {
+    out += describe_vllm_bench_serve(*c.trace->vllm_bench_serve);
+  } else if (c.trace) {
     out += c.trace->format + " trace " + c.trace->path;
     if (c.trace->format != "lengths") out += " (speedup " + format_number(c.trace->speedup) + ")";
     if (c.arrival) out += "; arrival " + describe_arrival(*c.arrival);

@@ -11,6 +11,7 @@
 #include "sim/scenario/distribution_parse.h"
 #include "sim/scenario/prompt_parse.h"
 #include "sim/scenario/slo_parse.h"
+#include "sim/scenario/vllm_bench_parse.h"
 #include "sim/workload/benchmark/benchmark_source.h"
 #include "sim/workload/csv_reader.h"
 
@@ -19,7 +20,7 @@ namespace servesim {
 namespace {
 
 const std::vector<std::string> kClassKeys = {"class",    "arrival", "input",  "output", "slo",
-                                             "priority", "trace",   "prompt", "session"};
+                                             "priority", "trace",   "prompt", "session", "vllm_bench_serve"};
 const std::vector<std::string> kArrivalKeys = {"process", "rate", "stages", "rate_curve", "cv", "concurrency",
                                                "think_time"};
 const std::vector<std::string> kStageKeys = {"duration", "rate"};
@@ -306,7 +307,8 @@ ClassSpec parse_class(const Field& f) {
     c.name = name->as_string();
     if (c.name.empty()) name->fail("the class name is empty");
   }
-  if (auto trace = f.get("trace")) c.trace = parse_trace(*trace);
+  if (auto bench = f.get("vllm_bench_serve")) c.trace = parse_vllm_bench_serve(f, *bench);
+  else if (auto trace = f.get("trace")) c.trace = parse_trace(*trace);
   check_sources(f, c);
   if (auto arrival = f.get("arrival")) {
     c.arrival = parse_arrival(*arrival);

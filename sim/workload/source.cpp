@@ -4,6 +4,9 @@
 //   trace vllm-bench | inference-perf | guidellm | benchmark
 //                             -> BenchmarkSource (a benchmark run's succeeded requests, at
 //                                its send times or its tool's pacing; no `arrival`)
+//   vllm_bench_serve (a trace of format vllm-bench-serve)
+//                             -> VllmBenchServeSource (the load of a vllm bench serve
+//                                command line; no `arrival`)
 //   trace lengths             -> the file's lengths with the class's `arrival` (required):
 //                                open loop (SyntheticSource) or closed loop
 //   no trace, arrival closed  -> ClosedLoopSource with sampled lengths
@@ -18,6 +21,7 @@
 #include "sim/workload/arrival_process.h"
 #include "sim/workload/azure_trace_source.h"
 #include "sim/workload/benchmark/benchmark_source.h"
+#include "sim/workload/benchmark/vllm_bench_serve_source.h"
 #include "sim/workload/closed_loop_source.h"
 #include "sim/workload/lengths_file.h"
 #include "sim/workload/prefix_trace_source.h"
@@ -99,6 +103,10 @@ std::unique_ptr<RequestSource> trace_source(const ClassSpec& spec, int class_ind
                         "and max_concurrency); remove `arrival`");
     }
     return make_benchmark_source(trace, spec.name, class_index, seed);
+  }
+  if (trace.vllm_bench_serve) {
+    return std::make_unique<VllmBenchServeSource>(*trace.vllm_bench_serve, spec.name, class_index, seed,
+                                                  spec.block_tokens);
   }
   throw ConfigError(trace.path, 0, key(spec, "trace.format"),
                     "unknown trace format '" + trace.format +

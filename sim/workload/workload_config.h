@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/core/time.h"
+#include "sim/workload/benchmark/vllm_bench_args.h"
 #include "sim/workload/distribution.h"
 
 namespace servesim {
@@ -47,6 +48,9 @@ struct TraceSpec {
   std::optional<int> stage;
   // azure, vidur, mooncake, csv: the trace's rate scaled over its time; empty: as recorded.
   std::vector<RateScalePoint> rate_scale;
+  // Format vllm-bench-serve (a class's `vllm_bench_serve:` command line, not a `trace:`
+  // format): the options; `path` is its sharegpt lengths file ("" otherwise).
+  std::optional<VllmBenchServeArgs> vllm_bench_serve;
 };
 
 // One segment of a structured prompt (the class's `prompt:` list), in prompt order.
