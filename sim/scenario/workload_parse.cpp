@@ -13,6 +13,7 @@
 #include "sim/scenario/slo_parse.h"
 #include "sim/scenario/vllm_bench_parse.h"
 #include "sim/workload/benchmark/benchmark_source.h"
+#include "sim/workload/benchmark/inference_perf_config.h"
 #include "sim/workload/csv_reader.h"
 
 namespace servesim {
@@ -32,7 +33,8 @@ const std::vector<std::string> kRateScaleKeys = {"path"};
 // class's `arrival` or from a benchmark's send schedule).
 const std::vector<std::string> kTimedTraceFormats = {"azure", "vidur", "mooncake", "csv"};
 const std::vector<std::string> kTraceFormats = {"azure",      "vidur",          "lengths",  "mooncake", "csv",
-                                                "vllm-bench", "inference-perf", "guidellm", "benchmark"};
+                                                "vllm-bench", "inference-perf", "guidellm", "benchmark",
+                                                "inference-perf-config"};
 
 bool contains(const std::vector<std::string>& list, const std::string& s) {
   return std::find(list.begin(), list.end(), s) != list.end();
@@ -227,7 +229,13 @@ TraceSpec parse_trace(const Field& f) {
     format.fail(unknown_choice_message("trace format", "formats", spec.format, kTraceFormats));
   }
   spec.path = existing_data_path(f.require("path"), "trace file");
+  // An inference-perf config is checked now, so its mistakes show at load (its file and line).
+  if (spec.format == "inference-perf-config") (void)read_inference_perf_config(spec.path);
   if (auto speedup = f.get("speedup")) {
+    if (spec.format == "inference-perf-config") {
+      speedup->fail_at_key("'speedup' has no effect with format 'inference-perf-config': the config's stages "
+                           "give the rates");
+    }
     if (spec.format == "lengths") {
       speedup->fail_at_key(
           "'speedup' has no effect with format 'lengths': arrival times come "
@@ -245,9 +253,9 @@ TraceSpec parse_trace(const Field& f) {
   }
   if (auto stage = f.get("stage")) {
     // A benchmark file's stages are its load levels (benchmark_source.h); no other trace has any.
-    if (!is_benchmark_trace_format(spec.format)) {
+    if (!is_benchmark_trace_format(spec.format) && spec.format != "inference-perf-config") {
       stage->fail_at_key("'stage' applies to the benchmark formats only (" +
-                         join_choices(benchmark_trace_formats()) + ")");
+                         join_choices(benchmark_trace_formats()) + ", inference-perf-config)");
     }
     const std::int64_t index = stage->int_at_least(0);
     if (index > 1'000'000) stage->fail("must be at most 1000000");

@@ -4,6 +4,9 @@
 //   trace vllm-bench | inference-perf | guidellm | benchmark
 //                             -> BenchmarkSource (a benchmark run's succeeded requests, at
 //                                its send times or its tool's pacing; no `arrival`)
+//   trace inference-perf-config
+//                             -> InferencePerfConfigSource (the load an inference-perf
+//                                config.yaml describes; no `arrival`)
 //   vllm_bench_serve (a trace of format vllm-bench-serve)
 //                             -> VllmBenchServeSource (the load of a vllm bench serve
 //                                command line; no `arrival`)
@@ -22,6 +25,7 @@
 #include "sim/workload/azure_trace_source.h"
 #include "sim/workload/benchmark/benchmark_source.h"
 #include "sim/workload/benchmark/vllm_bench_serve_source.h"
+#include "sim/workload/benchmark/inference_perf_config_source.h"
 #include "sim/workload/closed_loop_source.h"
 #include "sim/workload/lengths_file.h"
 #include "sim/workload/prefix_trace_source.h"
@@ -104,6 +108,14 @@ std::unique_ptr<RequestSource> trace_source(const ClassSpec& spec, int class_ind
     }
     return make_benchmark_source(trace, spec.name, class_index, seed);
   }
+  if (trace.format == "inference-perf-config") {
+    if (spec.arrival) {
+      throw ConfigError(trace.path, 0, key(spec, "arrival"),
+                        "an inference-perf config's stages give the arrivals; remove `arrival`");
+    }
+    return std::make_unique<InferencePerfConfigSource>(read_inference_perf_config(trace.path), trace.stage, spec.name,
+                                                       class_index, seed, spec.block_tokens);
+  }
   if (trace.vllm_bench_serve) {
     return std::make_unique<VllmBenchServeSource>(*trace.vllm_bench_serve, spec.name, class_index, seed,
                                                   spec.block_tokens);
@@ -111,7 +123,7 @@ std::unique_ptr<RequestSource> trace_source(const ClassSpec& spec, int class_ind
   throw ConfigError(trace.path, 0, key(spec, "trace.format"),
                     "unknown trace format '" + trace.format +
                         "' (valid: azure, vidur, lengths, mooncake, csv, vllm-bench, inference-perf, guidellm, "
-                        "benchmark)");
+                        "benchmark, inference-perf-config)");
 }
 
 std::unique_ptr<RequestSource> session_source(const ClassSpec& spec, int class_index, std::uint64_t seed) {
