@@ -213,7 +213,7 @@ TEST_CASE("vllm bench serve: send times follow get_request", "[workload]") {
   CHECK(t[2] == Approx(1.11).epsilon(1e-12));
 }
 
-TEST_CASE("vllm bench serve: ready check then warm-ups then the run, max_concurrency never exceeded", "[workload]") {
+TEST_CASE("vllm bench serve: ready check then warm-ups then the run and max_concurrency never exceeded", "[workload]") {
   VllmBenchServeArgs a = random_args(100, 10, 0.0);
   a.num_prompts = 10;
   a.max_concurrency = 3;
@@ -248,7 +248,7 @@ TEST_CASE("vllm bench serve: ready check then warm-ups then the run, max_concurr
   CHECK(dc.most_in_flight == 2);
 }
 
-TEST_CASE("vllm bench serve: sharegpt keeps the tool's filter, order and oversampling", "[workload]") {
+TEST_CASE("vllm bench serve: sharegpt keeps the tool's filter and order and oversampling", "[workload]") {
   // Rows: (prompt, output). Kept by is_valid_sequence: prompt 4..1024, output >= 4, sum <= 2048.
   const TempFile file("sharegpt_lengths.csv",
                       "num_prefill_tokens,num_decode_tokens\n"
