@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "sim/engine/kv_cache_groups.h"
 #include "sim/model/shard.h"
 
 namespace servesim {
@@ -42,13 +43,44 @@ double forward_activation_bytes_per_token(const ModelSpec& model, const Deployme
   return (2.0 * model.hidden_size + 3.0 * mlp_width) * bytes_per_element(dep.activations);
 }
 
+// The vision tower's weights on one GPU. vLLM builds Llama4VisionModel and
+// Llama4MultiModalProjector with quant_config None, so they stay bf16 whatever the
+// checkpoint's format, and splits their linear layers over tp (ColumnParallelLinear /
+// RowParallelLinear unless the encoder runs data-parallel) (vllm/model_executor/models/
+// mllama4.py, Llama4ForConditionalGeneration.__init__). The ~1M replicated parameters
+// (positional and class embeddings, LayerNorms, row-parallel biases) count as split too.
+// With pp > 1 the first stage holds the tower; it is counted on the busiest one.
+double vision_weight_bytes_per_gpu(const ModelSpec& model, const Deployment& dep) {
+  return model.vision_params * 2.0 / dep.tp;
+}
+
+// The dummy images' encoder outputs vLLM's profile run holds through the text forward
+// pass (GPUModelRunner.profile_run: embed_multimodal over max_items_per_batch images of
+// the largest size, kept in encoder_cache until the text dummy run and the sampler run
+// are done). MultiModalBudget: the encoder budget is max(max_num_batched_tokens, tokens
+// of one image) (compute_mm_encoder_budget; max_num_encoder_input_tokens and
+// encoder_cache_size default to max_num_batched_tokens), items = budget // tokens of one
+// image, at least 1 and at most max_num_seqs. Each output row is hidden_size wide in the
+// activation format; every TP rank holds them all (the projector gathers its output).
+// The encoder's own forward peak is not modelled.
+double encoder_outputs_bytes(const ModelSpec& model, const Deployment& dep, const EngineConfig& engine,
+                             std::int64_t* images) {
+  *images = 0;
+  if (!model.has_vision() || model.vision_image_tokens < 1) return 0.0;
+  const std::int64_t per_image = model.vision_image_tokens;
+  const std::int64_t budget = std::max<std::int64_t>(engine.max_batched_tokens, per_image);
+  *images = std::max<std::int64_t>(1, std::min<std::int64_t>(budget / per_image, engine.max_num_seqs));
+  return static_cast<double>(*images * per_image) * model.hidden_size * bytes_per_element(dep.activations);
+}
+
 }  // namespace
 
 MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
                        double gpu_memory_utilization, std::int64_t max_batched_tokens) {
   const ShardShape s = shard_shape(model, dep);
   MemoryPlan plan;
-  plan.weight_bytes_per_gpu = weight_bytes_per_gpu(model, dep);
+  plan.vision_weight_bytes_per_gpu = vision_weight_bytes_per_gpu(model, dep);
+  plan.weight_bytes_per_gpu = weight_bytes_per_gpu(model, dep) + plan.vision_weight_bytes_per_gpu;
   const double per_token_activation = forward_activation_bytes_per_token(model, dep);
   plan.activation_reserve_bytes_per_gpu =
       kFixedReserveBytes + static_cast<double>(max_batched_tokens) * per_token_activation;
@@ -99,7 +131,8 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
   const ShardShape s = shard_shape(model, dep);
   MemoryPlan plan;
   plan.rule = engine.kv_memory_rule;
-  plan.weight_bytes_per_gpu = weight_bytes_per_gpu(model, dep);
+  plan.vision_weight_bytes_per_gpu = vision_weight_bytes_per_gpu(model, dep);
+  plan.weight_bytes_per_gpu = weight_bytes_per_gpu(model, dep) + plan.vision_weight_bytes_per_gpu;
   plan.kv_bytes_per_token_per_gpu = s.layers * kv_elements_per_token_layer(model, s) * bytes_per_element(dep.kv);
   const double tokens = static_cast<double>(engine.max_batched_tokens);
   const double forward_peak = tokens * forward_activation_bytes_per_token(model, dep);
@@ -110,7 +143,10 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
   why.precision(4);
   why << "per GPU: " << total / kGiB << " GiB; weights " << plan.weight_bytes_per_gpu / kGiB << " GiB ("
       << model.name << ", tp=" << dep.tp << " pp=" << dep.pp
-      << (dep.ep > 1 ? " ep=" + std::to_string(dep.ep) : std::string()) << ", " << dtype_name(dep.weights) << "); ";
+      << (dep.ep > 1 ? " ep=" + std::to_string(dep.ep) : std::string()) << ", " << dtype_name(dep.weights);
+  if (model.has_vision()) why << ", vision tower " << plan.vision_weight_bytes_per_gpu / kGiB << " GiB bf16 of it";
+  why << "); ";
+  std::int64_t images = 0;
   switch (engine.kv_memory_rule) {
     case KvMemoryRule::vllm: {
       // vllm/v1/worker/gpu_worker.py, Worker.determine_available_memory (vLLM 0.14):
@@ -131,11 +167,16 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
       const double act = bytes_per_element(dep.activations);
       const double sampler_peak =
           tokens * model.hidden_size * act + rows * static_cast<double>(model.vocab_size) * (act + 4.0);
-      plan.activation_reserve_bytes_per_gpu = std::max(forward_peak, sampler_peak);
+      plan.encoder_profile_bytes_per_gpu = encoder_outputs_bytes(model, dep, engine, &images);
+      plan.activation_reserve_bytes_per_gpu = std::max(forward_peak, sampler_peak) + plan.encoder_profile_bytes_per_gpu;
       kv_bytes = total * fraction - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes_per_gpu;
       why << "vLLM rule: " << total / kGiB << " GiB x " << fraction << " - weights - profile peak "
           << plan.activation_reserve_bytes_per_gpu / kGiB << " GiB (forward over " << engine.max_batched_tokens
-          << " tokens, or sampler over " << rows << " rows)";
+          << " tokens, or sampler over " << rows << " rows";
+      if (images > 0)
+        why << "; plus the encoder outputs of " << images << " dummy images of " << model.vision_image_tokens
+            << " embeddings, " << plan.encoder_profile_bytes_per_gpu / kGiB << " GiB";
+      why << ")";
       break;
     }
     case KvMemoryRule::sglang: {
@@ -173,7 +214,26 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
   plan.kv_capacity_tokens =
       plan.fits ? static_cast<std::int64_t>(std::floor(kv_bytes / plan.kv_bytes_per_token_per_gpu)) : 0;
   why << " = KV cache " << kv_bytes / kGiB << " GiB at " << plan.kv_bytes_per_token_per_gpu / 1024.0
-      << " KiB/token = " << plan.kv_capacity_tokens << " tokens";
+      << " KiB/token";
+  if (engine.kv_memory_rule == KvMemoryRule::vllm && model.has_chunked_attention()) {
+    // The hybrid KV cache manager's grouping (kv_cache_groups.h). Each servesim block of
+    // block_size tokens stands for one block in every group, as the logged figure counts.
+    const double per_layer = kv_elements_per_token_layer(model, s) * bytes_per_element(dep.kv);
+    const KvCacheGroups groups = vllm_kv_cache_groups(model, s.layers);
+    const std::int64_t blocks = plan.fits ? vllm_num_blocks(groups, kv_bytes, per_layer, engine.block_size) : 0;
+    plan.kv_capacity_tokens = vllm_logged_kv_tokens(groups, blocks, engine.block_size);
+    why.precision(6);
+    why << "; " << describe(groups, model.attention_chunk_size) << ": num_blocks = KV bytes // page "
+        << static_cast<std::int64_t>(engine.block_size * per_layer) << " B // " << groups.stage_group_size
+        << " layers = " << blocks << "; GPU KV cache size " << blocks << " // " << groups.groups() << " x "
+        << engine.block_size << " = " << plan.kv_capacity_tokens << " tokens; maximum concurrency for "
+        << model.max_context_tokens << " tokens per request "
+        << vllm_max_concurrency(groups, blocks, engine.block_size, model.max_context_tokens,
+                                engine.max_batched_tokens, model.attention_chunk_size)
+        << "x";
+  } else {
+    why << " = " << plan.kv_capacity_tokens << " tokens";
+  }
   if (!plan.fits) why << " (does not fit: the weights and reserve exceed the memory the rule gives)";
   plan.explanation = why.str();
   return plan;

@@ -11,8 +11,12 @@
 namespace servesim {
 
 struct MemoryPlan {
-  double weight_bytes_per_gpu = 0;
+  double weight_bytes_per_gpu = 0;      // vision tower included
+  double vision_weight_bytes_per_gpu = 0;  // of which the vision tower (ModelSpec::vision_params)
   double activation_reserve_bytes_per_gpu = 0;
+  // Of the reserve: the multimodal encoder's outputs that vLLM's profile run holds while
+  // the text forward pass runs (0 without a vision tower or under other rules).
+  double encoder_profile_bytes_per_gpu = 0;
   double kv_bytes_per_token_per_gpu = 0;
   double kv_bytes_per_gpu = 0;          // memory given to the KV cache on each GPU
   double fraction = 0;                  // the memory fraction the rule applied
@@ -31,7 +35,10 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
 //   flat    as above;
 //   vllm    memory x utilisation - weights - peak of the profile run, the larger of the
 //           forward pass over max_batched_tokens and the sampler's logits over
-//           min(max_num_seqs, max_batched_tokens) rows (vLLM V1 determine_available_memory);
+//           min(max_num_seqs, max_batched_tokens) rows, plus the dummy images' encoder
+//           outputs of a vision model (vLLM V1 determine_available_memory); a model with
+//           chunked local layers is grouped as the hybrid KV cache manager groups it and
+//           kv_capacity_tokens is the token count vLLM logs (kv_cache_groups.h);
 //   sglang  memory x mem_fraction_static - weights (profile_max_num_token); a utilisation
 //           of 0 means SGLang's own default fraction (sglang_default_mem_fraction);
 //   trtllm  free_gpu_memory_fraction x (memory - weights - forward peak over

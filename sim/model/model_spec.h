@@ -49,7 +49,28 @@ struct ModelSpec {
   int qk_rope_head_dim = 0;
   int v_head_dim = 0;
 
+  // Chunked local attention (Llama-4; attention_chunk_size == 0: every layer attends to
+  // the whole context). Layer i (0-based) is a NoPE layer with full attention when (i + 1)
+  // is a multiple of no_rope_layer_interval; every other layer attends only within its
+  // attention_chunk_size-token chunk (transformers' Llama4TextConfig no_rope_layers;
+  // vLLM's Llama4Attention builds ChunkedLocalAttention for the RoPE layers).
+  int attention_chunk_size = 0;
+  int no_rope_layer_interval = 0;
+
+  // A vision tower the engine loads beside the language model (0: none): parameters of
+  // the encoder, its adapter and the projector into hidden_size, and the language-model
+  // embeddings of the largest image the processor makes (what the engine's profile run
+  // keeps per dummy image).
+  double vision_params = 0;
+  int vision_image_tokens = 0;
+
   bool is_moe() const { return num_experts > 0; }
+  bool has_chunked_attention() const { return attention_chunk_size > 0; }
+  bool has_vision() const { return vision_params > 0; }
+  // Whether layer i attends only within its chunk (a RoPE layer of a chunked model).
+  bool is_chunked_local_layer(int i) const {
+    return has_chunked_attention() && (no_rope_layer_interval < 1 || (i + 1) % no_rope_layer_interval != 0);
+  }
   bool is_mla() const { return kv_lora_rank > 0; }
   // Whether layer i (0-based) has a routed-expert MLP: i >= first_dense_layers and
   // (i - first_dense_layers + 1) is a multiple of moe_layer_step.

@@ -177,6 +177,71 @@ void read_llama4_experts(const ConfigJson& cfg, ModelSpec& m) {
   }
 }
 
+// Llama-4's chunked local attention (transformers' Llama4TextConfig): attention_chunk_size
+// (default 8192) on the RoPE layers; no_rope_layers[i] == 0 marks the NoPE layers, which
+// keep full attention (vLLM's Llama4Attention: nope = no_rope_layers[layer_idx] == 0). An
+// absent or empty list means the default, every no_rope_layer_interval-th layer (4) NoPE;
+// an explicit list must follow that pattern.
+void read_llama4_attention(const ConfigJson& cfg, ModelSpec& m) {
+  m.attention_chunk_size = cfg.count_or("attention_chunk_size", 8192);
+  m.no_rope_layer_interval = cfg.count_or("no_rope_layer_interval", 4);
+  if (m.no_rope_layer_interval > m.num_layers) {
+    cfg.fail("no_rope_layer_interval", "leaves no full-attention layer among the " +
+                                           std::to_string(m.num_layers) + " layers");
+  }
+  const json* list = cfg.find("no_rope_layers");
+  if (list == nullptr || (list->is_array() && list->empty())) return;
+  bool same = list->is_array() && static_cast<int>(list->size()) == m.num_layers;
+  for (int i = 0; same && i < m.num_layers; ++i) {
+    const json& v = (*list)[static_cast<std::size_t>(i)];
+    same = v.is_number_integer() && (v.get<long long>() != 0) == m.is_chunked_local_layer(i);
+  }
+  if (!same) {
+    cfg.fail("no_rope_layers", "must mark every no_rope_layer_interval-th layer (" +
+                                   std::to_string(m.no_rope_layer_interval) +
+                                   ") with 0 and the others with 1: other placements are not supported");
+  }
+}
+
+// Llama-4's vision tower as vLLM builds it (vllm/model_executor/models/mllama4.py):
+// Llama4VisionModel = patch embedding (a bias-free linear of channels x patch^2 ->
+// hidden), class embedding (hidden), positional embedding ((image/patch)^2 + 1 rows),
+// pre and post LayerNorms, num_hidden_layers encoder layers (QKV and o projections with
+// biases, an MLP hidden -> intermediate -> hidden with biases, two LayerNorms) and the
+// pixel-shuffle adapter (an MLP intermediate -> projector_input_dim ->
+// projector_output_dim, biased when multi_modal_projector_bias); then
+// Llama4MultiModalProjector (vision_output_dim -> text hidden_size, no bias). The largest
+// image (Mllama4ProcessingInfo.get_image_size_with_most_features) is max_patches tiles
+// plus the global one, each (image/patch)^2 / round(1 / pixel_shuffle_ratio^2)
+// embeddings (get_patch_per_chunk); max_patches is the image processor's 16
+// (transformers' Llama4ImageProcessorFast), not in config.json.
+void read_llama4_vision(const ConfigJson& vision, int text_hidden, ModelSpec& m) {
+  constexpr double kMaxPatches = 16;  // Llama4ImageProcessorFast.max_patches
+  const double h = vision.count("hidden_size");
+  const double inter = vision.count("intermediate_size");
+  const double layers = vision.count("num_hidden_layers");
+  const double channels = vision.count("num_channels");
+  const int patch = vision.count("patch_size");
+  const int image = vision.count("image_size");
+  const double proj_in = vision.count("projector_input_dim");
+  const double proj_out = vision.count("projector_output_dim");
+  const double out = vision.count("vision_output_dim");
+  const double adapter_bias = vision.flag_or("multi_modal_projector_bias", false) ? 1.0 : 0.0;
+  if (image % patch != 0) vision.fail("image_size", "must be a multiple of patch_size " + std::to_string(patch));
+  const double grid = static_cast<double>(image / patch) * (image / patch);
+  const double layer = (4 * h * h + 4 * h) + (2 * h * inter + inter + h) + 4 * h;
+  m.vision_params = channels * patch * patch * h + h + (grid + 1) * h + 4 * h + layers * layer +
+                    (inter * proj_in + proj_in * proj_out + adapter_bias * (proj_in + proj_out)) +
+                    out * text_hidden;
+  const json* ratio = vision.find("pixel_shuffle_ratio");
+  if (ratio == nullptr || !ratio->is_number() || !(ratio->get<double>() > 0) || ratio->get<double>() > 1) {
+    vision.fail("pixel_shuffle_ratio", "expected a number in (0, 1]");
+  }
+  const double r = ratio->get<double>();
+  const double per_tile = std::floor(grid / std::round(1.0 / (r * r)));
+  m.vision_image_tokens = static_cast<int>((kMaxPatches + 1) * per_tile);
+}
+
 // DeepSeek's MLA: kv_lora_rank, the query/key head split and v_head_dim are required;
 // q_lora_rank may be null (V2-Lite projects queries directly).
 void read_latent_attention(const ConfigJson& cfg, ModelSpec& m) {
@@ -309,6 +374,12 @@ ModelSpec load_hf_config(const std::string& path) {
   m.attention_bias = cfg.flag_or("attention_bias", cfg.string_or("model_type", "") == "qwen2");
   if (llama4) {
     read_llama4_experts(cfg, m);
+    read_llama4_attention(cfg, m);
+    if (&root != &doc && doc.contains("vision_config") && doc["vision_config"].is_object()) {
+      ConfigJson vision(path, text, doc["vision_config"]);
+      vision.set_style("Llama-4 vision_config");
+      read_llama4_vision(vision, m.hidden_size, m);
+    }
   } else if (qwen3_moe) {
     read_qwen3_experts(cfg, m);
   } else {

@@ -19,7 +19,11 @@ const std::vector<std::string> kModelKeys = {
     "num_experts", "experts_per_token", "moe_intermediate_size", "num_shared_experts",
     "first_dense_layers", "moe_layer_step",
     // multi-head latent attention
-    "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"};
+    "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+    // chunked local attention (Llama-4)
+    "attention_chunk_size", "no_rope_layer_interval",
+    // vision tower (multimodal models)
+    "vision_params", "vision_image_tokens"};
 
 // num_experts turns the MLP into routed experts; experts_per_token and
 // moe_intermediate_size are then required.
@@ -68,6 +72,33 @@ void read_mla(const Field& root, ModelSpec& m) {
   m.v_head_dim = positive_count(root.require("v_head_dim"));
 }
 
+// attention_chunk_size makes the RoPE layers chunked local; no_rope_layer_interval says
+// which layers are not (every interval-th, full attention). Both or neither.
+void read_chunked_attention(const Field& root, ModelSpec& m) {
+  const auto c = root.get("attention_chunk_size");
+  const auto n = root.get("no_rope_layer_interval");
+  if (!c && n) n->fail("says which layers keep full attention; give attention_chunk_size too");
+  if (!c) return;
+  if (!n) c->fail("needs no_rope_layer_interval too (every interval-th layer keeps full attention)");
+  m.attention_chunk_size = positive_count(*c);
+  m.no_rope_layer_interval = positive_count(*n);
+  if (m.no_rope_layer_interval > m.num_layers) {
+    n->fail("leaves no full-attention layer among the " + std::to_string(m.num_layers) + " layers");
+  }
+}
+
+// vision_params (the tower the engine loads) and vision_image_tokens (the embeddings of
+// its largest image) come together.
+void read_vision(const Field& root, ModelSpec& m) {
+  const auto p = root.get("vision_params");
+  const auto t = root.get("vision_image_tokens");
+  if (!p && t) t->fail("is a vision-tower figure; give vision_params too");
+  if (!p) return;
+  if (!t) p->fail("needs vision_image_tokens too (the embeddings of the largest image)");
+  m.vision_params = static_cast<double>(p->int_at_least(1));
+  m.vision_image_tokens = positive_count(*t);
+}
+
 ModelSpec load_model_yaml(const std::string& path) {
   const YAML::Node doc = load_spec_yaml(path);
   const LoadContext ctx{path, {}};
@@ -106,6 +137,8 @@ ModelSpec load_model_yaml(const std::string& path) {
   if (auto f = root.get("attention_bias")) m.attention_bias = f->as_bool();
   m.max_context_tokens = root.require("max_context_tokens").int_at_least(1);
   read_moe(root, m);
+  read_chunked_attention(root, m);
+  read_vision(root, m);
   return m;
 }
 
