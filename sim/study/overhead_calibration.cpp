@@ -63,10 +63,74 @@ double calibration_objective(const ReplaySet& set) {
   return rows > 0 ? sum / rows : 1e6;
 }
 
-OverheadCalibration calibrate_overheads(const BenchmarkReplay& replay, const OverheadCalibrationOptions& options) {
+OverheadSearch search_overheads(const std::vector<std::string>& knob_names, const EngineOverheads& start,
+                                const std::vector<PoolConfig>& pools, int max_evaluations,
+                                const std::function<double(const EngineOverheads&)>& objective_of) {
   std::vector<const Knob*> knobs;
-  for (const std::string& name : options.knobs) knobs.push_back(&knob_named(name));
+  for (const std::string& name : knob_names) knobs.push_back(&knob_named(name));
   if (knobs.empty()) throw ConfigError("", 0, "--fit", "names no engine overhead to fit");
+  const auto overheads_at = [&](const std::vector<double>& x) {
+    EngineOverheads o = start;
+    for (std::size_t i = 0; i < knobs.size(); ++i) o.*(knobs[i]->field) = std::llround(std::fabs(x[i]) * knobs[i]->unit_ns);
+    return o;
+  };
+  std::vector<double> x0;
+  for (const Knob* k : knobs) x0.push_back(static_cast<double>(start.*(k->field)) / k->unit_ns);
+  const auto objective = [&](const std::vector<double>& x) { return objective_of(overheads_at(x)); };
+
+  // A replay is piecewise smooth in the overheads (a step more or less in a batch jumps),
+  // so a simplex can collapse on a ledge; restarting it from the best point with a fresh
+  // simplex, until a restart gains nothing, escapes that (a standard Nelder-Mead remedy).
+  NelderMeadResult best = nelder_mead(objective, x0, 0.5, max_evaluations, 1e-6);
+  int evaluations = best.evaluations;
+  while (evaluations < max_evaluations) {
+    const NelderMeadResult again = nelder_mead(objective, best.x, 0.25, max_evaluations - evaluations, 1e-6);
+    evaluations += again.evaluations;
+    const bool better = again.value < best.value * (1 - 1e-3);
+    if (again.value < best.value) best = again;
+    if (!better) break;
+  }
+  // Identifiability: a knob whose unit step either way leaves the objective where it is
+  // (async scheduling hides CPU overheads shorter than the GPU's step) cannot be fitted,
+  // and keeps the start's value.
+  OverheadSearch out;
+  std::vector<double> x = best.x;
+  for (double& v : x) v = std::fabs(v);
+  std::vector<bool> flat(knobs.size(), true);
+  for (std::size_t i = 0; i < knobs.size(); ++i) {
+    for (const double delta : {1.0, -1.0}) {
+      std::vector<double> moved = x;
+      moved[i] = x[i] + delta;
+      if (moved[i] < 0) continue;
+      if (std::fabs(objective(moved) - best.value) > 1e-4 * best.value + 1e-12) flat[i] = false;
+    }
+  }
+  for (std::size_t i = 0; i < knobs.size(); ++i) {
+    if (!flat[i]) continue;
+    const double unit_ns = knobs[i]->unit_ns;
+    const std::string unit = unit_ns >= 1e6 ? std::to_string(std::llround(unit_ns / 1e6)) + " ms"
+                                            : std::to_string(std::llround(unit_ns / 1e3)) + " us";
+    UnidentifiedKnob u{knobs[i]->name,
+                       "the fitted figures are the same with " + knobs[i]->name + " " + unit + " more or less", ""};
+    for (std::size_t p = 0; p < pools.size(); ++p) {
+      if (!pools[p].engine.async_scheduling) continue;
+      u.why = "pool " + pools[p].name + "'s engine runs async scheduling, which hides CPU overheads under the " +
+              "GPU's step: " + u.why;
+      u.setting = "engine.async_scheduling: false (--set cluster.pools." + std::to_string(p) +
+                  ".engine.async_scheduling=false), if the benchmarked server ran without async scheduling";
+      break;
+    }
+    out.unidentified.push_back(u);
+    x[i] = static_cast<double>(start.*(knobs[i]->field)) / unit_ns;
+  }
+  out.fitted = overheads_at(x);
+  out.evaluations = evaluations;
+  return out;
+}
+
+OverheadCalibration calibrate_overheads(const BenchmarkReplay& replay, const OverheadCalibrationOptions& options) {
+  for (const std::string& name : options.knobs) knob_named(name);
+  if (options.knobs.empty()) throw ConfigError("", 0, "--fit", "names no engine overhead to fit");
 
   // Which replayed requests are fitted on and which are held out.
   const BenchmarkRun& bench = replay.benchmark();
@@ -98,70 +162,17 @@ OverheadCalibration calibrate_overheads(const BenchmarkReplay& replay, const Ove
 
   out.knobs = options.knobs;
   out.start = replay.scenario().cluster.pools.front().engine.overheads;
-  const auto overheads_at = [&](const std::vector<double>& x) {
-    EngineOverheads o = out.start;
-    for (std::size_t i = 0; i < knobs.size(); ++i) o.*(knobs[i]->field) = std::llround(std::fabs(x[i]) * knobs[i]->unit_ns);
-    return o;
-  };
-  std::vector<double> x0;
-  for (const Knob* k : knobs) x0.push_back(static_cast<double>(out.start.*(k->field)) / k->unit_ns);
-
   const SimulatedReplay before = replay.simulate(out.start);
   out.fit_before = replay.compare("fit", fit, before, false);
   out.held_out_before = replay.compare("held out", held_out, before, false);
   out.objective_before = calibration_objective(out.fit_before);
 
-  const auto objective = [&](const std::vector<double>& x) {
-    return calibration_objective(replay.compare("fit", fit, replay.simulate(overheads_at(x)), false));
-  };
-  // A replay is piecewise smooth in the overheads (a step more or less in a batch jumps),
-  // so a simplex can collapse on a ledge; restarting it from the best point with a fresh
-  // simplex, until a restart gains nothing, escapes that (a standard Nelder-Mead remedy).
-  NelderMeadResult best = nelder_mead(objective, x0, 0.5, options.max_evaluations, 1e-6);
-  int evaluations = best.evaluations;
-  while (evaluations < options.max_evaluations) {
-    const NelderMeadResult again = nelder_mead(objective, best.x, 0.25, options.max_evaluations - evaluations, 1e-6);
-    evaluations += again.evaluations;
-    const bool better = again.value < best.value * (1 - 1e-3);
-    if (again.value < best.value) best = again;
-    if (!better) break;
-  }
-  // Identifiability: a knob whose unit step either way leaves the objective where it is
-  // (async scheduling hides CPU overheads shorter than the GPU's step) cannot be fitted,
-  // and keeps the start's value.
-  std::vector<double> x = best.x;
-  for (double& v : x) v = std::fabs(v);
-  std::vector<bool> flat(knobs.size(), true);
-  for (std::size_t i = 0; i < knobs.size(); ++i) {
-    for (const double delta : {1.0, -1.0}) {
-      std::vector<double> moved = x;
-      moved[i] = x[i] + delta;
-      if (moved[i] < 0) continue;
-      if (std::fabs(objective(moved) - best.value) > 1e-4 * best.value + 1e-12) flat[i] = false;
-    }
-  }
-  for (std::size_t i = 0; i < knobs.size(); ++i) {
-    if (!flat[i]) continue;
-    const double unit_ns = knobs[i]->unit_ns;
-    const std::string unit = unit_ns >= 1e6 ? std::to_string(std::llround(unit_ns / 1e6)) + " ms"
-                                            : std::to_string(std::llround(unit_ns / 1e3)) + " us";
-    UnidentifiedKnob u{knobs[i]->name,
-                       "the fitted figures are the same with " + knobs[i]->name + " " + unit + " more or less", ""};
-    const std::vector<PoolConfig>& pools = replay.scenario().cluster.pools;
-    for (std::size_t p = 0; p < pools.size(); ++p) {
-      if (!pools[p].engine.async_scheduling) continue;
-      u.why = "pool " + pools[p].name + "'s engine runs async scheduling, which hides CPU overheads under the " +
-              "GPU's step: " + u.why;
-      u.setting = "engine.async_scheduling: false (--set cluster.pools." + std::to_string(p) +
-                  ".engine.async_scheduling=false), if the benchmarked server ran without async scheduling";
-      break;
-    }
-    out.unidentified.push_back(u);
-    x[i] = static_cast<double>(out.start.*(knobs[i]->field)) / unit_ns;
-  }
-  best.x = x;
-  out.fitted = overheads_at(best.x);
-  out.evaluations = evaluations;
+  const OverheadSearch search = search_overheads(
+      options.knobs, out.start, replay.scenario().cluster.pools, options.max_evaluations,
+      [&](const EngineOverheads& o) { return calibration_objective(replay.compare("fit", fit, replay.simulate(o), false)); });
+  out.unidentified = search.unidentified;
+  out.fitted = search.fitted;
+  out.evaluations = search.evaluations;
   const SimulatedReplay after = replay.simulate(out.fitted);
   out.fit_after = replay.compare("fit", fit, after, false);
   out.held_out_after = replay.compare("held out", held_out, after, false);

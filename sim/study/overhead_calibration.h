@@ -4,6 +4,7 @@
 // checking the fit on requests it did not see: the last load stage when the run has
 // several, otherwise alternate windows of the run (fit on the even ones, check on the odd).
 // Only these knobs move; the cost model, the scheduler and the arrivals stay as they are.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,21 @@ struct OverheadCalibration {
 // p50 and p90. p99 and throughput are reported, not fitted (the tail of a short run and the
 // arrival-bound throughput say little about overheads).
 bool is_fitted_figure(const std::string& figure);
+
+// The search calibration runs, for any objective of the overheads (the per-request replay
+// here, a summary's aggregates in summary_calibration.h): Nelder-Mead over `knobs` from
+// `start`, restarted while it gains, then the identifiability test (a knob whose unit
+// step either way leaves `objective` where it is keeps the start's value and is listed in
+// `unidentified`, with the async-scheduling setting of `pools` that would show it).
+// Throws ConfigError for an unknown or empty list of knobs.
+struct OverheadSearch {
+  EngineOverheads fitted;
+  std::vector<UnidentifiedKnob> unidentified;
+  int evaluations = 0;
+};
+OverheadSearch search_overheads(const std::vector<std::string>& knobs, const EngineOverheads& start,
+                                const std::vector<PoolConfig>& pools, int max_evaluations,
+                                const std::function<double(const EngineOverheads&)>& objective);
 
 // Throws ConfigError for an unknown knob, or when no request completes under the
 // scenario's own overheads. Knobs the fitted figures do not depend on are listed in

@@ -34,4 +34,9 @@ BenchmarkFormat vllm_bench_format();
 BenchmarkFormat inference_perf_format();
 BenchmarkFormat guidellm_format();
 
+// The deployment a vllm bench serve result states (model_id, tokenizer_id, the server its
+// backend names, --metadata tp / pp, seed), without its stages or requests; the summary
+// reader (benchmark_summary.h) shares it.
+BenchmarkRun vllm_bench_deployment(const JsonDocument& document);
+
 }  // namespace servesim

@@ -44,6 +44,14 @@ class VllmReader {
   explicit VllmReader(const JsonDocument& doc) : doc_(doc), root_(doc.root()) {}
 
   BenchmarkRun read() {
+    BenchmarkRun run = deployment();
+    run.stages.push_back(stage());
+    read_requests(run);
+    return run;
+  }
+
+  // What the file says of the deployment it measured, and the seed.
+  BenchmarkRun deployment() const {
     if (!root_.is_object()) doc_.fail(pointer(), "", "expected a JSON object (vllm bench serve --save-result)");
     BenchmarkRun run;
     run.model = optional_string("model_id");
@@ -54,8 +62,6 @@ class VllmReader {
     run.tp = gpus({"tp", "tensor_parallel_size"});
     run.pp = gpus({"pp", "pipeline_parallel_size"});
     run.seed = seed();
-    run.stages.push_back(stage());
-    read_requests(run);
     return run;
   }
 
@@ -337,6 +343,8 @@ bool recognises(const json& root) {
 }
 
 }  // namespace
+
+BenchmarkRun vllm_bench_deployment(const JsonDocument& document) { return VllmReader(document).deployment(); }
 
 BenchmarkFormat vllm_bench_format() {
   return {"vllm-bench", recognises, [](const JsonDocument& document) { return VllmReader(document).read(); },
