@@ -6,6 +6,7 @@
 #include "sim/scenario/distribution_parse.h"
 #include "sim/scenario/prompt_parse.h"
 #include "sim/scenario/vllm_bench_parse.h"
+#include "sim/workload/benchmark/inference_perf_config.h"
 #include "sim/scenario/workload_parse.h"
 #include "sim/scenario/yaml_helpers.h"
 
@@ -52,6 +53,10 @@ std::string describe_class(const ClassSpec& c) {
   std::string out = c.name + ": ";
   if (c.trace && c.trace->vllm_bench_serve) {
     out += describe_vllm_bench_serve(*c.trace->vllm_bench_serve);
+  } else if (c.trace && c.trace->format == "inference-perf-config") {
+    out += "inference-perf config " + c.trace->path + ": " +
+           describe_inference_perf_load(read_inference_perf_config(c.trace->path));
+    if (c.trace->stage) out += "; stage " + std::to_string(*c.trace->stage) + " only";
   } else if (c.trace) {
     out += c.trace->format + " trace " + c.trace->path;
     if (c.trace->format != "lengths") out += " (speedup " + format_number(c.trace->speedup) + ")";

@@ -371,3 +371,36 @@ TEST_CASE("inference-perf config: the length samplers keep the tool's bounds and
   // Fourth central moment of Poisson(l): l (1 + 3 l).
   CHECK(m.variance == Approx(45).margin(servesim::testing::variance_tolerance(45, 45 * (1 + 3 * 45.0), xs.size())));
 }
+
+TEST_CASE("inference-perf config: trace.stage replays one stage alone from time 0", "[workload][inference-perf-config]") {
+  const std::string yaml =
+      "data:\n  type: shared_prefix\n  shared_prefix: {num_groups: 2, num_prompts_per_group: 2}\n"
+      "load:\n  interval: 30\n  stages: [{rate: 1, duration: 3}, {rate: 2, duration: 2}]\n";
+  InferencePerfConfigSource src = source_of(yaml, 16, 1);
+  // Stage 1 alone: int(2 x 2) = 4 requests in (0, 2 s], the last at 2 s, data index 0 first.
+  REQUIRE(src.total_requests() == 4);
+  Tick last = 0;
+  for (int i = 0; i < 4; ++i) last = src.pop().arrival_ns;
+  CHECK(std::llabs(last - 2 * kNsPerSec) <= 1);
+  CHECK(src.exhausted());
+  // A stage the file does not have names the stages it has.
+  TempFile f("stages.yaml", yaml);
+  try {
+    InferencePerfConfigSource(read_inference_perf_config(f.path()), 2, "ip", 0, 7, 16);
+    FAIL("stage 2 was accepted");
+  } catch (const ConfigError& e) {
+    CHECK(e.key() == "load.stages");
+    CHECK_THAT(e.message(), Catch::Contains("0 to 1"));
+  }
+}
+
+TEST_CASE("inference-perf config: the one-line description names stages and prompts", "[workload][inference-perf-config]") {
+  const InferencePerfLoad l = load_of("describe.yaml",
+                                      "data:\n  type: shared_prefix\n"
+                                      "  shared_prefix: {num_groups: 8, num_prompts_per_group: 50, system_prompt_len: 1500,"
+                                      " question_len: 150, output_len: 100}\n"
+                                      "load:\n  interval: 15\n  stages: [{rate: 1, duration: 30}, {rate: 2.5, duration: 30}]\n");
+  CHECK(describe_inference_perf_load(l) ==
+        "constant, 2 stages (1 req/s x 30 s, 2.5 req/s x 30 s), interval 15 s; shared_prefix: 8 groups x 50 prompts, "
+        "system prompt 1500, question 150, output 100 tokens");
+}

@@ -60,6 +60,52 @@ const char* inference_perf_data_type_name(InferencePerfLoad::DataType type) {
 
 namespace {
 
+std::string number(double v) {
+  std::string s = std::to_string(v);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::string describe_length(const InferencePerfLength& l) {
+  using K = InferencePerfLength::Kind;
+  if (l.kind == K::fixed) return std::to_string(static_cast<std::int64_t>(l.mean));
+  if (l.std_dev == 0 && l.kind == K::normal && l.min == l.max) return std::to_string(l.min);
+  static const char* names[] = {"fixed", "normal", "skew_normal", "lognormal", "uniform", "poisson"};
+  std::string out = std::string(names[static_cast<int>(l.kind)]) + "(";
+  if (l.kind != K::uniform) out += "mean " + number(l.mean) + ", ";
+  if (l.kind != K::uniform && l.kind != K::poisson) out += "std " + number(l.std_dev) + ", ";
+  return out + std::to_string(l.min) + ".." + std::to_string(l.max) + ")";
+}
+
+}  // namespace
+
+std::string describe_inference_perf_load(const InferencePerfLoad& load) {
+  std::string out = std::string(inference_perf_load_type_name(load.load_type)) + ", " +
+                    std::to_string(load.stages.size()) + (load.stages.size() == 1 ? " stage (" : " stages (");
+  for (std::size_t s = 0; s < load.stages.size(); ++s) {
+    const InferencePerfStage& st = load.stages[s];
+    if (s > 0) out += ", ";
+    out += load.load_type == InferencePerfLoad::LoadType::concurrent
+               ? std::to_string(st.num_requests) + " requests at concurrency " + std::to_string(st.concurrency)
+               : number(st.rate_per_s) + " req/s x " + std::to_string(st.duration_s) + " s";
+  }
+  out += "), interval " + number(load.interval_s) + " s";
+  if (const auto cap = load.cap_of_stage(0); cap && load.load_type != InferencePerfLoad::LoadType::concurrent)
+    out += ", at most " + std::to_string(*cap) + " in flight";
+  out += "; " + std::string(inference_perf_data_type_name(load.data_type)) + ": ";
+  if (load.data_type == InferencePerfLoad::DataType::shared_prefix) {
+    out += std::to_string(load.num_groups) + " groups x " + std::to_string(load.prompts_per_group) +
+           " prompts, system prompt " + describe_length(load.system_prompt) + ", question " +
+           describe_length(load.question) + ", output " + describe_length(load.output) + " tokens";
+  } else {
+    out += "input " + describe_length(load.input_dist) + ", output " + describe_length(load.output_dist) + " tokens";
+  }
+  return out;
+}
+
+namespace {
+
 // Caps that keep counts and times inside int64 nanoseconds.
 constexpr double kMaxStageRequests = 1e12;
 constexpr std::int64_t kMaxStageSeconds = 1'000'000'000;

@@ -79,6 +79,10 @@ inline constexpr std::int64_t kMaxInferencePerfPrompts = 10'000'000;
 // setting servesim does not reproduce (the message says what is supported).
 InferencePerfLoad read_inference_perf_config(const std::string& path);
 
+// One line for `validate` and run headers: "constant, 2 stages (1 req/s x 30 s, ...),
+// interval 15 s; shared_prefix: 10 groups x 10 prompts, system prompt 100, question 50, output 50 tokens".
+std::string describe_inference_perf_load(const InferencePerfLoad& load);
+
 const char* inference_perf_load_type_name(InferencePerfLoad::LoadType type);
 const char* inference_perf_data_type_name(InferencePerfLoad::DataType type);
 
