@@ -100,3 +100,36 @@ TEST_CASE("inference-perf config scenario: an unsupported data type fails valida
   CHECK_THAT(r.output, Catch::Contains("data.type"));
   CHECK_THAT(r.output, Catch::Contains("shared_prefix, random, synthetic"));
 }
+
+TEST_CASE("inference-perf config scenario: the bundled shared-prefix example keeps the invariants and its repeats hit",
+          "[cli][prefix][inference-perf-config]") {
+  TempDir dir("ip-config-example");
+  const CliResult r =
+      run_cli("run scenarios/inference-perf/shared-prefix.yaml --check-invariants --out " + (dir.path / "out").string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("invariants (docs/INVARIANTS.md): all held") != std::string::npos);
+  std::vector<CsvRequest> rows = parse_requests_csv(read_file(dir.path / "out" / "requests.csv"));
+  std::sort(rows.begin(), rows.end(), [](const CsvRequest& a, const CsvRequest& b) { return a.id < b.id; });
+  // Stage 0: int(1 x 30) = 30 requests, the last due at exactly 30 s; stage 1: int(2 x 30) = 60,
+  // starting after stage 0 drained, the 15 s interval and the 1 s lead, so after 46 s.
+  REQUIRE(rows.size() == 90);
+  CHECK(rows[29].arrival_ns == 30'000'000'000);
+  CHECK(rows[30].arrival_ns > 46'000'000'000);
+  // Prompts of 100 + 50 tokens. Stage 1's first 30 repeat stage 0's prompts whole:
+  // floor(150 / 16) x 16 = 144 cached. Every other request hits its group's system prompt,
+  // floor(100 / 16) x 16 = 96 tokens, or is its group's first (0): at most 10 such.
+  int misses = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(rows[i].prompt_tokens == 150);
+    if (i >= 30 && i < 60) {
+      CHECK(rows[i].cached_prompt_tokens == 144);
+    } else {
+      CHECK((rows[i].cached_prompt_tokens == 0 || rows[i].cached_prompt_tokens == 96));
+      misses += rows[i].cached_prompt_tokens == 0;
+    }
+  }
+  CHECK(misses >= 1);
+  CHECK(misses <= 10);
+}
