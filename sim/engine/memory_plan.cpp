@@ -60,7 +60,8 @@ double vision_weight_bytes_per_gpu(const ModelSpec& model, const Deployment& dep
 // are done). MultiModalBudget: the encoder budget is max(max_num_batched_tokens, tokens
 // of one image) (compute_mm_encoder_budget; max_num_encoder_input_tokens and
 // encoder_cache_size default to max_num_batched_tokens), items = budget // tokens of one
-// image, at least 1 and at most max_num_seqs. Each output row is hidden_size wide in the
+// image, at least 1 (also at most max_num_seqs x the images a prompt may carry, which
+// Llama-4 does not limit). Each output row is hidden_size wide in the
 // activation format; every TP rank holds them all (the projector gathers its output).
 // The encoder's own forward peak is not modelled.
 double encoder_outputs_bytes(const ModelSpec& model, const Deployment& dep, const EngineConfig& engine,
@@ -69,7 +70,7 @@ double encoder_outputs_bytes(const ModelSpec& model, const Deployment& dep, cons
   if (!model.has_vision() || model.vision_image_tokens < 1) return 0.0;
   const std::int64_t per_image = model.vision_image_tokens;
   const std::int64_t budget = std::max<std::int64_t>(engine.max_batched_tokens, per_image);
-  *images = std::max<std::int64_t>(1, std::min<std::int64_t>(budget / per_image, engine.max_num_seqs));
+  *images = std::max<std::int64_t>(1, budget / per_image);
   return static_cast<double>(*images * per_image) * model.hidden_size * bytes_per_element(dep.activations);
 }
 

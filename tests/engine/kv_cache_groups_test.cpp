@@ -206,3 +206,15 @@ TEST_CASE("kv groups: an explicit no_rope_layers list must mark every fourth lay
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }
+
+TEST_CASE("kv groups: a batch budget under one image still profiles one dummy image", "[hardware][kv_groups]") {
+  EngineConfig e = vllm_engine();
+  e.max_batched_tokens = 2048;  // below the 2448 embeddings of one image
+  Deployment dep;
+  dep.tp = 4;
+  const MemoryPlan plan = plan_memory(load_model("llama-4-scout"), load_hardware("h100-sxm"), dep, e);
+  // Budget max(2048, 2448) = 2448: one image, 2448 x 5120 x 2 bytes = 25,067,520.
+  CHECK(plan.encoder_profile_bytes_per_gpu == 25067520.0);
+  // A model without a vision tower reserves nothing for it.
+  CHECK(plan_memory(load_model("llama-3-8b"), load_hardware("h100-sxm"), Deployment{}, e).encoder_profile_bytes_per_gpu == 0.0);
+}
