@@ -91,6 +91,14 @@ TEST_CASE("inference-perf config: aliases, legacy distributions and the worker c
   CHECK(l.cap_of_stage(0) == 100);
   // int(2.5 * 3) = int(7.5) = 7.
   CHECK(l.requests_of_stage(0) == 7);
+  // pydantic's int takes 30.0 but not 30.5.
+  CHECK(load_of("float.yaml", "data:\n  type: shared_prefix\n  shared_prefix: {}\n"
+                              "load:\n  stages: [{rate: 1, duration: 30.0}]\n")
+            .stages[0]
+            .duration_s == 30);
+  CHECK_THROWS_AS(load_of("float.yaml", "data:\n  type: shared_prefix\n  shared_prefix: {}\n"
+                                        "load:\n  stages: [{rate: 1, duration: 30.5}]\n"),
+                  ConfigError);
 }
 
 TEST_CASE("inference-perf config: what it cannot reproduce is refused with file line and key",

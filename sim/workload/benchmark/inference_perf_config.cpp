@@ -178,6 +178,12 @@ class Cursor {
       return node_.as<std::int64_t>();
     } catch (const YAML::Exception&) {
     }
+    // pydantic's int takes a float without a fraction (30.0).
+    try {
+      const double v = node_.as<double>();
+      if (std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 9e15) return static_cast<std::int64_t>(v);
+    } catch (const YAML::Exception&) {
+    }
     fail("expected an integer, got '" + node_.Scalar() + "'");
   }
   bool as_bool() const {
