@@ -412,3 +412,20 @@ TEST_CASE("inference-perf config: the one-line description names stages and prom
         "constant, 2 stages (1 req/s x 30 s, 2.5 req/s x 30 s), interval 15 s; shared_prefix: 8 groups x 50 prompts, "
         "system prompt 1500, question 150, output 100 tokens");
 }
+
+TEST_CASE("inference-perf config: constant stages hold at most num_workers x worker_max_concurrency in flight",
+          "[workload][inference-perf-config]") {
+  const std::string yaml =
+      "data:\n  type: shared_prefix\n  shared_prefix: {}\n"
+      "load:\n  num_workers: 1\n  worker_max_concurrency: 2\n  stages: [{rate: 10, duration: 1}]\n";
+  InferencePerfConfigSource src = source_of(yaml);
+  // One worker with Semaphore(2): two requests out, the third waits for a finish.
+  const RequestSpec a = src.pop();
+  src.pop();
+  CHECK_FALSE(src.peek_arrival_ns().has_value());
+  // A finish at 4 s (after every due time, all within the 1 s stage) sends the third then.
+  src.on_finished(a, 4 * kNsPerSec);
+  REQUIRE(src.peek_arrival_ns().has_value());
+  CHECK(src.pop().arrival_ns == 4 * kNsPerSec);
+  CHECK_FALSE(src.peek_arrival_ns().has_value());
+}
