@@ -380,7 +380,10 @@ class Checker {
   void check_trace(std::size_t c, const ClassLimits& l) {
     ClassSpec spec = s_.workload[c];
     spec.block_tokens = l.block_size;  // as the Simulation sets it
-    const std::string key = "workload." + std::to_string(c) + ".trace";
+    // A vllm_bench_serve class is a trace without a file of its own (unless sharegpt's lengths).
+    const bool bench = spec.trace->vllm_bench_serve.has_value();
+    const std::string key = "workload." + std::to_string(c) + (bench ? ".vllm_bench_serve" : ".trace");
+    const std::string path_key = bench ? key : key + ".path";
     const EngineConfig& engine = s_.cluster.pools[l.pool].engine;
     std::unique_ptr<RequestSource> source;
     try {
@@ -407,13 +410,13 @@ class Checker {
       ++n;
       if (why) (is(why, "exceeds_max_context") ? context : is(why, "exceeds_kv_capacity") ? kv : policy) += 1;
     }
-    const std::string file = spec.trace->path;
+    const std::string what = bench ? "the vllm bench serve load" : "trace " + spec.trace->path;
     if (n == 0) {
       if (first_after_stop)
-        throw at_.error(key + ".path", "no request of trace " + file + " arrives before stop.time (the first at " +
+        throw at_.error(path_key, "no request of " + what + " arrives before stop.time (the first at " +
                                            format_number(seconds_from_ticks(*first_after_stop)) +
                                            " s): lengthen stop.time or raise trace.speedup");
-      throw at_.error(key + ".path", "trace " + file +
+      throw at_.error(path_key, what +
                                          " has no requests (a header and no rows), so the class would send "
                                          "nothing: give it rows or point trace.path at another file");
     }
@@ -428,13 +431,13 @@ class Checker {
               kExceedsKvCapacityFix + ")";
     if (policy > 0) text += (text.empty() ? "" : "; ") + std::to_string(policy) + " " + policy_what(engine);
     const std::int64_t rejected = context + kv + policy;
-    const std::string counted = std::to_string(n) + " requests of trace " + file + " the run reads";
+    const std::string counted = std::to_string(n) + " requests of " + what + " the run reads";
     if (rejected == n) {
-      const std::string where = kv == n && l.kv_set ? kv_key(l) : key + ".path";
+      const std::string where = kv == n && l.kv_set ? kv_key(l) : path_key;
       throw at_.error(where, "class '" + spec.name + "' cannot be served: every one of the " + counted +
                                  " would be rejected: " + text);
     }
-    out_.warnings.push_back(at_.warning(key + ".path", std::to_string(rejected) + " of the " + counted +
+    out_.warnings.push_back(at_.warning(path_key, std::to_string(rejected) + " of the " + counted +
                                                            " will be rejected: " + text));
   }
 

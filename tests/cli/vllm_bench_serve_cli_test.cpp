@@ -100,3 +100,14 @@ TEST_CASE("vllm bench serve cli: an unknown option exits 2 naming file line and 
   CHECK_THAT(r.output, Catch::Contains("--random-prefix-length"));
   CHECK_THAT(r.output, Catch::Contains("did you mean '--random-prefix-len'?"));
 }
+
+TEST_CASE("vllm bench serve cli: prompts longer than the context are refused at the class", "[cli]") {
+  TempDir dir("vllm-bench-serve-long");
+  // 1 + 256 + 9000 tokens: above Llama-3-8B's 8192-token context for every request.
+  const auto path = dir.write(
+      "s.yaml", scenario("--dataset-name prefix_repetition --prefix-repetition-suffix-len 9000 --num-prompts 20"));
+  const CliResult r = run_cli("validate " + path.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("workload.0.vllm_bench_serve: class 'bench' cannot be served"));
+  CHECK_THAT(r.output, Catch::Contains("every one of the 20 requests of the vllm bench serve load"));
+}
