@@ -212,6 +212,15 @@ bool is_fitted_summary_figure(const SummaryFigure& f) {
 Scenario summary_stage_scenario(const Scenario& scenario, const BenchmarkSummary& summary, std::size_t k) {
   Scenario out = scenario;
   const SummaryStage& stage = summary.stages.at(k);
+  // A class that replays the run's own inference-perf config.yaml sends that stage's
+  // requests alone (workload.md, "inference-perf configs"): the config states its rate
+  // and count, so nothing of the scenario is changed for it.
+  if (!out.workload.empty() && out.workload.front().trace &&
+      out.workload.front().trace->format == "inference-perf-config" && summary.stages.size() > 1) {
+    out.workload.front().trace->stage = stage.stage_id.value_or(static_cast<int>(k));
+    if (k > 0) out.stop = StopSpec{};
+    return out;
+  }
   if (k == 0) {
     if (!out.stop.requests && stage.requests) out.stop.requests = stage.requests;
     return out;
@@ -296,7 +305,11 @@ SummaryWorkloadCheck check_summary_workload(const BenchmarkSummary& summary, con
     const SummaryStage& stage = summary.stages[k];
     const std::string head = summary.stages.size() > 1 ? stage.name + ": " : "";
     const Scenario s = summary_stage_scenario(scenario, summary, k);
-    if (k == 0 && stage.requests) {
+    const std::optional<TraceSpec>& trace = s.workload.front().trace;
+    if (trace && trace->format == "inference-perf-config" && trace->stage) {
+      out.notes.push_back(head + "run as stage " + std::to_string(*trace->stage) + " of " + trace->path +
+                          ", which the scenario's class " + s.workload.front().name + " replays");
+    } else if (k == 0 && stage.requests) {
       if (!scenario.stop.requests) {
         out.notes.push_back(head + "stop.requests set to the benchmark's " + count_key(summary.format) + " (" +
                             std::to_string(*stage.requests) + ")");
@@ -306,24 +319,32 @@ SummaryWorkloadCheck check_summary_workload(const BenchmarkSummary& summary, con
                                  std::to_string(*scenario.stop.requests));
       }
     }
-    if (k > 0) {
+    if (k > 0 && s.workload.front().arrival) {
       out.notes.push_back(head + "run as the scenario at the stage's own " +
                           (stage.concurrency ? std::string("concurrency") : std::string("rate")) +
                           (stage.requests ? " and request count" : ""));
     }
-    check_arrival(summary.format, stage, s.workload.front(), head, out);
+    if (!trace || trace->format != "inference-perf-config") check_arrival(summary.format, stage, s.workload.front(), head, out);
     if (!stage.mean_input_tokens && !stage.mean_output_tokens) continue;
     // The lengths: one run of the stage at the scenario's own overheads.
     double prompt = 0, output = 0;
-    std::int64_t n = 0;
+    std::int64_t n = 0, sent = 0;
     Simulation sim(s.seed, s.stop, s.workload, s.cluster);
     sim.set_request_sink([&](const RequestRecord& r) {
+      ++sent;
       if (r.outcome != Outcome::completed) return;
       prompt += static_cast<double>(r.prompt_tokens);
       output += static_cast<double>(r.output_tokens_done);
       ++n;
     });
     sim.run();
+    // A trace's requests are its own: their count is compared here (a synthetic class
+    // sends stop.requests, compared above).
+    if (!s.workload.front().arrival && stage.requests && sent != *stage.requests) {
+      out.mismatches.push_back(head + count_key(summary.format) + ": the benchmark sent " +
+                               std::to_string(*stage.requests) + " requests, the scenario's trace " +
+                               std::to_string(sent));
+    }
     if (n == 0) {
       out.mismatches.push_back(head + "no request of the scenario completed, so its lengths cannot be compared");
       continue;

@@ -282,3 +282,51 @@ TEST_CASE("calibrate from aggregates says a knob async scheduling hides is not i
   CHECK(hidden.output.find("nothing written") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(profile));
 }
+
+TEST_CASE("calibrate from inference-perf stage reports runs each stage of the config the scenario replays",
+          "[cli][calibrate][summary]") {
+  // The bundled shared-prefix example: stage 0 sends 30 requests at 1/s, stage 1 60 at 2/s
+  // (scenarios/inference-perf/shared-prefix.yaml). Each stage run alone writes one stage
+  // report; together they are the report folder of one inference-perf run.
+  const TempDir dir("summary_config");
+  std::filesystem::copy_file("scenarios/inference-perf/shared-prefix-config.yaml", dir.path / "config.yaml");
+  std::string text = servesim::testing::read_file("scenarios/inference-perf/shared-prefix.yaml");
+  text.replace(text.find("shared-prefix-config.yaml"), 25, "config.yaml");
+  text.replace(text.find("      engine:\n"), 14,
+               "      engine:\n        preset: vllm\n        async_scheduling: false\n"
+               "        overheads: {per_step: 300us, per_request: 2ms}\n");
+  const std::string scenario = (dir.path / "s.yaml").string();
+  std::ofstream(scenario) << text;
+  const std::string report = (dir.path / "report").string();
+  std::filesystem::create_directories(report);
+  for (const int stage : {0, 1}) {
+    const std::string out = (dir.path / ("r" + std::to_string(stage))).string();
+    REQUIRE(run_cli("run " + scenario + " --set workload.0.trace.stage=" + std::to_string(stage) +
+                    " --bench-format inference-perf --quiet --out " + out).exit_code == 0);
+    std::filesystem::copy_file(out + "/stage_0_lifecycle_metrics.json",
+                               report + "/stage_" + std::to_string(stage) + "_lifecycle_metrics.json");
+  }
+  const BenchmarkSummary s = read_benchmark_summary(report + "/stage_0_lifecycle_metrics.json");
+  REQUIRE(s.stages.size() == 2);
+  CHECK(s.stages[0].requests == 30);
+  CHECK(s.stages[1].requests == 60);
+  const Scenario unmodified = load_scenario(scenario, kZeroOverheads);
+  const SummaryWorkloadCheck check = check_summary_workload(s, unmodified);
+  CHECK(check.mismatches.empty());
+  REQUIRE(check.notes.size() == 2);
+  CHECK(check.notes[1].find("stage 1: run as stage 1 of ") == 0);
+  const SummaryCalibration fit = calibrate_overheads_to_summary(s, unmodified, SummaryCalibrationOptions{});
+  CHECK(fit.after[1].simulated_completed == 60);
+  CHECK(fit.fitted.per_step_ns == Approx(300e3).epsilon(0.10));
+  CHECK(fit.fitted.per_request_ns == Approx(2e6).epsilon(0.10));
+  // Reports of another run (the stages the other way round) are another workload: the
+  // config's stage 0 sends 30 requests where the report counts 60.
+  const std::string swapped = (dir.path / "swapped").string();
+  std::filesystem::create_directories(swapped);
+  std::filesystem::copy_file(report + "/stage_0_lifecycle_metrics.json", swapped + "/stage_1_lifecycle_metrics.json");
+  std::filesystem::copy_file(report + "/stage_1_lifecycle_metrics.json", swapped + "/stage_0_lifecycle_metrics.json");
+  const SummaryWorkloadCheck other =
+      check_summary_workload(read_benchmark_summary(swapped + "/stage_0_lifecycle_metrics.json"), unmodified);
+  REQUIRE_FALSE(other.mismatches.empty());
+  CHECK(other.mismatches[0] == "stage 0: load_summary.count: the benchmark sent 60 requests, the scenario's trace 30");
+}

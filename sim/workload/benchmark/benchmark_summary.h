@@ -46,6 +46,7 @@ struct SummaryFigure {
 struct SummaryStage {
   std::string name;                        // "rate 8", "stage 1", "constant@5.00"
   std::string file;                        // the file the stage was read from
+  std::optional<int> stage_id;             // the tool's own stage number (inference-perf's N)
   std::optional<std::int64_t> requests;    // sent, whatever their outcome
   std::optional<std::int64_t> completed;   // succeeded
   std::optional<double> rate_per_s;        // the rate the tool aimed at; absent: none stated

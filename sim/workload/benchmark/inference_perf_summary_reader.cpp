@@ -89,6 +89,7 @@ BenchmarkSummary read(const JsonDocument& document) {
   const std::vector<InferencePerfStageFile> files = read_inference_perf_stage_files(document.path());
   for (const InferencePerfStageFile& file : files) {
     summary.stages.push_back(read_stage(*file.document, "stage " + std::to_string(file.stage_id)));
+    summary.stages.back().stage_id = file.stage_id;
   }
   if (summary.stages.empty()) summary.stages.push_back(read_stage(document, "run"));
   for (SummaryStage& stage : summary.stages) {
