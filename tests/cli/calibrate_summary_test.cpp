@@ -330,3 +330,32 @@ TEST_CASE("calibrate from inference-perf stage reports runs each stage of the co
   REQUIRE_FALSE(other.mismatches.empty());
   CHECK(other.mismatches[0] == "stage 0: load_summary.count: the benchmark sent 60 requests, the scenario's trace 30");
 }
+
+TEST_CASE("calibrate from aggregates refuses a malformed file naming its line and key with exit 2",
+          "[cli][calibrate][summary]") {
+  const TempDir dir("summary_bad");
+  const std::string scenario = write_scenario(dir, 100, 8);
+  const auto negative = dir.write("negative.json",
+                                  "{\n\"backend\": \"vllm\",\n\"model_id\": \"llama-3-8b\",\n\"request_rate\": 8,\n"
+                                  "\"completed\": 100,\n\"mean_ttft_ms\": -1\n}\n");
+  const auto a = run_cli("calibrate --from-benchmark " + negative.string() + " --scenario " + scenario);
+  CHECK(a.exit_code == 2);
+  CHECK(a.output.find("negative.json:6: mean_ttft_ms: must be >= 0 ms") != std::string::npos);
+  const auto none = dir.write("none.json",
+                              "{\n\"backend\": \"vllm\",\n\"request_rate\": 8,\n\"completed\": 0,\n"
+                              "\"mean_ttft_ms\": 10\n}\n");
+  const auto b = run_cli("calibrate --from-benchmark " + none.string() + " --scenario " + scenario);
+  CHECK(b.exit_code == 2);
+  CHECK(b.output.find("none.json:4: completed: is 0: no request succeeded") != std::string::npos);
+  const auto rate = dir.write("rate.json", "{\n\"backend\": \"vllm\",\n\"request_rate\": \"fast\",\n\"completed\": 3\n}\n");
+  const auto c = run_cli("calibrate --from-benchmark " + rate.string() + " --scenario " + scenario);
+  CHECK(c.exit_code == 2);
+  CHECK(c.output.find("rate.json:3: request_rate: must be a number > 0 or \"inf\"") != std::string::npos);
+  // An inference-perf stage report without its latencies.
+  std::filesystem::create_directories(dir.path / "ip");
+  const auto stage = dir.write("ip/stage_0_lifecycle_metrics.json",
+                               "{\n\"load_summary\": {\"count\": 10},\n\"successes\": {\n\"count\": 10\n}\n}\n");
+  const auto d = run_cli("calibrate --from-benchmark " + stage.string() + " --scenario " + scenario);
+  CHECK(d.exit_code == 2);
+  CHECK(d.output.find("stage_0_lifecycle_metrics.json:3: successes.latency: missing") != std::string::npos);
+}
