@@ -20,7 +20,7 @@ class MeasurementListener {
  public:
   virtual ~MeasurementListener() = default;
   // `count` inter-token gaps of `gap_ns` each, of requests of class `class_index`
-  // (second token onwards; speculative tokens accepted in one step come with gap 0).
+  // (second token onwards; speculative tokens accepted in one step come in its chunk, with no gap).
   virtual void on_token_gaps(int class_index, Tick gap_ns, std::int64_t count) = 0;
   // Gaps of several steps at once: gaps[i] came to `runs`' counts of requests of the class
   // (CountRun: the run holding i gives the count).

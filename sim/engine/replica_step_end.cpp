@@ -92,10 +92,7 @@ void Replica::on_step_end() {
       r.acct.max_itl_ns = std::max(r.acct.max_itl_ns, now - r.last_token_ns);
     }
     r.last_token_ns = now;
-    if (c.spec_accepted > 0) {
-      itl.flush(measurements_);  // emit_accepted records gaps too: keep their order
-      emit_accepted(r, c.spec_accepted);
-    }
+    if (c.spec_accepted > 0) emit_accepted(r, c.spec_accepted);
     if (r.num_output_done == r.spec.output_tokens) {
       r.status = RequestStatus::finished;
       any_finished = true;
@@ -166,14 +163,15 @@ void Replica::end_step_counts(Tick now) {
 
 void Replica::emit_accepted(RequestState& r, std::int64_t accepted) {
   // The accepted tokens were computed by the verify pass and arrive with the step's own
-  // token: no time passes between them.
+  // token, in the same streamed chunk: a client times chunks (vllm bench serve appends one
+  // ITL per chunk, endpoint_request_func.py), so they add no gap.
   const std::int64_t computed_before = r.num_computed_tokens;
   r.num_output_done += accepted;
+  r.spec_accepted_tokens += accepted;
   r.num_computed_tokens += accepted;
   // Blocks these tokens complete are cached like any other: source hashes here, private
   // ones with the rest of the step's (cache_private_blocks_at_step_start).
   kv_.cache_source_blocks_at_step_end(r, computed_before);
-  measurements_.on_token_gaps(r.spec.class_index, 0, accepted);
   stats_.spec_accepted_tokens += accepted;
 }
 

@@ -63,6 +63,7 @@ struct alignas(64) RequestState {
   Tick preempted_ns = 0;                // time lost: preemption until progress regained
   std::int64_t truncated_tokens = 0;    // tokens cut by on_context_overflow: truncate
   double spec_credit = 0;               // speculative decoding: expected tokens owed, < 1
+  std::int64_t spec_accepted_tokens = 0;  // of num_output_done, those accepted with a step's own
 
   Tick kv_transfer_ns = 0;               // disaggregation: KV moved prefill -> decode (sim/cluster)
 

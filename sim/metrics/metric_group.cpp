@@ -110,9 +110,12 @@ void MetricGroup::add_accounting(const RequestRecord& record, double usd_per_rep
     ttft_frontend_ns += record.frontend_ns;
     ++ttft_requests;
   }
-  if (record.output_tokens_done >= 2) {
+  // One gap per streamed chunk after the first: speculative tokens accepted in a step come
+  // in that step's chunk (docs/metrics.md, "ITL").
+  const std::int64_t gaps = record.output_tokens_done - 1 - record.spec_accepted_tokens;
+  if (gaps >= 1) {
     add_parts(decode_parts, a.decode);
-    decode_gaps += record.output_tokens_done - 1;
+    decode_gaps += gaps;
   }
   prefill_usd += a.gpu.prefill_ns() * usd_per_replica_ns;
   cached_usd += a.gpu.cached_ns() * usd_per_replica_ns;

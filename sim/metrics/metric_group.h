@@ -43,7 +43,7 @@ struct MetricGroup {
   Tick ttft_frontend_ns = 0;             // their front-end part (RequestRecord::frontend_ns)
   std::int64_t ttft_requests = 0;        // how many that is
   DecodeParts decode_parts;              // over all gaps of those with 2+ tokens
-  std::int64_t decode_gaps = 0;          // output_tokens_done - 1 of each
+  std::int64_t decode_gaps = 0;          // chunks - 1 of each (output_tokens_done - 1 - spec_accepted_tokens)
   // Cost (USD) of completed requests by token class, and what prefix hits saved.
   double prefill_usd = 0, cached_usd = 0, decode_usd = 0;
   std::int64_t sessions = 0;             // first turns, and requests outside a session

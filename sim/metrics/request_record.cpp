@@ -27,6 +27,7 @@ RequestRecord make_request_record(const RequestState& r, Outcome outcome, Tick n
   rec.input_clamped = r.spec.input_clamped;
   rec.output_clamped = r.spec.output_clamped;
   rec.kv_transfer_ns = r.kv_transfer_ns;
+  rec.spec_accepted_tokens = r.spec_accepted_tokens;
   rec.session_id = r.spec.session_id;
   rec.turn = r.spec.turn;
   // An unfinished request's parts stop wherever its last step left them and its GPU time

@@ -23,6 +23,7 @@ struct RequestRecord {
   Tick first_token_ns = -1;        // -1: no token (output 0, rejected, unfinished)
   Tick finish_ns = -1;
   Tick frontend_ns = 0;            // engine overheads.frontend in first_token_ns and finish_ns
+  std::int64_t spec_accepted_tokens = 0;  // speculative tokens that came in a step's chunk
   std::int64_t prompt_tokens = 0;
   std::int64_t output_tokens = 0;       // target length
   std::int64_t output_tokens_done = 0;  // tokens actually produced

@@ -153,8 +153,8 @@ std::string explain_text(const ExplainStudy& s) {
     }
   }
   const char* why_tpot =
-      " several tokens per step (speculative decoding): accepted draft tokens arrive with the step's own, "
-      "with gap 0, so ITL understates per-token latency; judge by TPOT\n";
+      " several tokens per step (speculative decoding): accepted draft tokens arrive in the step's one chunk, "
+      "so an ITL gap is a whole verify step, not one token's latency; judge by TPOT\n";
   if (s.base_several_tokens) {
     text << "\nthe base emits" << why_tpot;
   } else {

@@ -2,8 +2,8 @@
 // Which of `servesim explain`'s figures can be set against the base's (docs/explain.md,
 // "Overloaded variants" and "Several tokens per step"). A run that did not keep up reports
 // the latencies of a queue that never settled, or of only the requests it let in, so its
-// changes are not a lever's effect; a run whose steps emit several tokens records gaps of 0
-// for all but one of them, so its ITL percentiles say little about how fast tokens come.
+// changes are not a lever's effect; a run whose steps emit several tokens streams them in
+// one chunk per step, so its ITL percentiles say how often chunks come, not tokens.
 #include <string>
 
 #include "sim/metrics/summary.h"

@@ -97,7 +97,7 @@ std::size_t explain_metric_index(const std::string& field) {
 std::string ExplainVariant::not_comparable(const ExplainMetric& m) const {
   if (!overload.empty()) return "overloaded: " + overload;
   if (!too_short.empty()) return "too short to judge: " + too_short;
-  if (m.per_gap && several_tokens) return "several tokens per step: accepted draft tokens arrive with gap 0";
+  if (m.per_gap && several_tokens) return "several tokens per step: accepted draft tokens arrive in the step's one chunk, so a gap is not a token";
   return "";
 }
 

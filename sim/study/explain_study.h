@@ -24,8 +24,9 @@ struct ExplainMetric {
   const char* label;
   const char* unit;
   bool higher_is_better;
-  // A per-gap figure (ITL): a variant that emits several tokens per step records gaps of 0
-  // for its extra tokens, so its change is not comparable with the other levers'.
+  // A per-gap figure (ITL, timed per streamed chunk): a variant that emits several tokens
+  // per step sends them in one chunk, so its gap is a verify step, not a token's time, and
+  // its change is not comparable with the other levers'.
   bool per_gap = false;
   // Printed as a block of its own; the others are in the JSON and beside a printed one.
   bool printed = true;

@@ -1,5 +1,5 @@
 // `servesim explain` through the real binary: figures that cannot be set against the base's.
-// Speculative decoding is judged by TPOT (its accepted draft tokens have ITL gaps of 0), an
+// Speculative decoding is judged by TPOT (its accepted draft tokens come in one chunk per step), an
 // overloaded variant is marked and ranked last, and each pool gets its own replica lever.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -84,10 +84,11 @@ TEST_CASE("explain: speculative decoding is ranked by its TPOT change and not by
   CHECK(tpot_change > -0.9);
   CHECK(tpot["base"].get<double>() == Approx(base_tpot).epsilon(1e-9));
 
-  // ITL p50 collapses (most gaps are 0) and is kept, but it is marked and ranked last.
+  // ITL is timed per streamed chunk: a gap is now a verify step, longer than the base's
+  // decode step, though each carries about 3 tokens. It is kept, marked and ranked last.
   const auto& spec = variant(j, kSpeculative);
   CHECK(spec["several_tokens_per_step"] == true);
-  CHECK(spec["change"]["median_itl_ms"].get<double>() < -0.99);
+  CHECK(spec["change"]["median_itl_ms"].get<double>() > 0);
   const auto& itl_ranking = j["metrics"]["median_itl_ms"]["ranking"];
   CHECK(itl_ranking.back()["lever"] == kSpeculative);
   CHECK(itl_ranking.back()["comparable"] == false);
@@ -98,7 +99,7 @@ TEST_CASE("explain: speculative decoding is ranked by its TPOT change and not by
   const auto text = run_cli("explain " + scenario + " --jobs 2 --out " + dir.path.string() + "/text");
   REQUIRE(text.exit_code == 0);
   CHECK(text.output.find("TPOT p50 (base") != std::string::npos);
-  CHECK(text.output.find("ITL p50 -100.0% (several tokens per step)") != std::string::npos);
+  CHECK(text.output.find("% (several tokens per step)") != std::string::npos);
   CHECK(text.output.find("judge by TPOT") != std::string::npos);
   CHECK(text.output.find("\nITL p50 (base") == std::string::npos);
 }
