@@ -67,7 +67,7 @@ TEST_CASE("inference-perf config: the defaults of keys the config leaves out", "
   CHECK(l.requests_of_stage(0) == 10);
 }
 
-TEST_CASE("inference-perf config: aliases, legacy distributions and the worker cap", "[workload][inference-perf-config]") {
+TEST_CASE("inference-perf config: aliases and legacy distributions and the worker cap", "[workload][inference-perf-config]") {
   const InferencePerfLoad l = load_of("aliases.yaml",
                                       "data:\n"
                                       "  type: shared_prefix\n"
