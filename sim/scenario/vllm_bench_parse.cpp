@@ -25,7 +25,7 @@ const std::vector<std::string> kCompatibleClassKeys = {"class", "vllm_bench_serv
 const std::vector<std::string> kOwnKeys = {"args", "special_tokens", "lengths"};
 
 // Limits that keep a run's request list in memory and its counts exact.
-constexpr std::int64_t kMaxPrompts = 10'000'000;
+constexpr std::int64_t kMaxPrompts = 2'000'000;
 constexpr std::int64_t kMaxWarmups = 1'000'000;
 // A tokenizer adds a handful of special tokens at most (BOS, a role marker).
 constexpr std::int64_t kMaxSpecialTokens = 64;
