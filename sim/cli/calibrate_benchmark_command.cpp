@@ -179,6 +179,12 @@ int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::
   po::variables_map vm;
   if (asks_for_formats(args) && !asks_for_help(args)) {
     print_benchmark_formats(out);
+    out << "aggregates only (calibrate; the same names):\n";
+    for (const BenchmarkSummaryFormat& f : benchmark_summary_formats()) {
+      char line[200];
+      std::snprintf(line, sizeof line, "  %-16s %s\n", f.name, f.about);
+      out << line;
+    }
     return 0;
   }
   if (!parse_options(args, opts, po::options_description(), po::positional_options_description(), vm, err)) return 2;

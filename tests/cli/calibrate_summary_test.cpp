@@ -359,3 +359,11 @@ TEST_CASE("calibrate from aggregates refuses a malformed file naming its line an
   CHECK(d.exit_code == 2);
   CHECK(d.output.find("stage_0_lifecycle_metrics.json:3: successes.latency: missing") != std::string::npos);
 }
+
+TEST_CASE("calibrate --format with no name lists the aggregate formats too and exits 0", "[cli][calibrate][summary]") {
+  const auto listed = run_cli("calibrate --from-benchmark run.json --format");
+  CHECK(listed.exit_code == 0);
+  CHECK(listed.output.find("aggregates only (calibrate; the same names):\n"
+                           "  vllm-bench       vllm bench serve --save-result without --save-detailed\n") !=
+        std::string::npos);
+}

@@ -75,6 +75,7 @@ struct BenchmarkSummaryFormat {
   bool (*recognises)(const nlohmann::json& root);
   // Throws ConfigError(file, line, field, ...) for a missing or bad field.
   BenchmarkSummary (*read)(const JsonDocument& document);
+  const char* about;  // the tool's output it reads, for `calibrate --format` with no name
 };
 
 const std::vector<BenchmarkSummaryFormat>& benchmark_summary_formats();

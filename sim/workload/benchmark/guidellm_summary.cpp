@@ -169,6 +169,7 @@ BenchmarkSummary read(const JsonDocument& document) {
 
 }  // namespace
 
-BenchmarkSummaryFormat guidellm_summary_format() { return {"guidellm", recognises, read}; }
+BenchmarkSummaryFormat guidellm_summary_format() { return {"guidellm", recognises, read,
+          "a GuideLLM report without its requests (or with a sample of them)"}; }
 
 }  // namespace servesim

@@ -102,6 +102,7 @@ BenchmarkSummary read(const JsonDocument& document) {
 
 }  // namespace
 
-BenchmarkSummaryFormat inference_perf_summary_format() { return {"inference-perf", recognises, read}; }
+BenchmarkSummaryFormat inference_perf_summary_format() { return {"inference-perf", recognises, read,
+          "inference-perf's summary_lifecycle_metrics.json or stage_N_lifecycle_metrics.json"}; }
 
 }  // namespace servesim

@@ -86,6 +86,7 @@ BenchmarkSummary read(const JsonDocument& document) {
 
 }  // namespace
 
-BenchmarkSummaryFormat vllm_bench_summary_format() { return {"vllm-bench", recognises, read}; }
+BenchmarkSummaryFormat vllm_bench_summary_format() { return {"vllm-bench", recognises, read,
+          "vllm bench serve --save-result without --save-detailed"}; }
 
 }  // namespace servesim
