@@ -31,11 +31,15 @@ struct EngineOverheads {
   Tick per_token_ns = 0;    // each output token sampled (sampling, detokenise, stream)
   // Per-request latency outside the engine process (API server, tokenisation before the
   // engine sees the request, IPC to and from the engine, detokenisation and streaming of
-  // the first token): frontend_ns + frontend_per_prompt_token_ns x prompt tokens, added to
-  // the request's TTFT and E2E, not to any step, so it slows no other request
-  // (docs/engine.md, "Front-end latency").
+  // the first token): frontend_ns + frontend_per_prompt_token_ns x prompt tokens, plus the
+  // wait in the tokenizer's micro-batch window, added to the request's TTFT and E2E, not
+  // to any step, so it slows no other request (docs/engine.md, "Front-end latency").
   Tick frontend_ns = 0;
   Tick frontend_per_prompt_token_ns = 0;  // tokenising the prompt grows with its length
+  // The API server gathers prompts for its tokenizer: the first opens a window this long and
+  // every prompt arriving in it is encoded when it closes (vLLM's AsyncMicrobatchTokenizer,
+  // batch_wait_timeout_s); 0: each prompt is encoded at once.
+  Tick frontend_tokenizer_batch_wait_ns = 0;
   Tick frontend_for(std::int64_t prompt_tokens) const {
     return frontend_ns + frontend_per_prompt_token_ns * prompt_tokens;
   }

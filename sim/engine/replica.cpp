@@ -74,6 +74,7 @@ void Replica::submit(RequestState& r) {
   if (const char* why = apply_context_limit(r, max_context_tokens_, config_)) return reject(r, why);  // or truncates it
   if (kv_.blocks_for(r.max_kv_tokens()) > kv_.total_blocks()) return reject(r, "exceeds_kv_capacity");
   if (const char* why = scheduler_->cannot_ever_schedule(r, config_)) return reject(r, why);
+  if (r.frontend_ns < 0) r.frontend_ns = front_end_latency(r);  // not again after a hand-over
   interrupt_decode_run();  // the stretch is quiet no more: its step in flight is its last
   r.status = RequestStatus::waiting;
   if (arrives_late()) {
@@ -86,6 +87,22 @@ void Replica::submit(RequestState& r) {
   note_load_change();  // maybe_start_step returns at once while a step runs
   note_state();
   maybe_start_step();
+}
+
+Tick Replica::front_end_latency(const RequestState& r) {
+  const EngineOverheads& o = config_.overheads;
+  Tick window_wait_ns = 0;
+  if (o.frontend_tokenizer_batch_wait_ns > 0) {
+    // AsyncMicrobatchTokenizer._batch_encode_loop (vllm/utils/async_utils.py): the first
+    // prompt opens a window of batch_wait_timeout_s; prompts arriving before its deadline
+    // join the batch, which is encoded at the deadline. A prompt at the deadline opens the
+    // next one. (Its cap of 32 prompts per batch closes a window early only above 16,000
+    // prompts per second per API server; not modelled.)
+    const Tick now = sim_.now();
+    if (now >= tokenizer_window_end_ns_) tokenizer_window_end_ns_ = now + o.frontend_tokenizer_batch_wait_ns;
+    window_wait_ns = tokenizer_window_end_ns_ - now;
+  }
+  return o.frontend_for(r.spec.prompt_tokens) + window_wait_ns;
 }
 
 void Replica::take_arrivals() {
@@ -179,7 +196,7 @@ void Replica::finish(RequestState& r) {
   note_load_change();
   // The client has the answer only after the front end: a session's next turn or a closed
   // loop's next request starts from there.
-  const Tick frontend_ns = config_.overheads.frontend_for(r.spec.prompt_tokens);
+  const Tick frontend_ns = std::max<Tick>(r.frontend_ns, 0);
   measurements_.on_request_completed(r, sim_.now(), frontend_ns);
   listener_.on_request_done(r, sim_.now() + frontend_ns);
 }

@@ -184,6 +184,9 @@ class Replica {
     return config_.async_scheduling && (busy_ ? sim_.now() > step_start_ns_ : !running_.empty());
   }
   void take_arrivals();
+  // The front end's latency for a request arriving now (overheads.frontend), its wait in
+  // the tokenizer's batch window included; opens a window when none is open.
+  Tick front_end_latency(const RequestState& r);
   // Where this replica's step ends stand among the events of their nanosecond: before
   // every plain event, after the step ends of replicas before it (event_queue.h).
   SameTimeOrder step_end_order() const;
@@ -259,6 +262,7 @@ class Replica {
   bool busy_ = false;
   bool held_ = false;  // hold()
   Tick step_start_ns_ = 0;
+  Tick tokenizer_window_end_ns_ = -1;  // the API server's open tokenizer batch closes then
   ReplicaStats stats_;
   std::vector<StepObserver> step_observers_;
   std::vector<StateObserver> state_observers_;

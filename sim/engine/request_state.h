@@ -66,6 +66,9 @@ struct alignas(64) RequestState {
   std::int64_t spec_accepted_tokens = 0;  // of num_output_done, those accepted with a step's own
 
   Tick kv_transfer_ns = 0;               // disaggregation: KV moved prefill -> decode (sim/cluster)
+  // The front end's latency (overheads.frontend), fixed where the request first arrived:
+  // the tokenizer's batch window depends on what else arrived there. -1: not yet arrived.
+  Tick frontend_ns = -1;
 
   // Its place in its replica's running order: a number that grows with each request
   // joining the running list (0 while not running there). Kept only where the replica

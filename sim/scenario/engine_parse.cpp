@@ -30,7 +30,7 @@ const std::vector<std::string> kEngineKeys = {
 const std::vector<std::string> kKvOffloadKeys = {"cpu_gib", "disk_gib", "disk_gb_s", "backend", "shared", "network_gb_s", "store_node"};
 const std::vector<std::string> kCostModels = {"roofline", "kernels", "constant", "linear", "table"};
 const std::vector<std::string> kOverheadKeys = {"per_step", "per_request", "per_token", "frontend"};
-const std::vector<std::string> kFrontendKeys = {"per_request", "per_prompt_token"};
+const std::vector<std::string> kFrontendKeys = {"per_request", "per_prompt_token", "tokenizer_batch_wait"};
 const std::vector<std::string> kKvMemoryRules = {"flat", "vllm", "sglang", "trtllm"};
 // cuda_graph_max_batch while `cuda_graphs: {max_batch: auto}` waits for max_num_seqs and
 // max_batched_tokens to be final (preset and overrides merged).
@@ -96,18 +96,21 @@ Tick non_negative_duration(const Field& f) {
   return v;
 }
 
-// `frontend: 1ms` (the whole front end, per request: a preset's per-token part goes), or
-// `frontend: {per_request: 270us, per_prompt_token: 1.1us}`, each key replacing only its own
-// part; the per-token part prices tokenising the prompt (docs/engine.md, "Front-end latency").
+// `frontend: 1ms` (the whole front end, per request: a preset's other parts go), or
+// `frontend: {per_request: 700us, per_prompt_token: 1.2us, tokenizer_batch_wait: 2ms}`, each
+// key replacing only its own part; the per-token part prices tokenising the prompt, the
+// batch wait the tokenizer's micro-batch window (docs/engine.md, "Front-end latency").
 void parse_frontend(const Field& f, EngineOverheads& o) {
   if (!f.is_map()) {
     o.frontend_ns = non_negative_duration(f);
     o.frontend_per_prompt_token_ns = 0;
+    o.frontend_tokenizer_batch_wait_ns = 0;
     return;
   }
   f.expect_map(kFrontendKeys);
   if (auto d = f.get("per_request")) o.frontend_ns = non_negative_duration(*d);
   if (auto d = f.get("per_prompt_token")) o.frontend_per_prompt_token_ns = non_negative_duration(*d);
+  if (auto d = f.get("tokenizer_batch_wait")) o.frontend_tokenizer_batch_wait_ns = non_negative_duration(*d);
 }
 
 // `acceptance: 0.7`, or per class: `{chat: 0.8, code: 0.6, default: 0.7}`.

@@ -1,6 +1,7 @@
 // The engine's front-end latency (`overheads.frontend`, docs/engine.md "Front-end latency"):
 // per request, a fixed part plus a part per prompt token, added to what the client sees
 // (first token and finish) and to no step, so ITL and other requests' engine times stay.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 #include <sstream>
@@ -236,6 +237,49 @@ TEST_CASE("frontend latency: a negative or unit-less figure exits 2 naming file 
       CHECK(e.key() == row.key);
     }
   }
+}
+
+
+TEST_CASE("frontend latency: the tokenizer's batch window makes a lone prompt wait all of it and a joining one the rest",
+          "[policy][frontend]") {
+  // vLLM's AsyncMicrobatchTokenizer: the first prompt opens a 2 ms window; prompts arriving
+  // before its deadline are encoded with it at the deadline; one arriving at the deadline
+  // opens the next window.
+  ScenarioDir dir;
+  const std::string engine =
+      "      engine: {policy: chunked-prefill, overheads: {frontend: {per_request: 500us, per_prompt_token: 1us, "
+      "tokenizer_batch_wait: 2ms}}}";
+  auto front_ends = [&](const std::string& rate) {
+    const Scenario s = load_scenario(dir.write("rate" + rate + ".yaml", constant_step_scenario(engine, rate, "100", 8)));
+    CHECK(s.cluster.pools[0].engine.overheads.frontend_tokenizer_batch_wait_ns == 2'000'000);
+    std::vector<RequestRecord> records = run_records(s);
+    std::sort(records.begin(), records.end(),
+              [](const RequestRecord& x, const RequestRecord& y) { return x.arrival_ns < y.arrival_ns; });
+    std::vector<Tick> out;
+    for (const RequestRecord& r : records) {
+      REQUIRE(r.outcome == Outcome::completed);
+      CHECK(r.ttft_ns() == r.acct.ttft.total() + r.frontend_ns);
+      out.push_back(r.frontend_ns);
+    }
+    return out;
+  };
+  // 100 requests/s: every prompt arrives 10 ms after the last window closed and waits 2 ms;
+  // 500 us + 100 tokens x 1 us + 2 ms = 2.6 ms.
+  CHECK(front_ends("100") == std::vector<Tick>(8, 2'600'000));
+  // 1000 requests/s, 1 ms apart: prompt 0 opens [0, 2 ms), prompt 1 joins at 1 ms and waits
+  // 1 ms, prompt 2 arrives at the deadline and opens the next window, and so on.
+  CHECK(front_ends("1000") ==
+        std::vector<Tick>{2'600'000, 1'600'000, 2'600'000, 1'600'000, 2'600'000, 1'600'000, 2'600'000, 1'600'000});
+}
+
+TEST_CASE("frontend latency: a scalar frontend replaces every part of a preset's", "[policy][frontend]") {
+  ScenarioDir dir;
+  const Scenario s = load_scenario(dir.write(
+      "scalar.yaml", constant_step_scenario("      engine: {preset: vllm, overheads: {frontend: 1ms}}", "10", "100", 4)));
+  const EngineOverheads& o = s.cluster.pools[0].engine.overheads;
+  CHECK(o.frontend_ns == 1'000'000);
+  CHECK(o.frontend_per_prompt_token_ns == 0);
+  CHECK(o.frontend_tokenizer_batch_wait_ns == 0);
 }
 
 }  // namespace servesim
