@@ -173,7 +173,7 @@ int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::
       ("set", po::value(&sets)->composing(), "override a scenario key: --set cluster.pools.0.replicas=4")
       ("fit", po::value(&fit_list), "the overheads to fit, comma-separated: per_step, per_request, per_token (default per_step,per_request)")
       ("fit-stages", po::value(&fit_stages), "a file of aggregates with several stages: the stages to fit on, comma-separated (default 0); the others check the fit")
-      ("max-replays", po::value(&max_replays), "most simulations the search may run (default 240)")
+      ("max-replays", po::value(&max_replays), "most simulations the search may run (default 240; from aggregates, from each of its 3 starts)")
       ("force", "fit to a benchmark whose model, tokenizer, engine or parallelism differ from the scenario's (a warning instead of exit 2)")
       ("output,o", po::value(&output), "write the engine profile here (default: standard output)");
   po::variables_map vm;

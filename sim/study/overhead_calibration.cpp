@@ -65,7 +65,7 @@ double calibration_objective(const ReplaySet& set) {
 
 OverheadSearch search_overheads(const std::vector<std::string>& knob_names, const EngineOverheads& start,
                                 const std::vector<PoolConfig>& pools, int max_evaluations,
-                                const std::function<double(const EngineOverheads&)>& objective_of) {
+                                const std::function<double(const EngineOverheads&)>& objective_of, int starts) {
   std::vector<const Knob*> knobs;
   for (const std::string& name : knob_names) knobs.push_back(&knob_named(name));
   if (knobs.empty()) throw ConfigError("", 0, "--fit", "names no engine overhead to fit");
@@ -81,14 +81,30 @@ OverheadSearch search_overheads(const std::vector<std::string>& knob_names, cons
   // A replay is piecewise smooth in the overheads (a step more or less in a batch jumps),
   // so a simplex can collapse on a ledge; restarting it from the best point with a fresh
   // simplex, until a restart gains nothing, escapes that (a standard Nelder-Mead remedy).
-  NelderMeadResult best = nelder_mead(objective, x0, 0.5, max_evaluations, 1e-6);
-  int evaluations = best.evaluations;
-  while (evaluations < max_evaluations) {
-    const NelderMeadResult again = nelder_mead(objective, best.x, 0.25, max_evaluations - evaluations, 1e-6);
-    evaluations += again.evaluations;
-    const bool better = again.value < best.value * (1 - 1e-3);
-    if (again.value < best.value) best = again;
-    if (!better) break;
+  const auto restarted = [&](const std::vector<double>& from, int& evaluations) {
+    NelderMeadResult best = nelder_mead(objective, from, 0.5, max_evaluations, 1e-6);
+    evaluations = best.evaluations;
+    while (evaluations < max_evaluations) {
+      const NelderMeadResult again = nelder_mead(objective, best.x, 0.25, max_evaluations - evaluations, 1e-6);
+      evaluations += again.evaluations;
+      const bool better = again.value < best.value * (1 - 1e-3);
+      if (again.value < best.value) best = again;
+      if (!better) break;
+    }
+    return best;
+  };
+  int evaluations = 0;
+  NelderMeadResult best = restarted(x0, evaluations);
+  // Further starts, each knob one more unit (its typical size) above the start: a
+  // valley where the knobs trade against each other can hold a simplex short of the
+  // minimum from one side and not from another.
+  for (int s = 1; s < starts; ++s) {
+    std::vector<double> from = x0;
+    for (double& v : from) v += s;
+    int more = 0;
+    const NelderMeadResult other = restarted(from, more);
+    evaluations += more;
+    if (other.value < best.value) best = other;
   }
   // Identifiability: a knob whose unit step either way leaves the objective where it is
   // (async scheduling hides CPU overheads shorter than the GPU's step) cannot be fitted,

@@ -53,6 +53,8 @@ bool is_fitted_figure(const std::string& figure);
 // `start`, restarted while it gains, then the identifiability test (a knob whose unit
 // step either way leaves `objective` where it is keeps the start's value and is listed in
 // `unidentified`, with the async-scheduling setting of `pools` that would show it).
+// `starts` > 1 searches again from start + k units of every knob (k = 1 .. starts - 1),
+// each with `max_evaluations`, and keeps the best.
 // Throws ConfigError for an unknown or empty list of knobs.
 struct OverheadSearch {
   EngineOverheads fitted;
@@ -61,7 +63,7 @@ struct OverheadSearch {
 };
 OverheadSearch search_overheads(const std::vector<std::string>& knobs, const EngineOverheads& start,
                                 const std::vector<PoolConfig>& pools, int max_evaluations,
-                                const std::function<double(const EngineOverheads&)>& objective);
+                                const std::function<double(const EngineOverheads&)>& objective, int starts = 1);
 
 // Throws ConfigError for an unknown knob, or when no request completes under the
 // scenario's own overheads. Knobs the fitted figures do not depend on are listed in

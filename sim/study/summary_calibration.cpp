@@ -421,7 +421,7 @@ SummaryCalibration calibrate_overheads_to_summary(const BenchmarkSummary& summar
   out.objective_before = objective_of(out.before);
   const OverheadSearch search =
       search_overheads(options.knobs, out.start, scenario.cluster.pools, options.max_evaluations,
-                       [&](const EngineOverheads& o) { return objective_of(run_all(o, true)); });
+                       [&](const EngineOverheads& o) { return objective_of(run_all(o, true)); }, options.starts);
   out.unidentified = search.unidentified;
   out.fitted = search.fitted;
   out.evaluations = search.evaluations;

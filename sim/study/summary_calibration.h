@@ -74,6 +74,10 @@ struct SummaryCalibrationOptions {
   std::vector<std::string> knobs = {"per_step", "per_request"};
   int max_evaluations = 240;
   std::vector<int> fit_stages = {0};  // indexes into summary.stages
+  // Searches from the start and from 1 and 2 units of every knob above it
+  // (search_overheads): a stage's aggregates trade per-step against per-request time along
+  // a shallow valley, where one simplex can stop short.
+  int starts = 3;
 };
 
 struct SummaryCalibration {
