@@ -168,6 +168,8 @@ void check_arrival(const std::string& format, const SummaryStage& stage, const C
   }
   if (!stage.rate_per_s) return;
   head += rate_key(format) + ": ";
+  // The same rate written twice (YAML and the tool's JSON) differs only by decimal
+  // rounding, far below 1e-9.
   if (!open || !a.stages.empty() || relative_gap(a.rate_per_s, *stage.rate_per_s) > 1e-9) {
     out.mismatches.push_back(head + "the benchmark's rate is " + number_text(*stage.rate_per_s) +
                              " requests/s, the scenario's class " + cls.name + " is " +
@@ -186,6 +188,7 @@ void check_arrival(const std::string& format, const SummaryStage& stage, const C
     const double shape = a.process == ArrivalSpec::Process::poisson ? 1.0
                          : a.process == ArrivalSpec::Process::gamma ? 1.0 / (a.cv * a.cv)
                                                                     : std::numeric_limits<double>::infinity();
+    // 1e-6: a shape derived from a cv written to a few digits (1 / cv^2) still agrees.
     if (!std::isfinite(shape) || relative_gap(shape, *stage.burstiness) > 1e-6) {
       out.mismatches.push_back(stage_head + "burstiness: the benchmark's gaps have gamma shape " +
                                number_text(*stage.burstiness) + ", the scenario's class " + cls.name + " arrives " +
@@ -281,13 +284,14 @@ SummaryStageResult simulate_summary_stage(const Scenario& scenario, const Benchm
     row.fitted = is_fitted_summary_figure(f);
     if (row.fitted && f.measured_ms > 0) {
       // A figure the simulation has no value for (nothing completed) is the worst fit.
+      // 1e3 (100000% off) ranks a missing figure below any real one.
       const double e = std::isfinite(row.error) ? row.error : 1e3;
       sum += e * e;
       ++fitted;
     }
     out.rows.push_back(row);
   }
-  out.objective = fitted > 0 ? sum / fitted : 1e6;
+  out.objective = fitted > 0 ? sum / fitted : 1e6;  // calibration_objective's value for no rows
   return out;
 }
 
