@@ -8,7 +8,7 @@
 
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
-#include "sim/report/benchmark/guidellm_distribution.h"
+#include "sim/metrics/guidellm_distribution.h"
 
 namespace servesim {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/report/benchmark/guidellm_distribution.h"
+#include "sim/metrics/guidellm_distribution.h"
 #include "sim/report/benchmark/inference_perf_summary.h"
 
 using namespace servesim;

@@ -31,7 +31,7 @@
 
 #include "sim/report/atomic_write.h"
 #include "sim/report/benchmark/benchmark_writer.h"
-#include "sim/report/benchmark/guidellm_distribution.h"
+#include "sim/metrics/guidellm_distribution.h"
 
 namespace servesim {
 namespace {

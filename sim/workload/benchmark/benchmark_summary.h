@@ -20,7 +20,7 @@
 //   ntpot  inference-perf's normalized_time_per_output_token: e2el / output tokens (0
 //          without output), per request
 // Percentiles are numpy's linear interpolation for vLLM and inference-perf, GuideLLM's
-// weighted nearest rank for GuideLLM (sim/report/benchmark/guidellm_distribution.h).
+// weighted nearest rank for GuideLLM (sim/metrics/guidellm_distribution.h).
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 // GuideLLM's DistributionSummary, from values and weights.
-#include "sim/report/benchmark/guidellm_distribution.h"
+#include "sim/metrics/guidellm_distribution.h"
 
 #include <algorithm>
 #include <cmath>
