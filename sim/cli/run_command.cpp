@@ -20,6 +20,7 @@
 #include "sim/scenario/servability.h"
 #include "sim/scenario/set_overrides.h"
 #include "sim/scenario/vllm_goodput.h"
+#include "sim/study/streaming_capacity.h"
 #include "sim/report/run_files.h"
 #include "sim/report/run_reports.h"
 #include "sim/study/replicates.h"
@@ -63,6 +64,7 @@ void print_run(const Scenario& scenario, const RunFilesOutcome& run, bool checke
       << result.preemptions << " preemptions; simulated " << seconds_from_ticks(result.end_ns) << " s in "
       << run.wall_s << " s wall\n";
   if (result.stopped_by_time) out << "note: stop.time ended the run with requests still in flight\n";
+  for (const std::string& note : streaming_capacity_notes(scenario, result.summary)) out << "note: " << note << "\n";
   if (result.too_short_to_judge) {
     const auto [key, value] = length_to_judge(scenario, result.sustained.needed_scale);
     if (!key.empty())

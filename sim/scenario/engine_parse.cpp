@@ -30,7 +30,8 @@ const std::vector<std::string> kEngineKeys = {
 const std::vector<std::string> kKvOffloadKeys = {"cpu_gib", "disk_gib", "disk_gb_s", "backend", "shared", "network_gb_s", "store_node"};
 const std::vector<std::string> kCostModels = {"roofline", "kernels", "constant", "linear", "table"};
 const std::vector<std::string> kOverheadKeys = {"per_step", "per_request", "per_token", "frontend"};
-const std::vector<std::string> kFrontendKeys = {"per_request", "per_prompt_token", "tokenizer_batch_wait"};
+const std::vector<std::string> kFrontendKeys = {"per_request", "per_prompt_token", "tokenizer_batch_wait",
+                                                "per_streamed_token"};
 const std::vector<std::string> kKvMemoryRules = {"flat", "vllm", "sglang", "trtllm"};
 // cuda_graph_max_batch while `cuda_graphs: {max_batch: auto}` waits for max_num_seqs and
 // max_batched_tokens to be final (preset and overrides merged).
@@ -105,12 +106,14 @@ void parse_frontend(const Field& f, EngineOverheads& o) {
     o.frontend_ns = non_negative_duration(f);
     o.frontend_per_prompt_token_ns = 0;
     o.frontend_tokenizer_batch_wait_ns = 0;
+    o.frontend_per_streamed_token_ns = 0;
     return;
   }
   f.expect_map(kFrontendKeys);
   if (auto d = f.get("per_request")) o.frontend_ns = non_negative_duration(*d);
   if (auto d = f.get("per_prompt_token")) o.frontend_per_prompt_token_ns = non_negative_duration(*d);
   if (auto d = f.get("tokenizer_batch_wait")) o.frontend_tokenizer_batch_wait_ns = non_negative_duration(*d);
+  if (auto d = f.get("per_streamed_token")) o.frontend_per_streamed_token_ns = non_negative_duration(*d);
 }
 
 // `acceptance: 0.7`, or per class: `{chat: 0.8, code: 0.6, default: 0.7}`.
