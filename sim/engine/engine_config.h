@@ -40,9 +40,10 @@ struct EngineOverheads {
   // every prompt arriving in it is encoded when it closes (vLLM's AsyncMicrobatchTokenizer,
   // batch_wait_timeout_s); 0: each prompt is encoded at once.
   Tick frontend_tokenizer_batch_wait_ns = 0;
-  // The API server's CPU per streamed token (detokenised, built into a chunk, written): not
-  // a latency but a capacity, 1 / this tokens per second per API-server process, which a
-  // run is checked against (sim/study/streaming_capacity.h); 0: not checked.
+  // The API server's CPU per streamed token (built into a chunk, written). A first token's
+  // chunk is written after those of the other outputs of its step (new requests come last),
+  // so it waits this x those outputs; and it is a capacity, 1 / this tokens per second per
+  // API-server process, which a run is checked against (sim/study/streaming_capacity.h).
   Tick frontend_per_streamed_token_ns = 0;
   Tick frontend_for(std::int64_t prompt_tokens) const {
     return frontend_ns + frontend_per_prompt_token_ns * prompt_tokens;

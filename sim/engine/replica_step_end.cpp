@@ -65,6 +65,15 @@ void Replica::on_step_end() {
   end_step_counts(now);
   bool any_finished = false;
   ItlRun itl;
+  // The API server streams this step's outputs in the order the engine returns them,
+  // running requests before new ones (Scheduler.update_from_output walks
+  // num_scheduled_tokens, which schedule() fills running first): a first token's chunk is
+  // written after about all of the step's other chunks (its own is in per_request; docs/
+  // engine.md, "Front-end latency"). Partial prompt chunks, which stream nothing, are
+  // counted too: at most a few per step.
+  const Tick first_chunk_wait_ns =
+      config_.overheads.frontend_per_streamed_token_ns *
+      (static_cast<Tick>(plan_.chunks.size()) + static_cast<Tick>(plan_.lazy_decodes) - 1);
   for (const auto& c : plan_.chunks) {
     RequestState& r = *c.request;
     account_chunk_end(c, split_, step_start_ns_, now);  // before its tokens are emitted
@@ -81,6 +90,7 @@ void Replica::on_step_end() {
     r.num_output_done += 1;  // the step samples one token at the end of what it computed
     if (r.first_token_ns < 0) {
       r.first_token_ns = now;
+      r.frontend_ns += first_chunk_wait_ns;
       if (hand_over_after_prefill_ && r.num_output_done < r.spec.output_tokens) {
         r.last_token_ns = now;
         r.status = RequestStatus::finished;  // leaves running below, handed over not finished

@@ -185,7 +185,8 @@ OverheadCalibration calibrate_overheads(const BenchmarkReplay& replay, const Ove
 
   const OverheadSearch search = search_overheads(
       options.knobs, out.start, replay.scenario().cluster.pools, options.max_evaluations,
-      [&](const EngineOverheads& o) { return calibration_objective(replay.compare("fit", fit, replay.simulate(o), false)); });
+      [&](const EngineOverheads& o) { return calibration_objective(replay.compare("fit", fit, replay.simulate(o), false)); },
+      options.starts);
   out.unidentified = search.unidentified;
   out.fitted = search.fitted;
   out.evaluations = search.evaluations;

@@ -20,6 +20,10 @@ struct OverheadCalibrationOptions {
   std::vector<std::string> knobs = {"per_step", "per_request"};  // per_token on request (--fit)
   int max_evaluations = 240;  // replays; each is one simulation of the benchmark's requests
   int windows = 8;            // alternate windows when the run has a single stage
+  // Searches, each from one more unit of every knob (search_overheads): the front end's
+  // batch window and streamed-chunk wait make a replay's figures step in the overheads, and
+  // one simplex can stop on a step short of the minimum.
+  int starts = 2;
 };
 
 // A knob the benchmark cannot pin down: moving it by one unit (1 ms; 10 us for per_token)

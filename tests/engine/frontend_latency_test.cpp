@@ -305,4 +305,29 @@ TEST_CASE("frontend latency: a scalar frontend replaces every part of a preset's
   CHECK(o.frontend_tokenizer_batch_wait_ns == 0);
 }
 
+TEST_CASE("frontend latency: a first token's chunk is written after the chunks of the other outputs in its step",
+          "[policy][frontend]") {
+  // 100 us of API-server CPU per streamed token. Three requests 1 ns apart: the first starts
+  // a 10 ms step alone (no other output: 0); the other two are prefilled in the next step
+  // together with the first's decode (3 outputs, new ones last: 2 others, 200 us each).
+  ScenarioDir dir;
+  const Scenario s = load_scenario(dir.write(
+      "streamed.yaml",
+      constant_step_scenario("      engine: {policy: chunked-prefill, overheads: {frontend: {per_streamed_token: 100us}}}",
+                             "1000000000", "100", 3)));
+  std::vector<RequestRecord> records = run_records(s);
+  REQUIRE(records.size() == 3);
+  std::sort(records.begin(), records.end(),
+            [](const RequestRecord& x, const RequestRecord& y) { return x.arrival_ns < y.arrival_ns; });
+  CHECK(records[0].frontend_ns == 0);
+  CHECK(records[0].ttft_ns() == 10'000'000);
+  CHECK(records[1].frontend_ns == 200'000);
+  CHECK(records[2].frontend_ns == 200'000);
+  CHECK(records[1].ttft_ns() == 20'000'000 - 1 + 200'000);
+  for (const RequestRecord& r : records) {
+    CHECK(r.tpot_ns() == 10'000'000);  // every token is late by the same: the gaps stay
+    CHECK(r.acct.ttft.total() + r.frontend_ns == r.ttft_ns());
+  }
+}
+
 }  // namespace servesim
