@@ -41,8 +41,6 @@ InferencePerfConfigSource source_of(const std::string& yaml, std::int64_t block_
   return InferencePerfConfigSource(load_of("cfg.yaml", yaml), stage, "ip", 0, 7, block_tokens);
 }
 
-double seconds(Tick t) { return static_cast<double>(t) * 1e-9; }
-
 }  // namespace
 
 TEST_CASE("inference-perf config: the defaults of keys the config leaves out", "[workload][inference-perf-config]") {
