@@ -111,6 +111,19 @@ std::string describe_pool(const PoolConfig& p) {
     // `auto` resolved off: say why the preset's async scheduling is not on the line above.
     if (e.async_scheduling_auto) out << "; without async scheduling, as vLLM runs this speculation";
   }
+  // The request path outside the steps, when priced (docs/engine.md, "Front-end latency").
+  const EngineOverheads& o = e.overheads;
+  if (o.frontend_ns > 0 || o.frontend_per_prompt_token_ns > 0 || o.frontend_tokenizer_batch_wait_ns > 0 ||
+      o.frontend_per_streamed_token_ns > 0) {
+    out << "\n      front end " << format_number(static_cast<double>(o.frontend_ns) / 1e3) << " us + "
+        << format_number(static_cast<double>(o.frontend_per_prompt_token_ns) / 1e3) << " us per prompt token";
+    if (o.frontend_tokenizer_batch_wait_ns > 0)
+      out << " + tokenizer batch window " << format_number(static_cast<double>(o.frontend_tokenizer_batch_wait_ns) / 1e6)
+          << " ms";
+    if (o.frontend_per_streamed_token_ns > 0)
+      out << "; " << format_number(static_cast<double>(o.frontend_per_streamed_token_ns) / 1e3)
+          << " us of API-server CPU per streamed token";
+  }
   out << "\n"
       << "      cost model " << describe_cost_model(p.cost_model) << "; serves ";
   if (p.classes.empty()) {

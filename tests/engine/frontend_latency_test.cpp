@@ -16,6 +16,7 @@
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/scenario/scenario_summary.h"
 
 using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
@@ -328,6 +329,20 @@ TEST_CASE("frontend latency: a first token's chunk is written after the chunks o
     CHECK(r.tpot_ns() == 10'000'000);  // every token is late by the same: the gaps stay
     CHECK(r.acct.ttft.total() + r.frontend_ns == r.ttft_ns());
   }
+}
+
+TEST_CASE("frontend latency: validate describes a priced front end and says nothing of an unpriced one",
+          "[policy][frontend]") {
+  ScenarioDir dir;
+  const auto described = [&](const std::string& engine) {
+    return describe_scenario(load_scenario(dir.write("d.yaml", edit_line(kMinimalScenario, 11, engine))));
+  };
+  CHECK(described("      engine: {preset: vllm}")
+            .find("front end 764 us + 1.23 us per prompt token + tokenizer batch window 2 ms; 39 us of API-server CPU "
+                  "per streamed token") != std::string::npos);
+  CHECK(described("      engine: {preset: sglang}").find("front end 804 us + 1.15 us per prompt token; 39 us") !=
+        std::string::npos);
+  CHECK(described("      engine: {policy: chunked-prefill}").find("front end") == std::string::npos);
 }
 
 }  // namespace servesim
