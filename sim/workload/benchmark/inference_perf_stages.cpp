@@ -42,22 +42,32 @@ InferencePerfStageFile read_stage_file(int stage_id, const std::string& path) {
   InferencePerfStageFile stage;
   stage.stage_id = stage_id;
   stage.document = std::make_shared<const JsonDocument>(path);
-  const JsonField load = JsonField(*stage.document).at("load_summary");
-  stage.count = load.at("count").count(1);
-  if (const auto rate = load.find("requested_rate")) stage.requested_rate_per_s = rate->positive();
-  if (const auto concurrency = load.find("concurrency")) {
-    const std::int64_t n = concurrency->count(1);
-    if (n > 1'000'000'000) concurrency->fail("is more than 1e9 requests in flight");
-    stage.concurrency = static_cast<int>(n);
-  }
-  if (const auto span = load.find("send_duration")) {
-    stage.send_duration_s = span->number();
-    if (*stage.send_duration_s < 0) span->fail("must be >= 0");
-  }
+  const InferencePerfLoadSummary load =
+      read_inference_perf_load_summary(JsonField(*stage.document).at("load_summary"));
+  stage.count = load.count;
+  stage.requested_rate_per_s = load.requested_rate_per_s;
+  stage.concurrency = load.concurrency;
+  stage.send_duration_s = load.send_duration_s;
   return stage;
 }
 
 }  // namespace
+
+InferencePerfLoadSummary read_inference_perf_load_summary(const JsonField& load) {
+  InferencePerfLoadSummary out;
+  out.count = load.at("count").count(1);
+  if (const auto rate = load.find("requested_rate")) out.requested_rate_per_s = rate->positive();
+  if (const auto concurrency = load.find("concurrency")) {
+    const std::int64_t n = concurrency->count(1);
+    if (n > 1'000'000'000) concurrency->fail("is more than 1e9 requests in flight");
+    out.concurrency = static_cast<int>(n);
+  }
+  if (const auto span = load.find("send_duration")) {
+    out.send_duration_s = span->number();
+    if (*out.send_duration_s < 0) span->fail("must be >= 0");
+  }
+  return out;
+}
 
 std::vector<InferencePerfStageFile> read_inference_perf_stage_files(const std::string& per_request_path) {
   std::set<std::pair<int, std::string>> found;  // sorted by stage id

@@ -18,8 +18,19 @@
 #include <vector>
 
 #include "sim/workload/benchmark/json_document.h"
+#include "sim/workload/benchmark/json_fields.h"
 
 namespace servesim {
+
+// A stage file's load_summary: count (>= 1), requested_rate (> 0), concurrency (1 .. 1e9),
+// send_duration (>= 0), each optional but count. Throws ConfigError naming a bad key.
+struct InferencePerfLoadSummary {
+  std::int64_t count = 0;
+  std::optional<double> requested_rate_per_s;
+  std::optional<int> concurrency;
+  std::optional<double> send_duration_s;
+};
+InferencePerfLoadSummary read_inference_perf_load_summary(const JsonField& load_summary);
 
 struct InferencePerfStageFile {
   int stage_id = 0;  // N of stage_N_lifecycle_metrics.json

@@ -43,13 +43,11 @@ SummaryStage read_stage(const JsonDocument& document, const std::string& name) {
   SummaryStage stage;
   stage.name = name;
   stage.file = document.path();
-  const JsonField load = root.at("load_summary");
-  stage.requests = load.at("count").count(1);
-  if (const auto rate = load.find("requested_rate")) stage.rate_per_s = rate->positive();
-  if (const auto c = load.find("concurrency")) {
-    const std::int64_t n = c->count(1);
-    if (n > 1'000'000'000) c->fail("is more than 1e9 requests in flight");
-    stage.concurrency = static_cast<int>(n);
+  const InferencePerfLoadSummary load = read_inference_perf_load_summary(root.at("load_summary"));
+  stage.requests = load.count;
+  stage.rate_per_s = load.requested_rate_per_s;
+  if (load.concurrency) {
+    stage.concurrency = *load.concurrency;
     // The concurrent load type's requested_rate is one inference-perf derives, not one it
     // paced sends at (inference_perf_stages.h).
     stage.rate_per_s.reset();
