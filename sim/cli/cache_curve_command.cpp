@@ -27,10 +27,6 @@ namespace po = boost::program_options;
 namespace servesim::cli {
 namespace {
 
-struct UsageError {
-  std::string message;
-};
-
 // "inf", or a whole number of tokens with an optional k / M / G (powers of 1000) suffix;
 // `option` names the option in the error.
 std::int64_t parse_size(const std::string& text, const std::string& option = "--sizes") {

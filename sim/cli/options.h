@@ -11,6 +11,12 @@
 
 namespace servesim::cli {
 
+// A command's own check of its options failed: printed with "servesim COMMAND: " before it,
+// exit code 2.
+struct UsageError {
+  std::string message;
+};
+
 // Whether `args` hold --help or -h: a command asked for its help prints it and exits 0 even
 // when another option's value is missing or bad (`calibrate --from-benchmark --help`).
 bool asks_for_help(const std::vector<std::string>& args);

@@ -21,10 +21,6 @@ namespace {
 
 namespace po = boost::program_options;
 
-struct UsageError {
-  std::string message;
-};
-
 // Counts are capped at a billion so that sums of products stay far inside int64.
 constexpr std::int64_t kMaxCount = 1'000'000'000;
 

@@ -3,12 +3,11 @@
 #include <sstream>
 
 #include "sim/model/shard.h"
+#include "sim/core/units.h"
 
 namespace servesim {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 bool fits(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep, const EngineConfig& engine,
           MemoryPlan* plan_out) {
@@ -21,7 +20,7 @@ bool fits(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
 std::string gib(double bytes) {
   std::ostringstream os;
   os.precision(3);
-  os << bytes / kGiB << " GiB";
+  os << bytes / kBytesPerGiB << " GiB";
   return os.str();
 }
 

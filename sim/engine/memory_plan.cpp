@@ -6,18 +6,17 @@
 
 #include "sim/engine/kv_cache_groups.h"
 #include "sim/model/shard.h"
+#include "sim/core/units.h"
 
 namespace servesim {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 // Memory that is not weights, KV or per-token activations but is held all the same: the
 // CUDA context and library workspaces (cuBLAS, NCCL), the CUDA-graph pool and the
 // sampler's logits. vLLM reports this as "non_torch_memory" plus part of the profiled
 // peak; 1 GiB is a round figure of that order for 7B-70B models, not a measurement.
-constexpr double kFixedReserveBytes = 1.0 * kGiB;
+constexpr double kFixedReserveBytes = 1.0 * kBytesPerGiB;
 
 }  // namespace
 
@@ -98,12 +97,12 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
 
   std::ostringstream why;
   why.precision(4);
-  why << "per GPU: " << hw.memory_bytes / kGiB << " GiB x " << gpu_memory_utilization
-      << " utilisation = " << usable / kGiB << " GiB usable; weights "
-      << plan.weight_bytes_per_gpu / kGiB << " GiB (" << model.name << ", tp=" << dep.tp
+  why << "per GPU: " << hw.memory_bytes / kBytesPerGiB << " GiB x " << gpu_memory_utilization
+      << " utilisation = " << usable / kBytesPerGiB << " GiB usable; weights "
+      << plan.weight_bytes_per_gpu / kBytesPerGiB << " GiB (" << model.name << ", tp=" << dep.tp
       << " pp=" << dep.pp << (dep.ep > 1 ? " ep=" + std::to_string(dep.ep) : std::string()) << ", " << dtype_name(dep.weights) << "); activation reserve "
-      << plan.activation_reserve_bytes_per_gpu / kGiB << " GiB (1 GiB + " << max_batched_tokens
-      << " batched tokens); KV cache " << kv_bytes / kGiB << " GiB at "
+      << plan.activation_reserve_bytes_per_gpu / kBytesPerGiB << " GiB (1 GiB + " << max_batched_tokens
+      << " batched tokens); KV cache " << kv_bytes / kBytesPerGiB << " GiB at "
       << plan.kv_bytes_per_token_per_gpu / 1024.0 << " KiB/token = " << plan.kv_capacity_tokens
       << " tokens";
   if (!plan.fits) why << " (does not fit: weights and reserve exceed usable memory)";
@@ -142,10 +141,10 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
   double kv_bytes = 0;
   std::ostringstream why;
   why.precision(4);
-  why << "per GPU: " << total / kGiB << " GiB; weights " << plan.weight_bytes_per_gpu / kGiB << " GiB ("
+  why << "per GPU: " << total / kBytesPerGiB << " GiB; weights " << plan.weight_bytes_per_gpu / kBytesPerGiB << " GiB ("
       << model.name << ", tp=" << dep.tp << " pp=" << dep.pp
       << (dep.ep > 1 ? " ep=" + std::to_string(dep.ep) : std::string()) << ", " << dtype_name(dep.weights);
-  if (model.has_vision()) why << ", vision tower " << plan.vision_weight_bytes_per_gpu / kGiB << " GiB bf16 of it";
+  if (model.has_vision()) why << ", vision tower " << plan.vision_weight_bytes_per_gpu / kBytesPerGiB << " GiB bf16 of it";
   why << "); ";
   std::int64_t images = 0;
   switch (engine.kv_memory_rule) {
@@ -171,12 +170,12 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
       plan.encoder_profile_bytes_per_gpu = encoder_outputs_bytes(model, dep, engine, &images);
       plan.activation_reserve_bytes_per_gpu = std::max(forward_peak, sampler_peak) + plan.encoder_profile_bytes_per_gpu;
       kv_bytes = total * fraction - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes_per_gpu;
-      why << "vLLM rule: " << total / kGiB << " GiB x " << fraction << " - weights - profile peak "
-          << plan.activation_reserve_bytes_per_gpu / kGiB << " GiB (forward over " << engine.max_batched_tokens
+      why << "vLLM rule: " << total / kBytesPerGiB << " GiB x " << fraction << " - weights - profile peak "
+          << plan.activation_reserve_bytes_per_gpu / kBytesPerGiB << " GiB (forward over " << engine.max_batched_tokens
           << " tokens, or sampler over " << rows << " rows";
       if (images > 0)
         why << "; plus the encoder outputs of " << images << " dummy images of " << model.vision_image_tokens
-            << " embeddings, " << plan.encoder_profile_bytes_per_gpu / kGiB << " GiB";
+            << " embeddings, " << plan.encoder_profile_bytes_per_gpu / kBytesPerGiB << " GiB";
       why << ")";
       break;
     }
@@ -189,7 +188,7 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
         fraction = sglang_default_mem_fraction(total, engine.prefill_chunk_tokens, engine.cuda_graph_max_batch,
                                                dep.tp, dep.pp);
       kv_bytes = total * fraction - plan.weight_bytes_per_gpu;
-      why << "SGLang rule: " << total / kGiB << " GiB x mem_fraction_static " << fraction << " - weights";
+      why << "SGLang rule: " << total / kBytesPerGiB << " GiB x mem_fraction_static " << fraction << " - weights";
       break;
     }
     case KvMemoryRule::trtllm: {
@@ -201,8 +200,8 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
       // = the small KV cache of the estimation run, added back.
       plan.activation_reserve_bytes_per_gpu = forward_peak;
       kv_bytes = fraction * (total - plan.weight_bytes_per_gpu - forward_peak);
-      why << "TensorRT-LLM rule: free_gpu_memory_fraction " << fraction << " x (" << total / kGiB
-          << " GiB - weights - activations " << forward_peak / kGiB << " GiB of " << engine.max_batched_tokens
+      why << "TensorRT-LLM rule: free_gpu_memory_fraction " << fraction << " x (" << total / kBytesPerGiB
+          << " GiB - weights - activations " << forward_peak / kBytesPerGiB << " GiB of " << engine.max_batched_tokens
           << " tokens)";
       break;
     }
@@ -214,7 +213,7 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
   plan.fits = kv_bytes > 0 && plan.kv_bytes_per_token_per_gpu > 0;
   plan.kv_capacity_tokens =
       plan.fits ? static_cast<std::int64_t>(std::floor(kv_bytes / plan.kv_bytes_per_token_per_gpu)) : 0;
-  why << " = KV cache " << kv_bytes / kGiB << " GiB at " << plan.kv_bytes_per_token_per_gpu / 1024.0
+  why << " = KV cache " << kv_bytes / kBytesPerGiB << " GiB at " << plan.kv_bytes_per_token_per_gpu / 1024.0
       << " KiB/token";
   if (engine.kv_memory_rule == KvMemoryRule::vllm && model.has_chunked_attention()) {
     // The hybrid KV cache manager's grouping (kv_cache_groups.h). Each servesim block of

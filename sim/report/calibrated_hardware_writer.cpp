@@ -11,11 +11,11 @@ namespace servesim {
 
 namespace {
 
-constexpr const char* kBegin = "# --- servesim calibrate: begin";
-constexpr const char* kEnd = "# --- servesim calibrate: end";
+constexpr const char* kCalibrationBegin = "# --- servesim calibrate: begin";
+constexpr const char* kCalibrationEnd = "# --- servesim calibrate: end";
 
 // The top-level key a YAML line sets ("gemm_efficiency: 0.6  # ..." -> "gemm_efficiency").
-std::string line_key(const std::string& line) {
+std::string top_level_key(const std::string& line) {
   if (line.empty() || line[0] == ' ' || line[0] == '#' || line[0] == '\t') return "";
   const auto colon = line.find(':');
   return colon == std::string::npos ? "" : line.substr(0, colon);
@@ -28,7 +28,7 @@ std::string format(const char* fmt, double v) {
 }
 
 // Enough digits to reproduce the fit, trimmed of trailing zeros.
-std::string number(double v) {
+std::string trimmed_number(double v) {
   std::string s = format("%.4g", v);
   if (s.find('e') != std::string::npos) s = format("%.6f", v);
   if (s.find('.') != std::string::npos) {
@@ -47,7 +47,7 @@ const char* role_name(RowRole r) {
   return "";
 }
 
-std::string percent(double e) { return format("%+.1f%%", 100 * e); }
+std::string signed_percent_1dp(double e) { return format("%+.1f%%", 100 * e); }
 
 // A double-quoted YAML scalar: any path reads back as written.
 std::string yaml_quoted(const std::string& text) {
@@ -74,14 +74,14 @@ void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_
   std::istringstream in(input_yaml_text);
   bool inside_old_block = false;
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind(kBegin, 0) == 0) inside_old_block = true;
+    if (line.rfind(kCalibrationBegin, 0) == 0) inside_old_block = true;
     const bool was_inside = inside_old_block;
-    if (line.rfind(kEnd, 0) == 0) inside_old_block = false;
-    if (was_inside || fitted.count(line_key(line)) || line_key(line) == "calibrated_from") continue;
+    if (line.rfind(kCalibrationEnd, 0) == 0) inside_old_block = false;
+    if (was_inside || fitted.count(top_level_key(line)) || top_level_key(line) == "calibrated_from") continue;
     out << line << "\n";
   }
 
-  out << kBegin << " (generated; re-run calibrate to refresh) ---\n";
+  out << kCalibrationBegin << " (generated; re-run calibrate to refresh) ---\n";
   out << "# " << provenance.command << "\n";
   out << "# Least squares on relative error (docs/cost-model.md section 5), fitted to "
       << provenance.measurements_path << " with the " << provenance.model_name << " model, in stages:\n";
@@ -91,7 +91,7 @@ void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_
     out << "\n";
   }
   for (const FitStage& s : result.stages) {
-    for (const auto& k : s.keys) out << k << ": " << number(yaml_value(result.hardware, k)) << "\n";
+    for (const auto& k : s.keys) out << k << ": " << trimmed_number(yaml_value(result.hardware, k)) << "\n";
   }
   // Marks the profile as fitted to measured steps, so a scenario that names it is priced
   // by this roofline rather than by the GPU's kernel tables (docs/cost-model.md section 5).
@@ -102,7 +102,7 @@ void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_
     if (r.measurement.kind == MeasurementKind::ceiling) continue;
     char buf[160];
     std::snprintf(buf, sizeof buf, "#   %-28s %11.4f %11.4f %8s  %s", r.measurement.label().c_str(),
-                  r.measurement.ms, r.predicted_ms, percent(r.error).c_str(), role_name(r.role));
+                  r.measurement.ms, r.predicted_ms, signed_percent_1dp(r.error).c_str(), role_name(r.role));
     out << buf << "\n";
   }
   const auto line = [&](const char* what, const ErrorSummary& s) {
@@ -119,7 +119,7 @@ void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_
   for (const auto& b : result.at_bounds) {
     out << "# note: " << b << ": the rows do not pin it down\n";
   }
-  out << kEnd << " ---\n";
+  out << kCalibrationEnd << " ---\n";
 }
 
 }  // namespace servesim

@@ -46,7 +46,7 @@ std::string cell_text(const SummaryBlock& block, const Column& column) {
   return buffer;
 }
 
-using Row = std::vector<std::string>;
+using TextRow = std::vector<std::string>;
 
 // The statistic of an objective as people read it: "p99", "p99.9", "max" for `every`
 // (it bounds the slowest one).
@@ -74,25 +74,25 @@ std::vector<Column> table_columns(const RunSummary& summary) {
   return columns;
 }
 
-Row make_row(const std::string& label, const SummaryBlock& block, const std::vector<Column>& columns) {
-  Row row{label};
+TextRow make_row(const std::string& label, const SummaryBlock& block, const std::vector<Column>& columns) {
+  TextRow row{label};
   for (const Column& column : columns) row.push_back(cell_text(block, column));
   return row;
 }
 
 // Whether some cell of the table (past the header) reads "-": a figure without samples.
-bool has_absent_cell(const std::vector<Row>& rows) {
+bool has_absent_cell(const std::vector<TextRow>& rows) {
   for (std::size_t r = 1; r < rows.size(); ++r)
     if (std::find(rows[r].begin() + 1, rows[r].end(), "-") != rows[r].end()) return true;
   return false;
 }
 
-void print_table(const std::vector<Row>& rows, std::ostream& out) {
+void print_table(const std::vector<TextRow>& rows, std::ostream& out) {
   std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const Row& row : rows) {
+  for (const TextRow& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
   }
-  for (const Row& row : rows) {
+  for (const TextRow& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i) {
       const std::string padding(widths[i] - row[i].size(), ' ');
       // Labels read left-aligned, numbers right-aligned so their digits line up.
@@ -103,8 +103,8 @@ void print_table(const std::vector<Row>& rows, std::ostream& out) {
   }
 }
 
-Row header_row(const char* first, const std::vector<Column>& columns) {
-  Row row{first};
+TextRow header_row(const char* first, const std::vector<Column>& columns) {
+  TextRow row{first};
   for (const Column& column : columns) row.emplace_back(column.title);
   return row;
 }
@@ -285,7 +285,7 @@ void print_console_report(const RunSummary& summary, std::ostream& out) {
   }
 
   const std::vector<Column> columns = table_columns(summary);
-  std::vector<Row> rows{header_row("class", columns)};
+  std::vector<TextRow> rows{header_row("class", columns)};
   for (const auto& [name, block] : summary.classes) rows.push_back(make_row(name, block, columns));
   rows.push_back(make_row("overall", summary.overall, columns));
   print_table(rows, out);
@@ -293,7 +293,7 @@ void print_console_report(const RunSummary& summary, std::ostream& out) {
   bool absent = has_absent_cell(rows);
   if (!summary.pools.empty()) {
     out << '\n';
-    std::vector<Row> pool_rows{header_row("pool", columns)};
+    std::vector<TextRow> pool_rows{header_row("pool", columns)};
     for (const auto& [name, block] : summary.pools) pool_rows.push_back(make_row(name, block, columns));
     print_table(pool_rows, out);
     absent = absent || has_absent_cell(pool_rows);

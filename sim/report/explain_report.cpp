@@ -1,4 +1,5 @@
 #include "sim/report/explain_report.h"
+#include "sim/core/json_values.h"
 
 #include <cmath>
 #include <iomanip>
@@ -7,7 +8,7 @@
 namespace servesim {
 namespace {
 
-std::string percent(double change) {
+std::string signed_percent(double change) {
   if (!std::isfinite(change)) return "n/a";
   std::ostringstream os;
   os << std::showpos << std::fixed << std::setprecision(1) << change * 100 << "%";
@@ -15,9 +16,8 @@ std::string percent(double change) {
 }
 
 // |change| as "42.1%".
-std::string magnitude(double change) { return percent(std::fabs(change)).substr(1); }
+std::string magnitude(double change) { return signed_percent(std::fabs(change)).substr(1); }
 
-nlohmann::ordered_json number_or_null(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nullptr; }
 
 }  // namespace
 
@@ -28,7 +28,7 @@ nlohmann::ordered_json explain_to_json(const ExplainStudy& s) {
   j["seed"] = s.seed;
   j["threshold"] = kExplainMovesThreshold;
   nlohmann::ordered_json jbase = nlohmann::ordered_json::object();
-  for (const auto& m : metrics) jbase[m.field] = number_or_null(s.base.get(m.field));
+  for (const auto& m : metrics) jbase[m.field] = json_number_or_null(s.base.get(m.field));
   j["base"] = jbase;
   j["base_overload"] = s.base_overload;
   j["base_too_short"] = s.base_too_short;
@@ -43,8 +43,8 @@ nlohmann::ordered_json explain_to_json(const ExplainStudy& s) {
     v["compared_with"] = r.compared_with;
     nlohmann::ordered_json values = nlohmann::ordered_json::object(), changes = nlohmann::ordered_json::object();
     for (std::size_t m = 0; m < metrics.size(); ++m) {
-      values[metrics[m].field] = number_or_null(r.values[m]);
-      changes[metrics[m].field] = number_or_null(r.changes[m]);
+      values[metrics[m].field] = json_number_or_null(r.values[m]);
+      changes[metrics[m].field] = json_number_or_null(r.changes[m]);
     }
     v["metrics"] = values;
     v["change"] = changes;
@@ -69,7 +69,7 @@ nlohmann::ordered_json explain_to_json(const ExplainStudy& s) {
       const std::string why = r.not_comparable(metric);
       nlohmann::ordered_json entry = {{"lever", l.name},
                                       {"phase", l.phase},
-                                      {"change", number_or_null(r.changes[m])},
+                                      {"change", json_number_or_null(r.changes[m])},
                                       {"comparable", why.empty()}};
       if (!why.empty()) entry["not_comparable_because"] = why;
       ranking.push_back(std::move(entry));
@@ -81,10 +81,10 @@ nlohmann::ordered_json explain_to_json(const ExplainStudy& s) {
       const Lever& l = s.levers[r.lever];
       not_ranked.push_back({{"lever", l.name},
                             {"phase", l.phase},
-                            {"change", number_or_null(r.changes[m])},
+                            {"change", json_number_or_null(r.changes[m])},
                             {"because", r.not_comparable(metric)}});
     }
-    nlohmann::ordered_json jm = {{"label", metric.label}, {"base", number_or_null(s.base.get(metric.field))},
+    nlohmann::ordered_json jm = {{"label", metric.label}, {"base", json_number_or_null(s.base.get(metric.field))},
                                  {"owner", rank.owner}, {"ranking", ranking}, {"not_ranked", not_ranked}};
     if (metric.per_gap) {
       jm["note"] = "per inter-token gap: not printed; per-token latency is ranked by TPOT, and variants that emit "
@@ -136,9 +136,9 @@ std::string explain_text(const ExplainStudy& s) {
     for (const std::size_t v : rank.order) {
       const ExplainVariant& r = s.variants[v];
       const Lever& l = s.levers[r.lever];
-      text << "  " << std::setw(8) << percent(r.changes[m]) << "  " << l.name << " [" << l.phase << "]";
+      text << "  " << std::setw(8) << signed_percent(r.changes[m]) << "  " << l.name << " [" << l.phase << "]";
       if (beside < metrics.size()) {
-        text << "  " << metrics[beside].label << " " << percent(r.changes[beside]);
+        text << "  " << metrics[beside].label << " " << signed_percent(r.changes[beside]);
         if (r.several_tokens) text << " (several tokens per step)";
       }
       const std::string why = r.not_comparable(metric);
@@ -148,7 +148,7 @@ std::string explain_text(const ExplainStudy& s) {
     for (const std::size_t v : rank.not_ranked) {
       const ExplainVariant& r = s.variants[v];
       const Lever& l = s.levers[r.lever];
-      text << "  not ranked: " << l.name << " [" << l.phase << "] " << percent(r.changes[m]) << ": "
+      text << "  not ranked: " << l.name << " [" << l.phase << "] " << signed_percent(r.changes[m]) << ": "
            << r.not_comparable(metric) << "\n";
     }
   }

@@ -9,12 +9,12 @@ namespace servesim {
 
 namespace {
 
-constexpr const char* kBegin = "# --- servesim calibrate --from-kernels: begin";
-constexpr const char* kEnd = "# --- servesim calibrate --from-kernels: end";
+constexpr const char* kKernelFitBegin = "# --- servesim calibrate --from-kernels: begin";
+constexpr const char* kKernelFitEnd = "# --- servesim calibrate --from-kernels: end";
 // Both calibrations' markers start so.
 constexpr const char* kAnyBegin = "# --- servesim calibrate";
 
-std::string line_key(const std::string& line) {
+std::string yaml_line_key(const std::string& line) {
   if (line.empty() || line[0] == ' ' || line[0] == '#' || line[0] == '\t') return "";
   const auto colon = line.find(':');
   return colon == std::string::npos ? "" : line.substr(0, colon);
@@ -25,13 +25,13 @@ bool is_end_marker(const std::string& line) {
 }
 
 // Enough digits to reproduce the fit.
-std::string number(double v) {
+std::string fit_number(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 
-std::string percent(double e) {
+std::string percent_1dp(double e) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100 * e);
   return buf;
@@ -47,11 +47,11 @@ void write_kernel_fit_hardware(std::ostream& out, const std::string& input_yaml_
   bool inside_block = false;
   for (std::string line; std::getline(in, line);) {
     if (line.rfind(kAnyBegin, 0) == 0 && !is_end_marker(line)) inside_block = true;
-    const bool skip = inside_block || written.count(line_key(line)) > 0;
+    const bool skip = inside_block || written.count(yaml_line_key(line)) > 0;
     if (is_end_marker(line)) inside_block = false;
     if (!skip) out << line << "\n";
   }
-  out << kBegin << " (generated; re-run to refresh) ---\n";
+  out << kKernelFitBegin << " (generated; re-run to refresh) ---\n";
   out << "# " << command << "\n";
   out << "# The roofline's parameters fitted to the measured kernel tables of " << result.set_name
       << " (data/kernels/, NVIDIA aiconfigurator, Apache-2.0) by least squares on relative error, each op\n"
@@ -59,8 +59,8 @@ void write_kernel_fit_hardware(std::ostream& out, const std::string& input_yaml_
       << "# from the kernel tables\"). Error = roofline / measured - 1 over the rows, after the fit.\n";
   for (const TableFitFamily& f : result.families) {
     out << "#   " << f.name << ": " << f.rows << " rows of " << f.rows_from << "; |error| median "
-        << percent(f.median_abs_error) << ", p90 " << percent(f.p90_abs_error) << ", max " << percent(f.max_abs_error)
-        << "; median signed " << (f.median_signed_error >= 0 ? "+" : "") << percent(f.median_signed_error) << "\n";
+        << percent_1dp(f.median_abs_error) << ", p90 " << percent_1dp(f.p90_abs_error) << ", max " << percent_1dp(f.max_abs_error)
+        << "; median signed " << (f.median_signed_error >= 0 ? "+" : "") << percent_1dp(f.median_signed_error) << "\n";
     if (!f.values.empty()) {
       out << "#     fits:";
       for (const auto& [key, value] : f.values) out << " " << key;
@@ -68,8 +68,8 @@ void write_kernel_fit_hardware(std::ostream& out, const std::string& input_yaml_
     }
   }
   for (const std::string& why : result.derived_why) out << "#   " << why << "\n";
-  for (const auto& [key, value] : result.values()) out << key << ": " << number(value) << "\n";
-  out << kEnd << " ---\n";
+  for (const auto& [key, value] : result.values()) out << key << ": " << fit_number(value) << "\n";
+  out << kKernelFitEnd << " ---\n";
 }
 
 }  // namespace servesim

@@ -63,17 +63,6 @@ std::string format_scaled_integer(std::int64_t value, int decimals) {
   return negative ? "-" + text : text;
 }
 
-std::string csv_cell(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  quoted += '"';
-  return quoted;
-}
-
 RequestsCsvWriter::RequestsCsvWriter(const std::string& path, std::vector<std::string> class_names,
                                      std::vector<std::string> pool_names, bool kv_tiers)
     : path_(path),

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/text.h"
 #include "sim/metrics/request_record.h"
 
 namespace servesim {
@@ -59,8 +60,5 @@ class RequestsCsvWriter {
 // `value` / 10^decimals, exact, without trailing zeros ("1.5", "2", "-0.25"). Integer
 // nanoseconds as seconds (decimals 9) or milliseconds (decimals 6) need no rounding.
 std::string format_scaled_integer(std::int64_t value, int decimals);
-
-// A CSV cell: quoted, with quotes doubled, when it holds a comma, quote or line break.
-std::string csv_cell(const std::string& text);
 
 }  // namespace servesim

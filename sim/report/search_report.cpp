@@ -120,22 +120,22 @@ void write_search_csv(const ojson& j, std::ostream& out) {
         if (std::find(classes.begin(), classes.end(), name) == classes.end()) classes.push_back(name);
 
   out << "candidate";
-  for (const auto& a : j["axes"]) out << "," << csv_cell(a);
+  for (const auto& a : j["axes"]) out << "," << table_csv_cell(a);
   for (const auto& c : fixed_columns) out << "," << c;
   for (const auto& f : sweep_fields()) out << "," << f;
   for (const auto& cls : classes)
-    for (const auto& f : sweep_fields()) out << "," << csv_cell("classes." + cls + "." + f);
+    for (const auto& f : sweep_fields()) out << "," << table_csv_cell("classes." + cls + "." + f);
   out << "\n";
   for (const auto& row : j["rows"]) {
     out << row["candidate"].dump();
-    for (const auto& a : j["axes"]) out << "," << csv_cell(row["values"][a.get<std::string>()]);
-    for (const auto& c : fixed_columns) out << "," << csv_cell(row[c]);
+    for (const auto& a : j["axes"]) out << "," << table_csv_cell(row["values"][a.get<std::string>()]);
+    for (const auto& c : fixed_columns) out << "," << table_csv_cell(row[c]);
     const ojson& s = row["summary"];
-    for (const auto& f : sweep_fields()) out << "," << (s.is_object() ? csv_cell(s[f]) : "");
+    for (const auto& f : sweep_fields()) out << "," << (s.is_object() ? table_csv_cell(s[f]) : "");
     for (const auto& cls : classes)
       for (const auto& f : sweep_fields()) {
         const bool has = s.is_object() && s.contains("classes") && s["classes"].contains(cls);
-        out << "," << (has ? csv_cell(s["classes"][cls][f]) : "");
+        out << "," << (has ? table_csv_cell(s["classes"][cls][f]) : "");
       }
     out << "\n";
   }

@@ -15,6 +15,7 @@
 #include "sim/scenario/model_refs.h"
 #include "sim/scenario/resource_paths.h"
 #include "sim/scenario/spec_yaml.h"
+#include "sim/core/units.h"
 
 namespace servesim {
 
@@ -37,7 +38,6 @@ const std::vector<std::string> kKvMemoryRules = {"flat", "vllm", "sglang", "trtl
 // max_batched_tokens to be final (preset and overrides merged).
 constexpr int kCudaGraphAuto = -1;
 const std::vector<std::string> kSpeculativeKeys = {"method", "draft", "k", "acceptance"};
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 bool is_power_of_two(std::int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -202,12 +202,12 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
                             ? PreemptionMode::swap
                             : PreemptionMode::recompute;
   }
-  if (auto v = f.get("swap_space_gb")) e.swap_space_bytes = v->non_negative_double() * kGiB;
+  if (auto v = f.get("swap_space_gb")) e.swap_space_bytes = v->non_negative_double() * kBytesPerGiB;
   if (auto v = f.get("kv_offload")) {
     v->expect_map(kKvOffloadKeys);
     KvOffloadConfig& o = e.kv_offload;
-    if (auto g = v->get("cpu_gib")) o.cpu_bytes = g->non_negative_double() * kGiB;
-    if (auto g = v->get("disk_gib")) o.disk_bytes = g->non_negative_double() * kGiB;
+    if (auto g = v->get("cpu_gib")) o.cpu_bytes = g->non_negative_double() * kBytesPerGiB;
+    if (auto g = v->get("disk_gib")) o.disk_bytes = g->non_negative_double() * kBytesPerGiB;
     if (auto g = v->get("disk_gb_s")) o.disk_bytes_per_s = g->positive_double() * 1e9;
     if (auto g = v->get("backend"))
       o.backend = choice(*g, "KV offload backend", "backends", {"native", "lmcache"}) == "lmcache"

@@ -3,12 +3,11 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/model_loader.h"
 #include "sim/scenario/spec_yaml.h"
+#include "sim/core/units.h"
 
 namespace servesim {
 
 namespace {
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 const std::vector<std::string> kHardwareKeys = {
     "name", "source", "memory_gib", "memory_gb", "memory_bandwidth_tb_s", "peak_tflops_bf16",
@@ -57,7 +56,7 @@ HardwareSpec load_hardware_file(const std::string& path) {
   const auto gb = root.get("memory_gb");
   if (gib && gb) gb->fail_at_key("give memory_gib or memory_gb, not both");
   if (!gib && !gb) root.fail_at_key("missing required key 'memory_gib' (or 'memory_gb')");
-  hw.memory_bytes = gib ? gib->positive_double() * kGiB : gb->positive_double() * 1e9;
+  hw.memory_bytes = gib ? gib->positive_double() * kBytesPerGiB : gb->positive_double() * 1e9;
 
   hw.memory_bandwidth_bytes_per_s = root.require("memory_bandwidth_tb_s").positive_double() * 1e12;
   hw.peak_flops_bf16 = root.require("peak_tflops_bf16").positive_double() * 1e12;

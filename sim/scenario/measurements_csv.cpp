@@ -11,22 +11,22 @@ namespace servesim {
 
 namespace {
 
-const std::vector<std::string> kColumns = {
+const std::vector<std::string> kMeasurementColumns = {
     "kind",   "model",  "prefill_tokens", "past_tokens", "decode_batch", "decode_context",
     "gemm_m", "gemm_k", "gemm_n",         "dtype",       "ms"};
 
-std::string trim(const std::string& s) {
+std::string trim_cell(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r\"");
   if (b == std::string::npos) return "";
   const auto e = s.find_last_not_of(" \t\r\"");
   return s.substr(b, e - b + 1);
 }
 
-std::vector<std::string> split(const std::string& line) {
+std::vector<std::string> split_measurement_row(const std::string& line) {
   std::vector<std::string> out;
   std::string cell;
   std::stringstream ss(line);
-  while (std::getline(ss, cell, ',')) out.push_back(trim(cell));
+  while (std::getline(ss, cell, ',')) out.push_back(trim_cell(cell));
   if (!line.empty() && line.back() == ',') out.push_back("");
   return out;
 }
@@ -34,10 +34,10 @@ std::vector<std::string> split(const std::string& line) {
 struct RowReader {
   const std::string& path;
   int line;
-  const std::vector<std::string>& cells;  // already re-joined to kColumns.size()
+  const std::vector<std::string>& cells;  // already re-joined to kMeasurementColumns.size()
 
   [[noreturn]] void fail(int column, const std::string& message) const {
-    throw ConfigError(path, line, kColumns[column], message, column + 1);
+    throw ConfigError(path, line, kMeasurementColumns[column], message, column + 1);
   }
   // A blank cell is 0 ("does not apply to this kind of row").
   std::int64_t count(int column) const {
@@ -70,10 +70,10 @@ std::vector<Measurement> read_measurements(const std::string& path) {
   std::string line;
   if (!std::getline(in, line)) throw ConfigError(path, 1, "", "empty file: expected a header");
   if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
-  const std::vector<std::string> header = split(line);
-  if (header != kColumns) {
+  const std::vector<std::string> header = split_measurement_row(line);
+  if (header != kMeasurementColumns) {
     std::string expected;
-    for (const auto& c : kColumns) expected += (expected.empty() ? "" : ",") + c;
+    for (const auto& c : kMeasurementColumns) expected += (expected.empty() ? "" : ",") + c;
     throw ConfigError(path, 1, "", "header must be exactly: " + expected);
   }
 
@@ -81,9 +81,9 @@ std::vector<Measurement> read_measurements(const std::string& path) {
   int line_no = 1;
   while (std::getline(in, line)) {
     ++line_no;
-    if (trim(line).empty()) continue;
-    std::vector<std::string> cells = split(line);
-    const std::size_t n = kColumns.size();
+    if (trim_cell(line).empty()) continue;
+    std::vector<std::string> cells = split_measurement_row(line);
+    const std::size_t n = kMeasurementColumns.size();
     if (cells.size() < n) {
       throw ConfigError(path, line_no, "", "expected " + std::to_string(n) + " cells, got " +
                                                std::to_string(cells.size()));

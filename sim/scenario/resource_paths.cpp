@@ -9,6 +9,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/scenario/did_you_mean.h"
+#include "sim/core/text.h"
 
 namespace servesim {
 
@@ -46,11 +47,6 @@ constexpr std::pair<const char*, const char*> kHardwareAliases[] = {
     {"h200", "h200"},
 };
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> hardware_aliases() {
@@ -86,7 +82,7 @@ std::optional<fs::path> bundled_file(const std::string& folder, const std::strin
   for (const fs::path& p : {dir / (given + ".yaml"), dir / given, root / given})
     if (is_file(p)) return p;
   if (folder == "configs/hardware") {
-    const std::string key = lower(given);
+    const std::string key = ascii_lower(given);
     for (const auto& [alias, profile] : kHardwareAliases) {
       const fs::path aliased = dir / (std::string(profile) + ".yaml");
       if (key == alias && is_file(aliased)) return aliased;

@@ -21,6 +21,7 @@
 #include "sim/workload/length_bounds.h"
 #include "sim/workload/sampled_lengths.h"
 #include "sim/workload/source.h"
+#include "sim/core/text.h"
 
 namespace servesim {
 
@@ -81,12 +82,6 @@ class KeyLocator {
   LoadContext ctx_;
   YAML::Node root_;
 };
-
-std::string percent(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g%%", 100 * share);
-  return buf;
-}
 
 // What limits the requests of one class: the context and KV cache of the pool that serves
 // it (and of the decode pool its requests move on to).
@@ -354,7 +349,7 @@ class Checker {
       all_share = std::max(all_share, with_policy);
     }
     const int reasons = (context_share >= kWarnShare) + (kv_share >= kWarnShare) + (policy_share >= kWarnShare);
-    const auto part = [&](double share) { return reasons > 1 ? percent(share) + " " : std::string(); };
+    const auto part = [&](double share) { return reasons > 1 ? percent_3sig(share) + " " : std::string(); };
     std::string text;
     if (context_share >= kWarnShare)
       text += part(context_share) + "longer than " + context_what(l) + " (exceeds_max_context: " +
@@ -371,7 +366,7 @@ class Checker {
     const long long expected = s_.stop.requests ? std::llround(all_share * static_cast<double>(*s_.stop.requests)) : 0;
     if (s_.workload.size() == 1 && expected >= 1)
       of_run = " (about " + std::to_string(expected) + " of stop.requests' " + std::to_string(*s_.stop.requests) + ")";
-    out_.warnings.push_back(at_.warning(key, percent(all_share) + " of the requests of class '" + name +
+    out_.warnings.push_back(at_.warning(key, percent_3sig(all_share) + " of the requests of class '" + name +
                                                  "' will be rejected" + of_run + ": " + text));
   }
 

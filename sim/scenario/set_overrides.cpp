@@ -5,6 +5,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/scenario/did_you_mean.h"
+#include "sim/core/text.h"
 
 namespace servesim {
 
@@ -42,13 +43,6 @@ std::optional<std::string> hint_for(const YAML::Node& map, const std::string& mi
   return std::nullopt;
 }
 
-std::string trim(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string::npos) return "";
-  const auto last = s.find_last_not_of(" \t");
-  return s.substr(first, last - first + 1);
-}
-
 }  // namespace
 
 Override parse_override(const std::string& text) {
@@ -56,7 +50,7 @@ Override parse_override(const std::string& text) {
   if (eq == std::string::npos) {
     throw ConfigError(kSetFile, 0, text, "expected KEY=VALUE, e.g. cluster.pools.0.replicas=4");
   }
-  Override o{trim(text.substr(0, eq)), text.substr(eq + 1)};
+  Override o{trim_blanks(text.substr(0, eq)), text.substr(eq + 1)};
   if (o.key.empty()) throw ConfigError(kSetFile, 0, text, "the key before '=' is empty");
   for (const std::string& part : split_path(o.key)) {
     if (part.empty()) {
@@ -154,7 +148,7 @@ std::string apply_override(YAML::Node& root, const Override& o) {
 
 void check_set_not_overwritten(const std::vector<std::string>& sets, const std::string& study_key,
                                const std::string& by) {
-  const std::vector<std::string> owner = split_path(trim(study_key));
+  const std::vector<std::string> owner = split_path(trim_blanks(study_key));
   // Path parts are equal when their text is, or when both are the same list index ("01", "1").
   const auto same = [](const std::string& a, const std::string& b) {
     const auto ia = parse_index(a), ib = parse_index(b);

@@ -5,16 +5,11 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/duration.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/core/text.h"
 
 namespace servesim {
 
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string::npos) return "";
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
 
 // True when `text` reads as a plain number (no unit at all): the one form that parses as a
 // duration yet says nothing about its scale.
@@ -45,7 +40,7 @@ std::optional<std::string> canonical_slo_statistic(const std::string& text) {
 }
 
 Tick parse_slo_bound_ns(const std::string& raw, const std::string& file, int line, const std::string& key) {
-  const std::string text = trim(raw);
+  const std::string text = trim_blanks(raw);
   if (is_bare_number(text))
     throw ConfigError(file, line, key,
                       "'" + text + "' has no unit: write " + text + "ms or " + text + "s (an SLO bound needs its unit)");

@@ -36,7 +36,7 @@ const std::vector<std::string> kTraceFormats = {"azure",      "vidur",          
                                                 "vllm-bench", "inference-perf", "guidellm", "benchmark",
                                                 "inference-perf-config"};
 
-bool contains(const std::vector<std::string>& list, const std::string& s) {
+bool contains_text(const std::vector<std::string>& list, const std::string& s) {
   return std::find(list.begin(), list.end(), s) != list.end();
 }
 
@@ -56,10 +56,6 @@ std::vector<std::string> keys_of_process(ArrivalSpec::Process p) {
   return {};
 }
 
-// Limits that keep a staged schedule inside int64 nanoseconds and exact counts
-// (make_arrival_process checks the same).
-constexpr double kMaxStagedSeconds = 9e9;
-constexpr double kMaxStageArrivals = 1e15;
 
 // `stages: [{duration: 10m, rate: 5}, ...]`: rates in turn from t = 0; rate 0 is an idle
 // stage, but a schedule that never sends anything is refused.
@@ -164,7 +160,7 @@ ArrivalSpec parse_arrival(const Field& f) {
   std::string process = "poisson";
   if (auto p = f.get("process")) {
     process = p->as_string();
-    if (!contains(kProcesses, process)) {
+    if (!contains_text(kProcesses, process)) {
       p->fail(unknown_choice_message("arrival process", "processes", process, kProcesses));
     }
   }
@@ -172,7 +168,7 @@ ArrivalSpec parse_arrival(const Field& f) {
       std::find(kProcesses.begin(), kProcesses.end(), process) - kProcesses.begin());
   const std::vector<std::string> used = keys_of_process(spec.process);
   for (const std::string& k : f.keys()) {
-    if (!contains(used, k)) {
+    if (!contains_text(used, k)) {
       f.get(k)->fail_at_key("'" + k + "' does not apply to process '" + process +
                             "' (it takes: " + join_choices(used) + ")");
     }
@@ -225,7 +221,7 @@ TraceSpec parse_trace(const Field& f) {
   TraceSpec spec;
   const Field format = f.require("format");
   spec.format = format.as_string();
-  if (!contains(kTraceFormats, spec.format)) {
+  if (!contains_text(kTraceFormats, spec.format)) {
     format.fail(unknown_choice_message("trace format", "formats", spec.format, kTraceFormats));
   }
   spec.path = existing_data_path(f.require("path"), "trace file");
@@ -262,7 +258,7 @@ TraceSpec parse_trace(const Field& f) {
     spec.stage = static_cast<int>(index);
   }
   if (auto scale = f.get("rate_scale")) {
-    if (!contains(kTimedTraceFormats, spec.format)) {
+    if (!contains_text(kTimedTraceFormats, spec.format)) {
       scale->fail_at_key("'rate_scale' moves a trace's own timestamps: formats " + join_choices(kTimedTraceFormats) +
                          " only");
     }

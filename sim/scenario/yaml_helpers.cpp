@@ -11,6 +11,7 @@
 #include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/duration.h"
 #include "sim/scenario/scenario_loader.h"
+#include "sim/core/text.h"
 
 namespace servesim {
 
@@ -20,19 +21,13 @@ std::string child_key(const std::string& parent, const std::string& name) {
   return parent.empty() ? name : parent + "." + name;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 // YAML and strtod spell the non-finite values in several ways; all are refused by name so
 // the message can say why rather than "not a number".
 bool names_non_finite(const std::string& text) {
   static const std::set<std::string> kNames = {".nan",     "nan",       ".inf",     "+.inf",
                                                "-.inf",    "inf",       "+inf",     "-inf",
                                                "infinity", "+infinity", "-infinity"};
-  return kNames.count(lower(text)) > 0;
+  return kNames.count(ascii_lower(text)) > 0;
 }
 
 }  // namespace
@@ -195,7 +190,7 @@ std::uint64_t Field::as_uint64() const {
 
 bool Field::as_bool() const {
   if (node_.IsScalar()) {
-    const std::string text = lower(node_.Scalar());
+    const std::string text = ascii_lower(node_.Scalar());
     if (text == "true" || text == "yes" || text == "on") return true;
     if (text == "false" || text == "no" || text == "off") return false;
   }

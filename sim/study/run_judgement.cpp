@@ -7,6 +7,7 @@
 #include "sim/cluster/saturation_watch.h"
 #include "sim/engine/rejection_fixes.h"
 #include "sim/study/summary_json.h"
+#include "sim/core/text.h"
 
 namespace servesim {
 
@@ -34,12 +35,6 @@ std::string rejection_hint(const std::string& reason) {
   if (reason == "queue_full") return "the admission queue was full: raise its bound in cluster.admission";
   if (reason == "timed_out") return "it waited longer than its class's timeout";
   return "";
-}
-
-std::string percent(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g%%", 100 * share);
-  return buf;
 }
 
 }  // namespace
@@ -96,7 +91,7 @@ RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scope
                     "not sustained: served %.4g of %.4g req/s offered over the second half of its arrivals "
                     "(%.3g%% short, tolerance %s; short of %s%s)",
                     m.served_per_s, m.offered_per_s, 100 * (1 - m.served_per_s / m.offered_per_s),
-                    percent(sustain_tolerance).c_str(), v.resource.c_str(), in_pool.c_str());
+                    percent_3sig(sustain_tolerance).c_str(), v.resource.c_str(), in_pool.c_str());
       why.push_back(buf);
     }
   }
@@ -116,8 +111,8 @@ RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scope
       if (!hint.empty()) text += ": " + hint;
       first = false;
     }
-    text += std::string(first ? "" : "; ") + "--max-rejected " + percent(reject_share) + " allows none of them; " +
-            "--max-rejected " + percent(static_cast<double>(r.rejected) / static_cast<double>(r.arrived)) +
+    text += std::string(first ? "" : "; ") + "--max-rejected " + percent_3sig(reject_share) + " allows none of them; " +
+            "--max-rejected " + percent_3sig(static_cast<double>(r.rejected) / static_cast<double>(r.arrived)) +
             " would allow these)";
     why.push_back(text);
   }

@@ -7,6 +7,7 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/slo_vocabulary.h"
+#include "sim/core/text.h"
 
 namespace servesim {
 
@@ -14,12 +15,6 @@ namespace {
 
 // `queue` is judged by runs only: no class's `slo:` bounds it.
 const std::vector<std::string> kMetrics = {"ttft", "itl", "tpot", "e2el", "queue"};
-
-std::string trim(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string::npos) return "";
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
 
 std::string format_ms(double ms) {
   std::ostringstream os;
@@ -29,7 +24,7 @@ std::string format_ms(double ms) {
 
 SloTarget parse_one(const std::string& item) {
   const auto eq = item.find('=');
-  const std::string name = trim(item.substr(0, eq));
+  const std::string name = trim_blanks(item.substr(0, eq));
   const std::string usage = "expected METRIC_STAT=DURATION (or METRIC=DURATION for the p99) with METRIC one of ttft, "
                             "itl, tpot, e2el, queue and STAT one of " +
                             std::string(kSloStatisticsHelp) + " (e.g. ttft_p99=2s, itl_every=100ms)";
@@ -66,7 +61,7 @@ std::vector<SloTarget> parse_slo_targets(const std::string& text) {
   while (true) {
     const auto comma = text.find(',', start);
     const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (trim(item).empty()) throw ConfigError("--slo", 0, text, "has an empty item (two commas in a row?)");
+    if (trim_blanks(item).empty()) throw ConfigError("--slo", 0, text, "has an empty item (two commas in a row?)");
     out.push_back(parse_one(item));
     if (comma == std::string::npos) break;
     start = comma + 1;

@@ -23,16 +23,16 @@ struct Done {
   std::int64_t output_tokens = 0;
 };
 
-struct Weighted {
+struct WeightedFigure {
   double value = 0;
   double weight = 1;
 };
 
 // The values (and weights) a tool summarises for `metric` (benchmark_summary.h).
-std::vector<Weighted> values_of(const std::string& format, const std::string& metric, const std::vector<Done>& done) {
+std::vector<WeightedFigure> values_of(const std::string& format, const std::string& metric, const std::vector<Done>& done) {
   const bool guidellm = format == "guidellm";
   const bool inference_perf = format == "inference-perf";
-  std::vector<Weighted> out;
+  std::vector<WeightedFigure> out;
   for (const Done& r : done) {
     const double gaps = static_cast<double>(r.output_tokens - 1);
     const double decode_ms = r.e2el_ms - r.ttft_ms;
@@ -60,15 +60,15 @@ std::vector<Weighted> values_of(const std::string& format, const std::string& me
 
 // numpy's linear-interpolation percentile of the values each repeated `weight` times
 // (whole weights: 1, or a request's gap count).
-double expanded_percentile(std::vector<Weighted> values, double percent) {
-  std::sort(values.begin(), values.end(), [](const Weighted& a, const Weighted& b) { return a.value < b.value; });
+double expanded_percentile(std::vector<WeightedFigure> values, double percent) {
+  std::sort(values.begin(), values.end(), [](const WeightedFigure& a, const WeightedFigure& b) { return a.value < b.value; });
   double total = 0;
-  for (const Weighted& v : values) total += v.weight;
+  for (const WeightedFigure& v : values) total += v.weight;
   const double rank = percent / 100 * (total - 1);
   const double lo_rank = std::floor(rank);
   const auto at = [&](double r) {
     double seen = 0;
-    for (const Weighted& v : values) {
+    for (const WeightedFigure& v : values) {
       seen += v.weight;
       if (r < seen) return v.value;
     }
@@ -79,11 +79,11 @@ double expanded_percentile(std::vector<Weighted> values, double percent) {
   return lo + (hi - lo) * (rank - lo_rank);
 }
 
-double statistic(const std::string& format, const std::vector<Weighted>& values, double percent) {
+double statistic(const std::string& format, const std::vector<WeightedFigure>& values, double percent) {
   if (values.empty()) return kNaN;
   if (format == "guidellm") {
     std::vector<GuidellmValue> g;
-    for (const Weighted& v : values) g.push_back({v.value, v.weight});
+    for (const WeightedFigure& v : values) g.push_back({v.value, v.weight});
     const nlohmann::ordered_json d = guidellm_distribution(std::move(g));
     if (percent < 0) return d["mean"].get<double>();
     char key[16];
@@ -92,7 +92,7 @@ double statistic(const std::string& format, const std::vector<Weighted>& values,
   }
   if (percent < 0) {
     double sum = 0, weight = 0;
-    for (const Weighted& v : values) {
+    for (const WeightedFigure& v : values) {
       sum += v.value * v.weight;
       weight += v.weight;
     }
@@ -268,7 +268,7 @@ SummaryStageResult simulate_summary_stage(const Scenario& scenario, const Benchm
   out.simulated_completed = static_cast<std::int64_t>(done.size());
   out.saturated = result.saturated;
   std::string metric;
-  std::vector<Weighted> values;
+  std::vector<WeightedFigure> values;
   double sum = 0;
   int fitted = 0;
   for (const SummaryFigure& f : stage.figures) {

@@ -12,11 +12,11 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-bool ends_with(const std::string& s, const std::string& suffix) {
+bool has_suffix(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::optional<double> number_or_null(const ojson& v) {
+std::optional<double> number_from_json(const ojson& v) {
   if (v.is_number()) return v.get<double>();
   return std::nullopt;
 }
@@ -45,8 +45,8 @@ void compare_block(const ojson& base, const ojson& cand, const std::string& bloc
     FieldChange c;
     c.block = block;
     c.field = field;
-    c.baseline = number_or_null(bv);
-    c.candidate = number_or_null(cv);
+    c.baseline = number_from_json(bv);
+    c.candidate = number_from_json(cv);
     c.direction = field_direction(field);
     c.tolerance = tol.for_field(block, field);
     if (!c.baseline && !c.candidate) continue;  // no samples in either
@@ -104,8 +104,8 @@ void compare_named_blocks(const ojson& base, const ojson& cand, const char* grou
 
 Direction field_direction(const std::string& f) {
   const auto starts_with = [&](const char* head) { return f.rfind(head, 0) == 0; };
-  if (ends_with(f, "_ms")) return Direction::higher_is_worse;
-  if (ends_with(f, "_throughput") || f == "completed" || f == "prefix_cache_hit_rate") return Direction::lower_is_worse;
+  if (has_suffix(f, "_ms")) return Direction::higher_is_worse;
+  if (has_suffix(f, "_throughput") || f == "completed" || f == "prefix_cache_hit_rate") return Direction::lower_is_worse;
   // The SLO's own figures: requests that met it, their share, their rate (and the _mean_itl
   // variants of the last two).
   if (f == "slo_met" || starts_with("slo_attainment") || starts_with("goodput")) return Direction::lower_is_worse;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "sim/model/dtype.h"
+#include "sim/core/json_values.h"
 
 namespace servesim {
 
@@ -29,16 +30,11 @@ nlohmann::ordered_json group_to_json(const FieldGroup& group) {
   return out;
 }
 
-// A number, or null when it is not finite (a figure without samples).
-nlohmann::ordered_json number_or_null(double value) {
-  return std::isfinite(value) ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr);
-}
-
 // A class's "slo_verdict": {OBJECTIVE: {field, target_ms, value_ms, met}} (docs/metrics.md).
 nlohmann::ordered_json verdict_to_json(const std::vector<SloObjectiveVerdict>& verdict) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const SloObjectiveVerdict& v : verdict)
-    out[v.objective] = {{"field", v.field}, {"target_ms", v.target_ms}, {"value_ms", number_or_null(v.value_ms)},
+    out[v.objective] = {{"field", v.field}, {"target_ms", v.target_ms}, {"value_ms", json_number_or_null(v.value_ms)},
                         {"met", v.met}};
   return out;
 }

@@ -7,17 +7,11 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
+#include "sim/core/text.h"
 
 namespace servesim {
 
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string::npos) return "";
-  const auto last = s.find_last_not_of(" \t");
-  return s.substr(first, last - first + 1);
-}
 
 // Splits at commas that are not inside (), [], {} or a quoted string: a value is YAML, and
 // YAML flow collections contain commas of their own.
@@ -48,7 +42,7 @@ std::vector<std::string> split_top_level(const std::string& text) {
 
 std::size_t parse_size(const std::string& text, const std::string& whole) {
   std::size_t value = 0;
-  const std::string t = trim(text);
+  const std::string t = trim_blanks(text);
   const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
     throw ConfigError("--shard", 0, whole, "expected I/N with whole numbers 0 <= I < N, e.g. 0/4");
@@ -99,10 +93,10 @@ SweepAxis parse_axis(const std::string& text) {
   if (eq == std::string::npos)
     throw ConfigError("--axis", 0, text, "expected KEY=V1,V2,..., e.g. workload.0.arrival.rate=2,4,8");
   SweepAxis axis;
-  axis.key = trim(text.substr(0, eq));
+  axis.key = trim_blanks(text.substr(0, eq));
   if (axis.key.empty()) throw ConfigError("--axis", 0, text, "the key before '=' is empty");
   for (const std::string& part : split_top_level(text.substr(eq + 1))) {
-    std::string value = trim(part);
+    std::string value = trim_blanks(part);
     if (value.empty())
       throw ConfigError("--axis", 0, axis.key, "has an empty value (two commas in a row, or one at the end?)");
     axis.values.push_back(std::move(value));

@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "sim/core/errors.h"
+#include "sim/core/text.h"
 #include "sim/study/json_file.h"
 #include "sim/study/search_cost.h"
 #include "sim/study/summary_json.h"
@@ -251,7 +252,7 @@ void write_sweep_csv(const SweepTable& table, std::ostream& out) {
   }
   for (const auto& c : classes)
     for (const auto& f : sweep_fields()) header.push_back("classes." + c + "." + f);
-  for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(header[i]);
+  for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << table_csv_cell(header[i]);
   out << '\n';
 
   for (const auto& row : table.rows) {
@@ -272,7 +273,7 @@ void write_sweep_csv(const SweepTable& table, std::ostream& out) {
       const bool hc = has && s.contains("classes") && s["classes"].contains(c);
       for (const auto& f : sweep_fields()) cells.push_back(hc ? s["classes"][c].value(f, ojson(nullptr)) : ojson(nullptr));
     }
-    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << csv_cell(cells[i]);
+    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << table_csv_cell(cells[i]);
     out << '\n';
   }
 }
@@ -405,14 +406,10 @@ SweepTable merge_sweep_tables(const std::vector<SweepTable>& tables, const std::
   return out;
 }
 
-std::string csv_cell(const ojson& v) {
+std::string table_csv_cell(const ojson& v) {
   if (v.is_null()) return "";
   if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
-  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
+  return csv_cell(v.is_string() ? v.get<std::string>() : v.dump());
 }
 
 }  // namespace servesim

@@ -57,7 +57,7 @@ void add_sweep_cost(nlohmann::ordered_json& row, std::optional<double> cost_per_
 
 // One CSV cell of a table value (RFC 4180: quoted when it holds a comma, quote or newline;
 // null is empty, booleans 1/0), shared by the sweep and search tables.
-std::string csv_cell(const nlohmann::ordered_json& value);
+std::string table_csv_cell(const nlohmann::ordered_json& value);
 
 // An axis value as JSON: a number when the whole text is one ("4", "0.5", "1e3"), else the
 // text itself, so tables plot without parsing strings.

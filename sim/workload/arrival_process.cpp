@@ -105,10 +105,6 @@ class StagedProcess : public ArrivalProcess {
   std::int64_t taken_ = 0;   // constant: arrivals of that stage so far
 };
 
-// Longest staged schedule: its end must fit in a Tick (2^63 ns is 292 years).
-constexpr double kMaxStagedSeconds = 9e9;
-// Most arrivals one stage may expect (a count exact in a double and an int64).
-constexpr double kMaxStageArrivals = 1e15;
 
 void check_stages(const ArrivalSpec& spec, const std::string& key) {
   if (spec.rate_per_s != 0) {

@@ -11,6 +11,13 @@
 
 namespace servesim {
 
+// Limits that keep a staged schedule inside int64 nanoseconds and exact counts, checked by
+// the scenario parser and again by make_arrival_process: the longest staged schedule (its end
+// must fit in a Tick; 2^63 ns is 292 years) and the most arrivals one stage may expect (a
+// count exact in a double and an int64).
+inline constexpr double kMaxStagedSeconds = 9e9;
+inline constexpr double kMaxStageArrivals = 1e15;
+
 struct ArrivalSpec {
   enum class Process { poisson, gamma, constant, closed };
   // One stage of a staged open loop: the process at `rate_per_s` for `duration_s`.

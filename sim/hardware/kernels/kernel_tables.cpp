@@ -10,6 +10,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/hardware/kernels/gz_csv.h"
+#include "sim/core/units.h"
 
 namespace servesim {
 
@@ -53,8 +54,6 @@ std::size_t optional_column(const GzCsvReader& r, const std::string& name) {
   return std::string::npos;
 }
 
-constexpr double kMs = 1e-3;
-
 // Where a GEMM or MoE layer is compute-bound, fp8 runs on tensor cores of twice bf16's
 // rate (H100 SXM datasheet: 1,979 vs 989 dense TFLOPS) and reads half the bytes, so its
 // measured time must come out below bf16's at the same shape. A table whose fp8 rows are
@@ -96,7 +95,7 @@ void load_gemm(const std::string& path, KernelTables& t, Fp8Evidence* evidence =
   double floor_s = std::numeric_limits<double>::infinity();
   std::vector<double> streaming;
   while (r.next(c)) {
-    const double latency_s = r.number(c, lat) * kMs;
+    const double latency_s = r.number(c, lat) * kSecondsPerMs;
     const double rows = r.number(c, m);
     if (rows >= 1 && latency_s > 0) floor_s = std::min(floor_s, latency_s);  // m = 0 rows are empty launches
     if (rows >= 1 && rows <= 8 && latency_s > 0 && c[dtype] == "bfloat16") {
@@ -143,7 +142,7 @@ std::optional<KernelGrid> load_attention(const std::string& path, const KernelTa
     const double row_heads = r.number(c, heads);
     const double row_kv = r.number(c, kvh);
     if (mha ? row_kv != row_heads : row_kv != t.query.kv_heads) continue;
-    const double latency_s = r.number(c, lat) * kMs;
+    const double latency_s = r.number(c, lat) * kSecondsPerMs;
     if (generation) {
       grid.add({row_heads, r.number(c, b), r.number(c, isl) + r.number(c, step)}, latency_s);
     } else {
@@ -169,7 +168,7 @@ std::optional<KernelGrid> load_mla(const std::string& path, const KernelTables& 
   std::vector<std::string_view> c;
   while (r.next(c)) {
     if (c[kv] != t.query.kv_dtype || c[dtype] != "bfloat16") continue;
-    const double latency_s = r.number(c, lat) * kMs;
+    const double latency_s = r.number(c, lat) * kSecondsPerMs;
     if (generation) {
       grid.add({r.number(c, heads), r.number(c, b), r.number(c, isl) + r.number(c, step)}, latency_s);
     } else {
@@ -195,7 +194,7 @@ std::optional<KernelGrid> load_all_reduce(const std::string& path, const KernelT
     if (backend != std::string::npos && ends_with(c[backend], "_eager")) continue;
     if (source != std::string::npos && ends_with(c[source], "_eager")) continue;
     if (static_cast<int>(r.number(c, gpus)) != t.query.tp) continue;
-    grid.add({r.number(c, size), 0, 0}, r.number(c, lat) * kMs);
+    grid.add({r.number(c, size), 0, 0}, r.number(c, lat) * kSecondsPerMs);
     ++kept;
   }
   if (grid.empty()) return std::nullopt;
@@ -214,7 +213,7 @@ std::optional<KernelGrid> load_nccl_all_reduce(const std::string& path, int gpus
   std::vector<std::string_view> c;
   while (r.next(c)) {
     if (c[op] != "all_reduce" || c[dtype] != "half" || static_cast<int>(r.number(c, n)) != gpus) continue;
-    grid.add({r.number(c, size), 0, 0}, r.number(c, lat) * kMs);
+    grid.add({r.number(c, size), 0, 0}, r.number(c, lat) * kSecondsPerMs);
     ++kept;
   }
   if (grid.empty()) return std::nullopt;
@@ -240,7 +239,7 @@ std::optional<KernelGrid> load_moe(const std::string& path, KernelTables& t, std
     if (evidence && (c[dtype] == "fp8" || c[dtype] == "bfloat16") && r.number(c, tokens) >= kComputeBoundTokens) {
       std::string key;
       for (const std::size_t col : {tokens, hidden, inter, topk, experts, mtp, mep, dist}) key.append(c[col]).push_back(',');
-      evidence->add(c[dtype] == "fp8", std::move(key), r.number(c, lat) * kMs);
+      evidence->add(c[dtype] == "fp8", std::move(key), r.number(c, lat) * kSecondsPerMs);
     }
     if (c[dtype] != q.moe_dtype) continue;
     if (static_cast<int>(r.number(c, hidden)) != q.moe_hidden || static_cast<int>(r.number(c, inter)) != q.moe_inter ||
@@ -250,7 +249,7 @@ std::optional<KernelGrid> load_moe(const std::string& path, KernelTables& t, std
     }
     auto it = by_distribution.find(std::string(c[dist]));
     if (it == by_distribution.end()) it = by_distribution.emplace(std::string(c[dist]), KernelGrid(1)).first;
-    it->second.add({r.number(c, tokens), 0, 0}, r.number(c, lat) * kMs);
+    it->second.add({r.number(c, tokens), 0, 0}, r.number(c, lat) * kSecondsPerMs);
     ++kept;
   }
   for (const char* preferred : {"power_law_1.2", "balanced"}) {

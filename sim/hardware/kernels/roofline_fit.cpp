@@ -17,6 +17,7 @@
 #include "sim/hardware/nelder_mead.h"
 #include "sim/hardware/roofline.h"
 #include "sim/model/op_graph.h"
+#include "sim/core/units.h"
 
 namespace servesim {
 
@@ -24,39 +25,37 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kMs = 1e-3;
-
 // A fitted parameter: its YAML key, its field, its bounds in HardwareSpec units (searched
 // in log space between them) and the factor to the YAML's unit.
-struct Param {
+struct FitParam {
   const char* key;
   double HardwareSpec::*field;
   double lo, hi, yaml_scale, start;
 };
 
-const Param kGemm[] = {
+const FitParam kGemm[] = {
     {"gemm_efficiency", &HardwareSpec::gemm_efficiency, 0.05, 1.0, 1, 0.7},
     {"memory_efficiency", &HardwareSpec::memory_efficiency, 0.05, 1.0, 1, 0.8},
     {"kernel_overhead_us", &HardwareSpec::kernel_overhead_s, 1e-8, 100e-6, 1e6, 3e-6},
 };
-const Param kPrefill[] = {
+const FitParam kPrefill[] = {
     {"attention_efficiency", &HardwareSpec::attention_efficiency, 0.02, 1.0, 1, 0.4},
     {"attention_row_overhead_keys", &HardwareSpec::attention_row_overhead_keys, 0.01, 1e5, 1, 200},
 };
-const Param kDecode[] = {
+const FitParam kDecode[] = {
     {"attention_overhead_us", &HardwareSpec::attention_overhead_s, 1e-8, 200e-6, 1e6, 8e-6},
     {"decode_attention_efficiency", &HardwareSpec::decode_attention_efficiency, 0.02, 1.0, 1, 0.6},
     {"decode_attention_efficiency_many", &HardwareSpec::decode_attention_efficiency_many, 0.02, 1.0, 1, 0.8},
     {"decode_attention_half_seqs", &HardwareSpec::decode_attention_half_seqs, 0.5, 1e4, 1, 32},
     {"decode_attention_row_overhead_keys", &HardwareSpec::decode_attention_row_overhead_keys, 0.01, 1e4, 1, 100},
 };
-const Param kAllReduce[] = {
+const FitParam kAllReduce[] = {
     {"interconnect_latency_us", &HardwareSpec::interconnect_latency_s, 1e-7, 1e-3, 1e6, 5e-6},
     {"comm_efficiency", &HardwareSpec::comm_efficiency, 0.05, 1.0, 1, 0.7},
 };
 
-double to_value(double x, const Param& p) { return bounded_from_real(x, p.lo, p.hi); }
-double to_x(double v, const Param& p) { return real_from_bounded(v, p.lo, p.hi); }
+double fit_value(double x, const FitParam& p) { return bounded_from_real(x, p.lo, p.hi); }
+double fit_x(double v, const FitParam& p) { return real_from_bounded(v, p.lo, p.hi); }
 
 // One table row as the roofline sees it: the operator the op graph would list for it (one
 // layer, one call) and the measured seconds.
@@ -97,7 +96,7 @@ GemmRows read_gemm(const std::string& path) {
     const bool fp8 = c[dtype] == "fp8";
     if (c[dtype] != "bfloat16" && !fp8) continue;
     const double m = r.number(c, mc), n = r.number(c, nc), k = r.number(c, kc);
-    const double latency_s = r.number(c, lat) * kMs;
+    const double latency_s = r.number(c, lat) * kSecondsPerMs;
     if (m < 1 || !(latency_s > 0)) continue;
     // As the op graph lists a linear layer: weights in the GEMM's format, activations
     // read in it too (fp8 GEMMs take fp8 inputs), bf16 output.
@@ -142,7 +141,7 @@ AttentionRows read_attention(const std::string& path, bool generation) {
     int n_kv = static_cast<int>(r.number(c, kvh));
     if (n_kv == 0) n_kv = n;  // aiconfigurator writes 0 for MHA
     if (n_kv > n || n % n_kv != 0) continue;
-    const double latency_s = r.number(c, lat) * kMs;
+    const double latency_s = r.number(c, lat) * kSecondsPerMs;
     const auto batch = static_cast<std::int64_t>(r.number(c, b));
     const auto length = static_cast<std::int64_t>(r.number(c, isl));
     const auto cached = static_cast<std::int64_t>(r.number(c, step));
@@ -185,7 +184,7 @@ std::vector<Row> read_all_reduce(const std::string& path) {
   while (r.next(c)) {
     // aiconfigurator drops the eager rows: a serving engine replays its collectives in a graph.
     if (source != std::string::npos && c[source].find("eager") != std::string_view::npos) continue;
-    const double g = r.number(c, gpus), elements = r.number(c, size), latency_s = r.number(c, lat) * kMs;
+    const double g = r.number(c, gpus), elements = r.number(c, size), latency_s = r.number(c, lat) * kSecondsPerMs;
     if (g < 2 || !(latency_s > 0)) continue;
     Row row;
     row.op = OpCost{"attn_all_reduce", OpKind::communication};
@@ -208,9 +207,9 @@ class Pricer {
   RooflineCostModel roofline_;
 };
 
-HardwareSpec fit(HardwareSpec hw, std::span<const Param> ps, const std::vector<Row>& rows, const std::string& family) {
+HardwareSpec fit(HardwareSpec hw, std::span<const FitParam> ps, const std::vector<Row>& rows, const std::string& family) {
   const auto apply = [&](HardwareSpec& h, const std::vector<double>& x) {
-    for (std::size_t i = 0; i < ps.size(); ++i) h.*(ps[i].field) = to_value(x[i], ps[i]);
+    for (std::size_t i = 0; i < ps.size(); ++i) h.*(ps[i].field) = fit_value(x[i], ps[i]);
   };
   const auto objective = [&](const std::vector<double>& x) {
     HardwareSpec h = hw;
@@ -225,7 +224,7 @@ HardwareSpec fit(HardwareSpec hw, std::span<const Param> ps, const std::vector<R
   };
   std::vector<std::vector<double>> starts;
   std::vector<double> x0;
-  for (const Param& p : ps) x0.push_back(to_x(p.start, p));
+  for (const FitParam& p : ps) x0.push_back(fit_x(p.start, p));
   starts.push_back(x0);
   const NelderMeadResult best = nelder_mead_multistart(objective, starts, 3, "roofline-fit/" + family, 1500);
   apply(hw, best.x);
@@ -254,11 +253,11 @@ double quantile(std::vector<double> v, double q) {
 }
 
 TableFitFamily summarize(const HardwareSpec& hw, const std::string& name, const std::string& rows_from,
-                         std::span<const Param> ps, const std::vector<Row>& rows) {
+                         std::span<const FitParam> ps, const std::vector<Row>& rows) {
   TableFitFamily f;
   f.name = name;
   f.rows_from = rows_from;
-  for (const Param& p : ps) f.values.emplace_back(p.key, hw.*(p.field) * p.yaml_scale);
+  for (const FitParam& p : ps) f.values.emplace_back(p.key, hw.*(p.field) * p.yaml_scale);
   f.rows = static_cast<int>(rows.size());
   std::vector<double> abs_errors, errors;
   const Pricer pricer(hw);
@@ -298,7 +297,7 @@ TableFitResult fit_roofline_to_tables(const HardwareSpec& start, const std::stri
   struct Family {
     const char* name;
     const char* rows_from;
-    std::span<const Param> params;
+    std::span<const FitParam> params;
     const std::vector<Row>* rows;
   };
   const Family fitted[] = {

@@ -32,6 +32,7 @@
 #include "sim/report/atomic_write.h"
 #include "sim/report/benchmark/benchmark_writer.h"
 #include "sim/metrics/guidellm_distribution.h"
+#include "sim/core/json_values.h"
 
 namespace servesim {
 namespace {
@@ -77,7 +78,6 @@ struct Stats {
   }
 };
 
-ordered_json or_null(const std::optional<double>& x) { return x ? ordered_json(*x) : ordered_json(nullptr); }
 
 ordered_json strategy_of(const BenchmarkRunInfo& info) {
   ordered_json s;
@@ -101,8 +101,8 @@ ordered_json strategy_of(const BenchmarkRunInfo& info) {
 ordered_json request_entry(const Stats& r) {
   ordered_json timings;
   timings["request_start"] = r.start_s;
-  timings["first_token_iteration"] = or_null(r.first_token_s);
-  timings["last_token_iteration"] = or_null(r.last_token_s);
+  timings["first_token_iteration"] = json_number_or_null(r.first_token_s);
+  timings["last_token_iteration"] = json_number_or_null(r.last_token_s);
   timings["token_iterations"] = r.token_iterations;
   timings["request_end"] = r.end_s;
   timings["resolve_end"] = r.end_s;
@@ -128,12 +128,12 @@ ordered_json request_entry(const Stats& r) {
   q["request_start_time"] = r.start_s;
   q["request_end_time"] = r.end_s;
   q["request_latency"] = r.latency_s();
-  q["prompt_tokens"] = or_null(r.prompt());
-  q["output_tokens"] = or_null(r.output());
-  q["total_tokens"] = or_null(r.total());
-  q["time_to_first_token_ms"] = or_null(r.ttft_ms());
-  q["time_per_output_token_ms"] = or_null(r.tpot_ms());
-  q["inter_token_latency_ms"] = or_null(r.itl_ms());
+  q["prompt_tokens"] = json_number_or_null(r.prompt());
+  q["output_tokens"] = json_number_or_null(r.output());
+  q["total_tokens"] = json_number_or_null(r.total());
+  q["time_to_first_token_ms"] = json_number_or_null(r.ttft_ms());
+  q["time_per_output_token_ms"] = json_number_or_null(r.tpot_ms());
+  q["inter_token_latency_ms"] = json_number_or_null(r.itl_ms());
   const bool timed = r.latency_s() != 0;  // GuideLLM: `if not latency` -> None
   q["tokens_per_second"] = timed && r.total() ? ordered_json(*r.total() / r.latency_s()) : ordered_json(nullptr);
   q["output_tokens_per_second"] = timed && r.output() ? ordered_json(*r.output() / r.latency_s()) : ordered_json(nullptr);

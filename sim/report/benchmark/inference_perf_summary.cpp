@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "sim/metrics/numpy_stats.h"
+#include "sim/core/json_values.h"
 
 namespace servesim {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 
 // report.request_lifecycle.percentiles' default.
-constexpr double kPercentiles[] = {0.1, 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9};
+constexpr double kLifecyclePercentiles[] = {0.1, 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9};
 
 // Python's f"p{p:g}", "median" for 50.
 std::string percentile_key(double p) {
@@ -106,7 +107,6 @@ Latencies latencies_of(const InferencePerfRequest& r) {
   return l;
 }
 
-ordered_json or_null(const std::optional<double>& x) { return x ? ordered_json(*x) : ordered_json(nullptr); }
 
 }  // namespace
 
@@ -117,7 +117,7 @@ ordered_json inference_perf_summarize(std::vector<double> values) {
   out["mean"] = sum_of(values) / static_cast<double>(values.size());
   out["min"] = values.front();
   out["max"] = values.back();
-  for (double p : kPercentiles) out[percentile_key(p)] = numpy_percentile(values, p);
+  for (double p : kLifecyclePercentiles) out[percentile_key(p)] = numpy_percentile(values, p);
   return out;
 }
 
@@ -128,8 +128,8 @@ ordered_json inference_perf_computed_metrics(const InferencePerfRequest& r) {
   ordered_json out;
   out["request_latency"] = l.request_latency_s;
   out["normalized_time_per_output_token"] = l.ntpot_s;
-  out["time_to_first_token"] = or_null(l.ttft_s);
-  out["time_per_output_token"] = or_null(l.tpot_s);
+  out["time_to_first_token"] = json_number_or_null(l.ttft_s);
+  out["time_per_output_token"] = json_number_or_null(l.tpot_s);
   out["inter_token_latency"] = l.itl_s.empty() ? ordered_json(nullptr) : ordered_json(sum_of(l.itl_s) / static_cast<double>(l.itl_s.size()));
   out["inter_token_latencies"] = std::move(gaps);
   out["input_tokens"] = r.prompt_tokens;

@@ -29,9 +29,9 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-constexpr double kPercentiles[] = {50, 90, 95, 99};
+constexpr double kVllmBenchPercentiles[] = {50, 90, 95, 99};
 
-struct Row {
+struct VllmBenchRow {
   std::uint64_t id = 0;
   bool completed = false;
   std::string error;
@@ -60,7 +60,7 @@ void add_metric(ordered_json& out, const std::string& name, std::vector<double> 
   out["mean_" + name + "_ms"] = numpy_mean(values_s) * 1000;
   out["median_" + name + "_ms"] = numpy_percentile(values_s, 50) * 1000;
   out["std_" + name + "_ms"] = numpy_std(values_s) * 1000;
-  for (double p : kPercentiles) {
+  for (double p : kVllmBenchPercentiles) {
     out["p" + std::to_string(static_cast<int>(p)) + "_" + name + "_ms"] = numpy_percentile(values_s, p) * 1000;
   }
 }
@@ -68,10 +68,10 @@ void add_metric(ordered_json& out, const std::string& name, std::vector<double> 
 // vllm's peak figures over the completed requests: the most requests in flight at once
 // (half-open intervals [start, start + latency), a departure before an arrival at the same
 // time) and the most tokens in one whole second counted from the first start.
-std::pair<std::int64_t, double> peaks(const std::vector<Row>& rows) {
+std::pair<std::int64_t, double> peaks(const std::vector<VllmBenchRow>& rows) {
   std::vector<std::pair<Tick, int>> events;
   Tick first_ns = kTickMax, last_ns = 0;
-  for (const Row& r : rows) {
+  for (const VllmBenchRow& r : rows) {
     if (!r.completed) continue;
     events.emplace_back(r.arrival_ns, +1);
     events.emplace_back(r.arrival_ns + r.e2el_ns, -1);
@@ -84,7 +84,7 @@ std::pair<std::int64_t, double> peaks(const std::vector<Row>& rows) {
   for (const auto& e : events) peak = std::max(peak, now += e.second);
   const auto buckets = static_cast<std::size_t>(std::ceil(seconds(last_ns - first_ns))) + 1;
   std::vector<double> tokens_per_s(buckets, 0.0);
-  for (const Row& r : rows) {
+  for (const VllmBenchRow& r : rows) {
     if (!r.completed || r.output_tokens < 1) continue;
     Tick token_ns = r.arrival_ns + r.ttft_ns;
     const auto count_token = [&](Tick t) {
@@ -102,7 +102,7 @@ class VllmBenchWriter : public BenchmarkWriter {
   explicit VllmBenchWriter(std::string path) : path_(std::move(path)) {}
 
   void add(const RequestRecord& record) override {
-    Row row;
+    VllmBenchRow row;
     row.id = record.id;
     row.arrival_ns = record.arrival_ns;
     row.prompt_tokens = record.prompt_tokens;
@@ -121,7 +121,7 @@ class VllmBenchWriter : public BenchmarkWriter {
 
   void finish(const BenchmarkRunInfo& info) override {
     // In the order the requests arrived, as the tool lists them in the order it sent them.
-    std::sort(rows_.begin(), rows_.end(), [](const Row& a, const Row& b) { return a.id < b.id; });
+    std::sort(rows_.begin(), rows_.end(), [](const VllmBenchRow& a, const VllmBenchRow& b) { return a.id < b.id; });
     const ordered_json doc = document(info);
     write_file_atomically(path_, "--bench-format", [&](std::ostream& out) { out << doc.dump() << "\n"; });
   }
@@ -149,7 +149,7 @@ class VllmBenchWriter : public BenchmarkWriter {
                  start_times = ordered_json::array(), texts = ordered_json::array(), errors = ordered_json::array();
     std::vector<double> ttft_s, tpot_s, itl_s, e2el_s;
     std::int64_t completed = 0, total_input = 0, total_output = 0;
-    for (const Row& r : rows_) {
+    for (const VllmBenchRow& r : rows_) {
       input_lens.push_back(r.prompt_tokens);
       output_lens.push_back(r.output_tokens);
       start_times.push_back(seconds(r.arrival_ns));
@@ -205,7 +205,7 @@ class VllmBenchWriter : public BenchmarkWriter {
   }
 
   std::string path_;
-  std::vector<Row> rows_;
+  std::vector<VllmBenchRow> rows_;
 };
 
 }  // namespace

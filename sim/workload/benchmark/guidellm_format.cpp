@@ -39,31 +39,18 @@
 #include "sim/core/errors.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
 #include "sim/workload/benchmark/json_fields.h"
+#include "sim/workload/benchmark/guidellm_vocabulary.h"
+#include "sim/core/text.h"
 
 namespace servesim {
 namespace {
 
 using json = nlohmann::json;
 
-const char* const kStatuses[] = {"successful", "errored", "incomplete"};
-
 struct Request {
   std::optional<double> start_s;
   BenchmarkRequest request;
 };
-
-std::string seconds_text(double s) {
-  std::ostringstream out;
-  out.precision(17);
-  out << s;
-  return out.str();
-}
-
-std::string rate_text(double rate) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.2f", rate);
-  return buffer;
-}
 
 // GuideLLM's own names for its strategies ("constant@5.00", "concurrent@8").
 BenchmarkStage stage_of(const JsonField& strategy) {
@@ -86,7 +73,7 @@ BenchmarkStage stage_of(const JsonField& strategy) {
     stage.name = "concurrent@" + std::to_string(n);
   } else if (type == "constant" || type == "poisson") {
     stage.rate_per_s = strategy.at("rate").positive();
-    stage.name = type + "@" + rate_text(*stage.rate_per_s);
+    stage.name = type + "@" + guidellm_rate_text(*stage.rate_per_s);
     if (type == "constant") {
       stage.burstiness = std::numeric_limits<double>::infinity();
     } else if (const auto shape = strategy.find("burstiness")) {
@@ -139,11 +126,11 @@ Request read_request(const JsonField& q, bool new_schema, const std::string& sta
     if (!start) timings.at(new_schema ? "request_start" : "start_time");  // fails: missing
     if (!end) timings.at(new_schema ? "request_end" : "end_time");
   }
-  if (start && end && end->first < start->first) end->second.fail("is before the request's start (" + seconds_text(start->first) + ")");
-  if (first && start && first->first < start->first) first->second.fail("is before the request's start (" + seconds_text(start->first) + ")");
-  if (first && end && first->first > end->first) first->second.fail("is after the request's end (" + seconds_text(end->first) + ")");
-  if (last && first && last->first < first->first) last->second.fail("is before the first token (" + seconds_text(first->first) + ")");
-  if (last && end && last->first > end->first) last->second.fail("is after the request's end (" + seconds_text(end->first) + ")");
+  if (start && end && end->first < start->first) end->second.fail("is before the request's start (" + exact_number_text(start->first) + ")");
+  if (first && start && first->first < start->first) first->second.fail("is before the request's start (" + exact_number_text(start->first) + ")");
+  if (first && end && first->first > end->first) first->second.fail("is after the request's end (" + exact_number_text(end->first) + ")");
+  if (last && first && last->first < first->first) last->second.fail("is before the first token (" + exact_number_text(first->first) + ")");
+  if (last && end && last->first > end->first) last->second.fail("is after the request's end (" + exact_number_text(end->first) + ")");
 
   r.prompt_tokens = tokens_of(q, "prompt_tokens", new_schema ? "input_metrics" : nullptr, succeeded);
   r.output_tokens = tokens_of(q, "output_tokens", new_schema ? "output_metrics" : nullptr, succeeded);
@@ -172,7 +159,7 @@ void refuse_samples(const JsonField& benchmark, const JsonField& requests, bool 
     totals = benchmark.find("total_count");
   }
   if (!totals) return;
-  for (const char* status : kStatuses) {
+  for (const char* status : kGuidellmStatuses) {
     const auto total = totals->find(status);
     if (!total) continue;
     const std::int64_t made = total->count();
@@ -195,7 +182,7 @@ void read_benchmark_entry(const JsonField& benchmark, BenchmarkRun& run, std::ve
   const JsonField requests = benchmark.at("requests");
   refuse_samples(benchmark, requests, new_schema);
   std::vector<Request> listed;
-  for (const char* status : kStatuses) {
+  for (const char* status : kGuidellmStatuses) {
     const JsonField list = requests.at(status);
     for (std::size_t i = 0; i < list.size(); ++i) listed.push_back(read_request(list.at(i), new_schema, status));
   }
@@ -206,7 +193,7 @@ void read_benchmark_entry(const JsonField& benchmark, BenchmarkRun& run, std::ve
     const double start_s = start->seconds();
     const JsonField end = benchmark.at("end_time");
     const double end_s = end.seconds();
-    if (end_s < start_s) end.fail("is before start_time (" + seconds_text(start_s) + ")");
+    if (end_s < start_s) end.fail("is before start_time (" + exact_number_text(start_s) + ")");
     stage.duration_s = end_s - start_s;
   }
   run.stages.push_back(stage);

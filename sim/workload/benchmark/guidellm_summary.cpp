@@ -17,13 +17,12 @@
 
 #include "sim/workload/benchmark/benchmark_summary.h"
 #include "sim/workload/benchmark/json_fields.h"
+#include "sim/workload/benchmark/guidellm_vocabulary.h"
 
 namespace servesim {
 namespace {
 
 using json = nlohmann::json;
-
-const char* const kStatuses[] = {"successful", "errored", "incomplete"};
 
 // metrics' figures, the names servesim compares them under, and their unit in ms.
 struct Metric {
@@ -31,11 +30,11 @@ struct Metric {
   const char* metric;
   double to_ms;
 };
-const Metric kMetrics[] = {{"time_to_first_token_ms", "ttft", 1},
+const Metric kGuidellmMetrics[] = {{"time_to_first_token_ms", "ttft", 1},
                            {"time_per_output_token_ms", "tpot", 1},
                            {"inter_token_latency_ms", "itl", 1},
                            {"request_latency", "e2el", 1000}};
-const std::pair<const char*, double> kPercentiles[] = {{"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}};
+const std::pair<const char*, double> kGuidellmPercentiles[] = {{"p50", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}};
 
 // Whether a benchmark lists fewer requests of some status than it counted.
 bool lists_fewer(const json& benchmark) {
@@ -43,7 +42,7 @@ bool lists_fewer(const json& benchmark) {
   if (requests == benchmark.end() || requests->is_null()) return true;
   const json& totals = benchmark["metrics"]["request_totals"];
   if (!requests->is_object() || !totals.is_object()) return false;
-  for (const char* status : kStatuses) {
+  for (const char* status : kGuidellmStatuses) {
     const auto listed = requests->find(status);
     const auto counted = totals.find(status);
     if (counted == totals.end() || !counted->is_number()) continue;
@@ -66,12 +65,6 @@ bool recognises(const json& root) {
   return false;
 }
 
-std::string rate_text(double rate) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.2f", rate);
-  return buffer;
-}
-
 void read_strategy(const JsonField& strategy, SummaryStage& stage) {
   const JsonField type_field = strategy.at("type_");
   const std::string type = type_field.string();
@@ -91,7 +84,7 @@ void read_strategy(const JsonField& strategy, SummaryStage& stage) {
     if (const auto cap = strategy.find("max_concurrency")) stage.concurrency = users(*cap);
   } else if (type == "constant" || type == "poisson") {
     stage.rate_per_s = strategy.at("rate").positive();
-    stage.name = type + "@" + rate_text(*stage.rate_per_s);
+    stage.name = type + "@" + guidellm_rate_text(*stage.rate_per_s);
     if (type == "constant") {
       stage.evenly_spaced = true;
     } else {
@@ -125,7 +118,7 @@ SummaryStage read_stage(const JsonField& benchmark, const std::string& path) {
   };
   stage.mean_input_tokens = tokens("prompt_token_count");
   stage.mean_output_tokens = tokens("output_token_count");
-  for (const Metric& m : kMetrics) {
+  for (const Metric& m : kGuidellmMetrics) {
     const auto figure = metrics.find(m.key);
     if (!figure) continue;
     const auto ok = figure->find("successful");
@@ -137,7 +130,7 @@ SummaryStage read_stage(const JsonField& benchmark, const std::string& path) {
     };
     if (const auto mean = ok->find("mean")) add(*mean, -1);
     if (const auto percentiles = ok->find("percentiles")) {
-      for (const auto& [key, percent] : kPercentiles) {
+      for (const auto& [key, percent] : kGuidellmPercentiles) {
         if (const auto value = percentiles->find(key)) add(*value, percent);
       }
     }

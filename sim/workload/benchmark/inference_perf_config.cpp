@@ -60,7 +60,7 @@ const char* inference_perf_data_type_name(InferencePerfLoad::DataType type) {
 
 namespace {
 
-std::string number(double v) {
+std::string config_number(double v) {
   std::string s = std::to_string(v);
   s.erase(s.find_last_not_of('0') + 1);
   if (!s.empty() && s.back() == '.') s.pop_back();
@@ -73,8 +73,8 @@ std::string describe_length(const InferencePerfLength& l) {
   if (l.std_dev == 0 && l.kind == K::normal && l.min == l.max) return std::to_string(l.min);
   static const char* names[] = {"fixed", "normal", "skew_normal", "lognormal", "uniform", "poisson"};
   std::string out = std::string(names[static_cast<int>(l.kind)]) + "(";
-  if (l.kind != K::uniform) out += "mean " + number(l.mean) + ", ";
-  if (l.kind != K::uniform && l.kind != K::poisson) out += "std " + number(l.std_dev) + ", ";
+  if (l.kind != K::uniform) out += "mean " + config_number(l.mean) + ", ";
+  if (l.kind != K::uniform && l.kind != K::poisson) out += "std " + config_number(l.std_dev) + ", ";
   return out + std::to_string(l.min) + ".." + std::to_string(l.max) + ")";
 }
 
@@ -88,9 +88,9 @@ std::string describe_inference_perf_load(const InferencePerfLoad& load) {
     if (s > 0) out += ", ";
     out += load.load_type == InferencePerfLoad::LoadType::concurrent
                ? std::to_string(st.num_requests) + " requests at concurrency " + std::to_string(st.concurrency)
-               : number(st.rate_per_s) + " req/s x " + std::to_string(st.duration_s) + " s";
+               : config_number(st.rate_per_s) + " req/s x " + std::to_string(st.duration_s) + " s";
   }
-  out += "), interval " + number(load.interval_s) + " s";
+  out += "), interval " + config_number(load.interval_s) + " s";
   if (const auto cap = load.cap_of_stage(0); cap && load.load_type != InferencePerfLoad::LoadType::concurrent)
     out += ", at most " + std::to_string(*cap) + " in flight";
   out += "; " + std::string(inference_perf_data_type_name(load.data_type)) + ": ";

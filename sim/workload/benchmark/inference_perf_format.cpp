@@ -36,6 +36,7 @@
 #include "sim/workload/benchmark/benchmark_reader.h"
 #include "sim/workload/benchmark/inference_perf_stages.h"
 #include "sim/workload/benchmark/json_fields.h"
+#include "sim/core/text.h"
 
 namespace servesim {
 namespace {
@@ -49,22 +50,15 @@ struct Entry {
   BenchmarkRequest request;  // all but start_ns and stage
 };
 
-std::string seconds_text(double s) {
-  std::ostringstream out;
-  out.precision(17);
-  out << s;
-  return out.str();
-}
-
 // The token times: each within [start, end] and none before the one before it.
 std::vector<double> token_times(const JsonField& times, double start_s, double end_s) {
   std::vector<double> out;
   for (std::size_t i = 0; i < times.size(); ++i) {
     const JsonField t = times.at(i);
     const double s = t.seconds();
-    if (s < start_s) t.fail("is before start_time (" + seconds_text(start_s) + ")");
-    if (s > end_s) t.fail("is after end_time (" + seconds_text(end_s) + ")");
-    if (!out.empty() && s < out.back()) t.fail("is before the token time before it (" + seconds_text(out.back()) + ")");
+    if (s < start_s) t.fail("is before start_time (" + exact_number_text(start_s) + ")");
+    if (s > end_s) t.fail("is after end_time (" + exact_number_text(end_s) + ")");
+    if (!out.empty() && s < out.back()) t.fail("is before the token time before it (" + exact_number_text(out.back()) + ")");
     out.push_back(s);
   }
   return out;
@@ -113,7 +107,7 @@ Entry read_entry(const JsonField& e, std::size_t index) {
   entry.start_s = e.at("start_time").seconds();
   const JsonField end = e.at("end_time");
   entry.end_s = end.seconds();
-  if (entry.end_s < entry.start_s) end.fail("is before start_time (" + seconds_text(entry.start_s) + ")");
+  if (entry.end_s < entry.start_s) end.fail("is before start_time (" + exact_number_text(entry.start_s) + ")");
   BenchmarkRequest& r = entry.request;
   if (const auto error = e.find("error")) {
     error->expect_object();
@@ -196,7 +190,7 @@ void read_stages(const JsonDocument& document, const std::vector<Entry>& entries
       const double sends_s = entries[last - 1].start_s - entries[first].start_s;
       if (std::fabs(sends_s - *f.send_duration_s) > 1e-6 + 1e-9 * std::fabs(*f.send_duration_s)) {
         JsonField(*f.document).at("load_summary").at("send_duration").fail(
-            "the stage's " + std::to_string(f.count) + " requests in send order span " + seconds_text(sends_s) +
+            "the stage's " + std::to_string(f.count) + " requests in send order span " + exact_number_text(sends_s) +
             " s of sends in " + document.path() + ": the stage files are not from the same run");
       }
     }

@@ -34,7 +34,7 @@ const std::pair<const char*, const char*> kLatencies[] = {{"time_to_first_token"
                                                           {"normalized_time_per_output_token", "ntpot"}};
 const std::pair<const char*, double> kStatistics[] = {{"mean", -1}, {"median", 50}, {"p90", 90}, {"p95", 95}, {"p99", 99}};
 
-bool recognises(const json& root) {
+bool recognises_inference_perf_summary(const json& root) {
   return root.is_object() && root.contains("load_summary") && root.contains("successes");
 }
 
@@ -81,7 +81,7 @@ SummaryStage read_stage(const JsonDocument& document, const std::string& name) {
   return stage;
 }
 
-BenchmarkSummary read(const JsonDocument& document) {
+BenchmarkSummary read_inference_perf_summary(const JsonDocument& document) {
   BenchmarkSummary summary;
   const std::optional<std::string> load_type = read_inference_perf_load_type(document.path());
   const std::vector<InferencePerfStageFile> files = read_inference_perf_stage_files(document.path());
@@ -100,7 +100,7 @@ BenchmarkSummary read(const JsonDocument& document) {
 
 }  // namespace
 
-BenchmarkSummaryFormat inference_perf_summary_format() { return {"inference-perf", recognises, read,
+BenchmarkSummaryFormat inference_perf_summary_format() { return {"inference-perf", recognises_inference_perf_summary, read_inference_perf_summary,
           "inference-perf's summary_lifecycle_metrics.json or stage_N_lifecycle_metrics.json"}; }
 
 }  // namespace servesim

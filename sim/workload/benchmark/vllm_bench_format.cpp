@@ -23,15 +23,13 @@
 
 #include "sim/core/errors.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
+#include "sim/workload/benchmark/vllm_bench_vocabulary.h"
 
 namespace servesim {
 namespace {
 
 using json = nlohmann::json;
 using pointer = json::json_pointer;
-
-// The per-request arrays --save-detailed adds; a file without them cannot be replayed.
-const char* const kDetailedArrays[] = {"input_lens", "output_lens", "ttfts", "itls", "errors"};
 
 constexpr double kMaxSeconds = 9.0e9;
 
@@ -201,7 +199,7 @@ class VllmReader {
   }
 
   void read_requests(BenchmarkRun& run) const {
-    for (const char* key : kDetailedArrays) {
+    for (const char* key : kVllmBenchDetailedArrays) {
       if (member(key) == nullptr) {
         doc_.fail(at(key), key,
                   "missing: the file has no per-request results; run vllm bench serve with --save-result "
@@ -337,7 +335,7 @@ class VllmReader {
 };
 
 // The settings every vllm bench serve result has, and no other tool's top level does.
-bool recognises(const json& root) {
+bool recognises_per_request(const json& root) {
   return root.is_object() && root.contains("request_rate") && root.contains("completed") &&
          (root.contains("backend") || root.contains("endpoint_type") || root.contains("model_id"));
 }
@@ -347,7 +345,7 @@ bool recognises(const json& root) {
 BenchmarkRun vllm_bench_deployment(const JsonDocument& document) { return VllmReader(document).deployment(); }
 
 BenchmarkFormat vllm_bench_format() {
-  return {"vllm-bench", recognises, [](const JsonDocument& document) { return VllmReader(document).read(); },
+  return {"vllm-bench", recognises_per_request, [](const JsonDocument& document) { return VllmReader(document).read(); },
           "vllm bench serve --save-result --save-detailed (benchmark_serving.py's file too)"};
 }
 

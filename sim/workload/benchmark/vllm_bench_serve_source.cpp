@@ -19,7 +19,7 @@ constexpr std::int64_t kShareGptMaxPrompt = 1024;
 constexpr std::int64_t kShareGptMaxTotal = 2048;
 
 // Arrival offsets beyond this many seconds would not fit in int64 nanoseconds.
-constexpr double kMaxOffsetS = 9.0e9;
+constexpr double kMaxPromptOffsetS = 9.0e9;
 
 // Content keys: one base per class, so two classes never share content by accident.
 struct Keys {
@@ -220,7 +220,7 @@ VllmBenchServeSource::VllmBenchServeSource(const VllmBenchServeArgs& args, const
   }
   Rng arrival_rng = stream(args, seed, class_name, "arrival");
   const std::vector<double> offsets_s = vllm_bench_send_offsets_s(args, prompts_.size(), arrival_rng);
-  if (offsets_s.back() > kMaxOffsetS) {
+  if (offsets_s.back() > kMaxPromptOffsetS) {
     throw ConfigError("", 0, "workload." + class_name + ".vllm_bench_serve",
                       "the run's sends would span more than 9e9 s");
   }

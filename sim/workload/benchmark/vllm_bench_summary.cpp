@@ -13,28 +13,26 @@
 #include "sim/workload/benchmark/benchmark_reader.h"
 #include "sim/workload/benchmark/benchmark_summary.h"
 #include "sim/workload/benchmark/json_fields.h"
+#include "sim/workload/benchmark/vllm_bench_vocabulary.h"
 
 namespace servesim {
 namespace {
 
 using json = nlohmann::json;
 
-// The per-request arrays --save-detailed adds (vllm_bench_format.cpp).
-const char* const kDetailedArrays[] = {"input_lens", "output_lens", "ttfts", "itls", "errors"};
-
-const char* const kMetrics[] = {"ttft", "tpot", "itl", "e2el"};
+const char* const kVllmBenchMetrics[] = {"ttft", "tpot", "itl", "e2el"};
 const double kPercents[] = {90, 95, 99};
 
-bool recognises(const json& root) {
+bool recognises_summary(const json& root) {
   if (!root.is_object() || !root.contains("request_rate") || !root.contains("completed")) return false;
   if (!root.contains("backend") && !root.contains("endpoint_type") && !root.contains("model_id")) return false;
-  for (const char* key : kDetailedArrays) {
+  for (const char* key : kVllmBenchDetailedArrays) {
     if (root.contains(key)) return false;
   }
   return true;
 }
 
-BenchmarkSummary read(const JsonDocument& document) {
+BenchmarkSummary read_summary(const JsonDocument& document) {
   const JsonField root(document);
   BenchmarkSummary summary;
   summary.deployment = vllm_bench_deployment(document);
@@ -65,7 +63,7 @@ BenchmarkSummary read(const JsonDocument& document) {
   stage.name = "rate " + (stage.rate_per_s ? rate.value().dump() : std::string("inf"));
   if (stage.concurrency) stage.name += ", max concurrency " + std::to_string(*stage.concurrency);
 
-  for (const char* metric : kMetrics) {
+  for (const char* metric : kVllmBenchMetrics) {
     const auto add = [&](const std::string& key, double percent) {
       const auto value = root.find(key);
       if (!value) return;
@@ -86,7 +84,7 @@ BenchmarkSummary read(const JsonDocument& document) {
 
 }  // namespace
 
-BenchmarkSummaryFormat vllm_bench_summary_format() { return {"vllm-bench", recognises, read,
+BenchmarkSummaryFormat vllm_bench_summary_format() { return {"vllm-bench", recognises_summary, read_summary,
           "vllm bench serve --save-result without --save-detailed"}; }
 
 }  // namespace servesim
