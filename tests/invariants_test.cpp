@@ -9,6 +9,8 @@
 #include "sim/scenario/model_loader.h"
 #include "workload/workload_test_util.h"
 
+namespace invariants_test {
+
 using namespace servesim;
 
 namespace {
@@ -173,3 +175,5 @@ TEST_CASE("invariants: the same seed gives the same records - another seed other
   CHECK(a == once(21));
   CHECK(a != once(22));
 }
+
+}  // namespace invariants_test

@@ -4,6 +4,8 @@
 // test, or none, under CTest, so such names are refused here.
 #include <catch2/catch.hpp>
 
+namespace test_names_test {
+
 TEST_CASE("test names: no comma or semicolon or bracket and no leading dash") {
   const auto& all = Catch::getRegistryHub().getTestCaseRegistry().getAllTests();
   REQUIRE(all.size() > 100);
@@ -13,3 +15,5 @@ TEST_CASE("test names: no comma or semicolon or bracket and no leading dash") {
     CHECK(t.name.rfind("-", 0) != 0);
   }
 }
+
+}  // namespace test_names_test

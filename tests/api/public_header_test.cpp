@@ -9,6 +9,8 @@
 #include "servesim/servesim.h"
 #include "cli/cli_test_util.h"
 
+namespace public_header_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -81,3 +83,5 @@ TEST_CASE("public header: bad input throws ConfigError with the CLI's file - lin
     CHECK(std::string(e.what()).find("max_num_sqs") != std::string::npos);
   }
 }
+
+}  // namespace public_header_test

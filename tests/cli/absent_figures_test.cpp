@@ -11,6 +11,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace absent_figures_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -153,3 +155,5 @@ TEST_CASE("absent figures: a class with output 0 beside one with output 4 - only
   CHECK(itl_ms >= tpot_ms);
   CHECK(itl_ms - tpot_ms < 1e-6);
 }
+
+}  // namespace absent_figures_test

@@ -9,6 +9,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/requests_csv_rows.h"
 
+namespace arrival_stages_cli_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -92,3 +94,5 @@ TEST_CASE("stages cli: a bad stage exits 2 naming the file and line and key", "[
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("bad.yaml:9:33: workload.0.arrival.stages.1.rate: must be >= 0, got -3") != std::string::npos);
 }
+
+}  // namespace arrival_stages_cli_test

@@ -14,6 +14,8 @@
 #include "cli/requests_csv_rows.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
 
+namespace bench_format_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -192,3 +194,5 @@ TEST_CASE("bench format: the scenario key takes one name or a list and bad names
   CHECK(r.output.find("--bench-format: unknown benchmark format 'nope'") != std::string::npos);
   INFO(r.output);
 }
+
+}  // namespace bench_format_test

@@ -10,6 +10,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/requests_csv_rows.h"
 
+namespace benchmark_replay_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -148,3 +150,5 @@ TEST_CASE("replay: bad benchmark traces exit 2 naming file and line and key", "[
   CHECK(r.output.find("workload.bench.trace.stage: is 1, but the file has 1 stage (index 0)") != std::string::npos);
   INFO(r.output);
 }
+
+}  // namespace benchmark_replay_test

@@ -6,6 +6,8 @@
 #include "cli/cli_test_util.h"
 #include "sim/engine/prefix_cache_replay.h"
 
+namespace cache_curve_test {
+
 using servesim::testing::run_cli;
 
 TEST_CASE("cache-curve: the Mooncake conversation trace at five sizes - as JSON", "[prefix]") {
@@ -94,3 +96,5 @@ TEST_CASE("cache-curve: KV tiers below each cache recover evicted prefixes - nev
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.output, Catch::Contains("--cpu-tokens takes token counts"));
 }
+
+}  // namespace cache_curve_test

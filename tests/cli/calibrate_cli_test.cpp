@@ -7,6 +7,8 @@
 #include "cli/cli_test_util.h"
 #include "sim/scenario/model_loader.h"
 
+namespace calibrate_cli_test {
+
 using servesim::testing::read_file;
 using servesim::testing::run_cli;
 
@@ -70,3 +72,5 @@ TEST_CASE("calibrate: bad usage and bad files exit 2 with a message", "[fidelity
   CHECK(help.exit_code == 0);
   CHECK(help.output.find("--fit-max-prefill") != std::string::npos);
 }
+
+}  // namespace calibrate_cli_test

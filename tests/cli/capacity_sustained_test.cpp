@@ -14,6 +14,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/kv_bound_scenario.h"
 
+namespace capacity_sustained_test {
+
 using namespace servesim;
 using namespace servesim::testing;
 using nlohmann::json;
@@ -145,3 +147,5 @@ TEST_CASE("capacity and search: --max-rejected above 100% is refused - it is a s
   CHECK(r.output.find("--max-rejected") != std::string::npos);
   CHECK(r.output.find("must be at most 100%") != std::string::npos);
 }
+
+}  // namespace capacity_sustained_test

@@ -7,6 +7,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/sweep_test_util.h"
 
+namespace capacity_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -102,3 +104,5 @@ TEST_CASE("capacity: without --class every class's rate scales together and each
   CHECK(j["keys"]["workload.1.arrival.rate"].get<double>() == Approx(10 * scale));
   CHECK(j["slo"].size() == 2);  // one p99 TTFT bound per class, from the scenario
 }
+
+}  // namespace capacity_test

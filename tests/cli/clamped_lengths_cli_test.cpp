@@ -9,6 +9,8 @@
 #include "sim/core/rng.h"
 #include "sim/workload/distribution.h"
 
+namespace clamped_lengths_cli_test {
+
 using namespace servesim;
 using namespace servesim::testing;
 
@@ -90,3 +92,5 @@ TEST_CASE("a run whose lengths need no clamp prints no clamp line", "[cli][workl
   CHECK(summary["clamped_input"] == 0);
   CHECK(summary["classes"]["wide"]["clamped_input"] == 0);
 }
+
+}  // namespace clamped_lengths_cli_test

@@ -4,6 +4,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace class_selector_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -32,3 +34,5 @@ TEST_CASE("capacity: a --class far from every class lists the classes", "[sweep]
   CHECK(c.exit_code == 2);
   CHECK(c.output.find("unknown workload class 'interactive'; valid classes: chat, batch") != std::string::npos);
 }
+
+}  // namespace class_selector_test

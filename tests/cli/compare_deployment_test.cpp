@@ -11,6 +11,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/sweep_test_util.h"
 
+namespace compare_deployment_test {
+
 using namespace servesim::testing;
 using nlohmann::ordered_json;
 
@@ -158,3 +160,5 @@ TEST_CASE("compare: a figure with samples on one side only is shown - lost sampl
   CHECK(lost.exit_code == 1);
   CHECK(lost.output.find("REGRESSION: no samples now") != std::string::npos);
 }
+
+}  // namespace compare_deployment_test

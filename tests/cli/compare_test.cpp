@@ -8,6 +8,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/sweep_test_util.h"
 
+namespace compare_test {
+
 using namespace servesim::testing;
 using nlohmann::ordered_json;
 
@@ -225,3 +227,5 @@ TEST_CASE("compare: sweep tables are matched by point and a regressed point exit
   CHECK(o.output.find("warning: the baseline is a sweep of scenario '" + runs.load(runs.sweep)["scenario"].get<std::string>() +
                       "', the candidate of 'other'") != std::string::npos);
 }
+
+}  // namespace compare_test

@@ -6,6 +6,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace cost_model_report_test {
+
 using namespace servesim::testing;
 
 TEST_CASE("run and validate name the kernel table set each pool resolved to", "[cli][kernels]") {
@@ -28,3 +30,5 @@ TEST_CASE("run and validate name the kernel table set each pool resolved to", "[
   CHECK(refused.exit_code == 2);
   CHECK(refused.output.find("no measured kernel tables") != std::string::npos);
 }
+
+}  // namespace cost_model_report_test

@@ -8,6 +8,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace explain_comparable_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -157,3 +159,5 @@ TEST_CASE("explain: each pool of a two-pool cluster gets its own one-more-replic
   CHECK(j["base_overload"] == "");
   CHECK(decode["overloaded"] == false);
 }
+
+}  // namespace explain_comparable_test

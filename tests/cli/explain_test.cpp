@@ -6,6 +6,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace explain_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -161,3 +163,5 @@ TEST_CASE("explain: two replicas split into a prefill and a decode pool that run
       skipped = s["reason"].get<std::string>().find("at least 2 replicas") != std::string::npos;
   CHECK(skipped);
 }
+
+}  // namespace explain_test

@@ -8,6 +8,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/requests_csv_rows.h"
 
+namespace inference_perf_config_scenario_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -133,3 +135,5 @@ TEST_CASE("inference-perf config scenario: the bundled shared-prefix example kee
   CHECK(misses >= 1);
   CHECK(misses <= 10);
 }
+
+}  // namespace inference_perf_config_scenario_test

@@ -12,6 +12,8 @@
 #include "sim/core/errors.h"
 #include "scenario/scenario_fixture.h"
 
+namespace paths_seeds_help_test {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -127,3 +129,5 @@ TEST_CASE("cli long runs: validate and run warn with the expected requests and w
     CHECK(has(err.str(), "warning: this run simulates about 6e+13 requests"));
   }
 }
+
+}  // namespace paths_seeds_help_test

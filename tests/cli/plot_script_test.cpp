@@ -7,6 +7,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace plot_script_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -111,3 +113,5 @@ TEST_CASE("plot.py draws a two-axis sweep as one series per second-axis value wi
   CHECK(r.output.find("p99 TTFT log, p99 ITL linear") != std::string::npos);
   CHECK(is_png(dir.path / "png" / "sweep_tradeoff.png"));
 }
+
+}  // namespace plot_script_test

@@ -9,6 +9,8 @@
 #include "cli/cli_test_util.h"
 #include "sim/scenario/measurements_csv.h"
 
+namespace profile_gpu_script_test {
+
 using namespace servesim;
 
 namespace {
@@ -83,3 +85,5 @@ TEST_CASE("profile_gpu.py: its CSV writer round-trips the H200 measurements for 
   CHECK(cal.exit_code == 0);
   CHECK(cal.output.find("whole steps fitted: 23 rows") != std::string::npos);
 }
+
+}  // namespace profile_gpu_script_test

@@ -6,6 +6,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace progress_line_test {
+
 using namespace servesim::testing;
 
 TEST_CASE("run shows a progress line on a terminal and erases it before the report", "[cli][progress]") {
@@ -33,3 +35,5 @@ TEST_CASE("run shows a progress line on a terminal and erases it before the repo
   CHECK(output.find("\r\033[K") != std::string::npos);
   CHECK(output.find("servesim run: prefix-caching") > first);
 }
+
+}  // namespace progress_line_test

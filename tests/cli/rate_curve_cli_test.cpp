@@ -8,6 +8,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace rate_curve_cli_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -84,3 +86,5 @@ TEST_CASE("rate curve: a malformed curve is refused at its file and row and colu
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("rate_curve.period") != std::string::npos);
 }
+
+}  // namespace rate_curve_cli_test

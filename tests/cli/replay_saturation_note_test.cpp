@@ -9,6 +9,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace replay_saturation_note_test {
+
 using namespace servesim::testing;
 
 TEST_CASE("replay: a saturated replay prints the saturation rule's own note", "[cli][replay]") {
@@ -39,3 +41,5 @@ TEST_CASE("replay: a saturated replay prints the saturation rule's own note", "[
   CHECK(text.output.find("unfinished (saturated: " + note + ")\n") != std::string::npos);
   CHECK(text.output.find("the queue was still growing") == std::string::npos);
 }
+
+}  // namespace replay_saturation_note_test

@@ -9,6 +9,8 @@
 #include "cli/cli_test_util.h"
 #include "sim/metrics/replicate_intervals.h"
 
+namespace replicates_test {
+
 using namespace servesim;
 using namespace servesim::testing;
 using nlohmann::json;
@@ -243,3 +245,5 @@ TEST_CASE("replicates: sweep --replicates 3 gives each point the intervals run -
               .exit_code == 0);
   CHECK(read_file(dir.path / "merged" / "sweep.csv") == csv);
 }
+
+}  // namespace replicates_test

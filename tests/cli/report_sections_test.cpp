@@ -6,6 +6,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace report_sections_test {
+
 using namespace servesim::testing;
 
 TEST_CASE("report: a run folder without requests.csv or timeseries.csv is reported as a page without those charts",
@@ -29,3 +31,5 @@ TEST_CASE("report: a run folder without requests.csv or timeseries.csv is report
                       "and no timeline") != std::string::npos);
   CHECK(run_cli("report " + run + " -q").output.empty());
 }
+
+}  // namespace report_sections_test

@@ -8,6 +8,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace reports_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -201,3 +203,5 @@ TEST_CASE("a timeseries interval of zero is refused with its key", "[cli][timese
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("outputs.timeseries_interval") != std::string::npos);
 }
+
+}  // namespace reports_test

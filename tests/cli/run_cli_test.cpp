@@ -5,6 +5,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace run_cli_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -149,3 +151,5 @@ TEST_CASE("run: a rerun into the same folder removes outputs of the earlier run 
   CHECK(third.output.find("removed") == std::string::npos);
   CHECK(std::filesystem::exists(dir.path / "out" / "requests.csv"));
 }
+
+}  // namespace run_cli_test

@@ -6,6 +6,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace run_notes_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -43,3 +45,5 @@ TEST_CASE("run: a workload that runs out before stop.requests says so", "[cli]")
   CHECK(reached.output.find("arrived 5,") != std::string::npos);
   CHECK(reached.output.find("ran out") == std::string::npos);
 }
+
+}  // namespace run_notes_test

@@ -14,6 +14,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace saturation_limits_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -165,3 +167,5 @@ TEST_CASE("saturation: sweep rows carry saturated and saturated_by - a saturated
         0);
   CHECK(csv.find(",1,kv_cache,") != std::string::npos);
 }
+
+}  // namespace saturation_limits_test

@@ -14,6 +14,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace saturation_pool_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -142,3 +144,5 @@ TEST_CASE("saturation per pool: a search candidate's reason names the pool that 
   CHECK((reason.find("saturated by token_budget in pool prefill: ") == 0 ||
          reason.find("in pool prefill)") != std::string::npos));
 }
+
+}  // namespace saturation_pool_test

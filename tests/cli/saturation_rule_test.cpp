@@ -13,6 +13,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/kv_bound_scenario.h"
 
+namespace saturation_rule_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -169,3 +171,5 @@ TEST_CASE("saturation rule: explain lengthens its runs - and lists apart the var
     CHECK(m["owner"] == "none");
   }
 }
+
+}  // namespace saturation_rule_test

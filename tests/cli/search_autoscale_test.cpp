@@ -6,6 +6,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace search_autoscale_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -41,3 +43,5 @@ TEST_CASE("search: an autoscaled pool costs the replica time it paid for", "[sea
   CHECK(j["winner"] == 0);
   CHECK(j["rows"][1]["gpus"] == 3);  // the most it may run
 }
+
+}  // namespace search_autoscale_test

@@ -6,6 +6,8 @@
 
 #include "sim/study/search_plan.h"
 
+namespace search_plan_test {
+
 using namespace servesim;
 
 namespace {
@@ -98,3 +100,5 @@ TEST_CASE("search plan: with two pools the replica order is the order in every p
   CHECK(e[3].status == CandidateStatus::dominated);
   CHECK(plan.runs() == 3);
 }
+
+}  // namespace search_plan_test

@@ -4,6 +4,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace search_price_test {
+
 using namespace servesim::testing;
 
 TEST_CASE("search: a --price for hardware no candidate runs on is refused - with did-you-mean", "[search]") {
@@ -22,3 +24,5 @@ TEST_CASE("search: a --price for hardware no candidate runs on is refused - with
         std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir.path / "out" / "search.json"));
 }
+
+}  // namespace search_price_test

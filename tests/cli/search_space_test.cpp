@@ -7,6 +7,8 @@
 #include "sim/scenario/scenario_loader.h"
 #include "sim/study/search_space.h"
 
+namespace search_space_test {
+
 using namespace servesim;
 using servesim::testing::TempDir;
 
@@ -67,3 +69,5 @@ TEST_CASE("search space: malformed files are rejected with their line", "[search
   for (const char* k : {"b", "c", "d"}) big += std::string(k) + ": [0,1,2,3,4,5,6,7,8,9]\n";
   fails_with(big, "more than 10000 candidates", 0);
 }
+
+}  // namespace search_space_test

@@ -9,6 +9,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/sweep_test_util.h"
 
+namespace search_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -193,3 +195,5 @@ TEST_CASE("search: a bad space or bad options exit 2 naming the file and line", 
   CHECK(run_cli(cmd + ok.string() + " --rate -1").exit_code == 2);
   CHECK(run_cli(cmd + ok.string() + " --class nope").exit_code == 2);
 }
+
+}  // namespace search_test

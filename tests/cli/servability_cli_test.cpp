@@ -6,6 +6,8 @@
 #include "cli/cli_test_util.h"
 #include "scenario/scenario_fixture.h"
 
+namespace servability_cli_test {
+
 using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
 using servesim::testing::run_cli;
@@ -106,3 +108,5 @@ TEST_CASE("servability cli: a run that completes nothing exits 1 and says why", 
 }
 
 }  // namespace
+
+}  // namespace servability_cli_test

@@ -6,6 +6,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace set_overwritten_test {
+
 using namespace servesim::testing;
 
 TEST_CASE("sweep: a --set of an axis key - or of a key under it - is refused", "[sweep]") {
@@ -60,3 +62,5 @@ TEST_CASE("set seed beside --seed is refused by run - sweep - capacity", "[cli]"
   CHECK(run_cli("run scenarios/quickstart.yaml -q --set stop.requests=5 --set seed=5 --out " + (dir.path / "a").string())
             .exit_code == 0);
 }
+
+}  // namespace set_overwritten_test

@@ -6,6 +6,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/requests_csv_rows.h"
 
+namespace shared_prefix_scenario_test {
+
 using namespace servesim::testing;
 
 TEST_CASE("shared-prefix scenario: every request after its group's first hits the group's system prompt",
@@ -46,3 +48,5 @@ TEST_CASE("shared-prefix scenario: every request after its group's first hits th
   CHECK(s["prefix_cache_hit_rate"].get<double>() == Approx(1488.0 / 1650.0).epsilon(1e-12));
   CHECK(s["cached_input_tokens"] == (400 - 119) * kHit);
 }
+
+}  // namespace shared_prefix_scenario_test

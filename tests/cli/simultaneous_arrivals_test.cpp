@@ -8,6 +8,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/requests_csv_rows.h"
 
+namespace simultaneous_arrivals_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -75,3 +77,5 @@ TEST_CASE("burst: 64 requests at one instant share the first step when the limit
     CHECK(in_first_step(run_burst(dir, arrival, "{policy: chunked-prefill, max_batched_tokens: 2048}")) == 21);
   }
 }
+
+}  // namespace simultaneous_arrivals_test

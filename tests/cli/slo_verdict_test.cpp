@@ -10,6 +10,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace slo_verdict_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -162,3 +164,5 @@ TEST_CASE("run: --goodput's bounds are judged too - a run without SLOs has no ve
   CHECK(typo.exit_code == 2);
   CHECK(typo.output.find("did you mean 'ttft'?") != std::string::npos);
 }
+
+}  // namespace slo_verdict_test

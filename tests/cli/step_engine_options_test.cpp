@@ -11,6 +11,8 @@
 
 #include "sim/cli/commands.h"
 
+namespace step_engine_options_test {
+
 using servesim::cli::step_command;
 
 namespace {
@@ -94,3 +96,5 @@ TEST_CASE("step: a sequence beyond the model's context is priced with a warning"
   CHECK(step({"--decode", "1:8191"}).err.find("reaches 8192") == std::string::npos);
   CHECK(step({"--decode", "1:8192"}).err.find("reaches 8193 tokens") != std::string::npos);
 }
+
+}  // namespace step_engine_options_test

@@ -9,6 +9,8 @@
 #include "cli/cli_test_util.h"
 #include "sim/cli/commands.h"
 
+namespace step_test {
+
 using servesim::cli::step_command;
 
 namespace {
@@ -139,3 +141,5 @@ TEST_CASE("step: an unknown cost model or engine or a negative CUDA-graph size i
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("cuda_graphs: must be 0 or more") != std::string::npos);
 }
+
+}  // namespace step_test

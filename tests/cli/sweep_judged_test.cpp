@@ -12,6 +12,8 @@
 #include "sim/study/sweep_spec.h"
 #include "sim/study/sweep_study.h"
 
+namespace sweep_judged_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -193,3 +195,5 @@ TEST_CASE("capacity and search warn once of a scenario too long to run - before 
   const auto small = dir.write("small.yaml", md1_scenario(4, 100)).string();
   CHECK_FALSE(has(run_cli("capacity " + small + " --class nosuch -q").output, "simulates about"));
 }
+
+}  // namespace sweep_judged_test

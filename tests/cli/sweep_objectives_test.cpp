@@ -8,6 +8,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/sweep_test_util.h"
 
+namespace sweep_objectives_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -115,3 +117,5 @@ TEST_CASE("capacity: an --slo objective the summary lacks exits 2 with the neare
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("did you mean 'ttft_p99'?") != std::string::npos);
 }
+
+}  // namespace sweep_objectives_test

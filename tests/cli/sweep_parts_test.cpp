@@ -12,6 +12,8 @@
 #include "sim/study/sweep_spec.h"
 #include "sim/study/sweep_table.h"
 
+namespace sweep_parts_test {
+
 using namespace servesim;
 
 TEST_CASE("sweep axes: values split at top-level commas only - so YAML flow values survive", "[sweep]") {
@@ -187,3 +189,5 @@ TEST_CASE("sweep table: axis values become numbers when they are numbers", "[swe
   CHECK(axis_value_json("nan") == "nan");
   CHECK(axis_value_json("0x10") == "0x10");
 }
+
+}  // namespace sweep_parts_test

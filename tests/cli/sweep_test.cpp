@@ -7,6 +7,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/sweep_test_util.h"
 
+namespace sweep_test {
+
 using namespace servesim::testing;
 using nlohmann::json;
 
@@ -200,3 +202,5 @@ TEST_CASE("sweep: a point whose model does not fit is a row with its error - not
   CHECK(s["p99_ttft_ms"] == t["rows"][0]["summary"]["p99_ttft_ms"]);
   CHECK(!std::filesystem::exists(dir.path / "out" / "points" / "1"));
 }
+
+}  // namespace sweep_test

@@ -11,6 +11,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace timeseries_idle_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -129,3 +131,5 @@ TEST_CASE("quickstart timeseries has waiting_max of at least 1 wherever a reques
   }
   CHECK(waited > 0);
 }
+
+}  // namespace timeseries_idle_test

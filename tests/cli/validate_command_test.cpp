@@ -13,7 +13,7 @@ using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
 using servesim::testing::ScenarioDir;
 
-namespace servesim::cli {
+namespace servesim::cli::validate_command_test {
 namespace {
 
 struct Result {
@@ -133,4 +133,4 @@ TEST_CASE("validate: the servesim binary exits 2 on a bad scenario and 0 on a go
 }
 
 }  // namespace
-}  // namespace servesim::cli
+}  // namespace servesim::cli::validate_command_test

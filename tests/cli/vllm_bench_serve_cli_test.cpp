@@ -7,6 +7,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/requests_csv_rows.h"
 
+namespace vllm_bench_serve_cli_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -111,3 +113,5 @@ TEST_CASE("vllm bench serve cli: prompts longer than the context are refused at 
   CHECK_THAT(r.output, Catch::Contains("workload.0.vllm_bench_serve: class 'bench' cannot be served"));
   CHECK_THAT(r.output, Catch::Contains("every one of the 20 requests of the vllm bench serve load"));
 }
+
+}  // namespace vllm_bench_serve_cli_test

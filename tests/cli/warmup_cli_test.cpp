@@ -10,6 +10,8 @@
 #include "cli/cli_test_util.h"
 #include "cli/requests_csv_rows.h"
 
+namespace warmup_cli_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -156,3 +158,5 @@ TEST_CASE("warmup: bad warm-ups are refused with the key and exit 2", "[cli][met
     CHECK(r.output.find(bad.text) != std::string::npos);
   }
 }
+
+}  // namespace warmup_cli_test

@@ -3,6 +3,8 @@
 
 #include "tests/cluster/cluster_test_util.h"
 
+namespace admission_test {
+
 using namespace servesim;
 
 namespace {
@@ -54,3 +56,5 @@ TEST_CASE("without limits every request of the burst completes", "[cluster][admi
   CHECK(r.completed == 10);
   CHECK(r.rejected == 0);
 }
+
+}  // namespace admission_test

@@ -6,6 +6,8 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 
+namespace autoscale_parse_test {
+
 using servesim::testing::ScenarioDir;
 using namespace servesim;
 
@@ -162,3 +164,5 @@ cluster:
   CHECK(e.key() == "cluster.pools.0.autoscale");
   CHECK_THAT(e.message(), Catch::Contains("unified pools only"));
 }
+
+}  // namespace autoscale_parse_test

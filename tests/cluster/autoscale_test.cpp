@@ -6,6 +6,8 @@
 #include "cluster/cluster_test_util.h"
 #include "sim/cluster/autoscaler.h"
 
+namespace autoscale_test {
+
 using namespace servesim;
 using namespace servesim::test;
 
@@ -239,3 +241,5 @@ TEST_CASE("autoscale evaluations never keep an ended run alive", "[cluster][auto
   // Replica 0 for the whole run, replica 1 from 5.3 s.
   CHECK(pool_block(r).get("gpu_hours") * 3600 == Approx((r.end_ns + r.end_ns - 5'300 * kMs) * 1e-9).epsilon(1e-12));
 }
+
+}  // namespace autoscale_test

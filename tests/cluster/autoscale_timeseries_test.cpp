@@ -8,6 +8,8 @@
 #include "cli/cli_test_util.h"
 #include "sim/metrics/timeseries.h"
 
+namespace autoscale_timeseries_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -93,3 +95,5 @@ TEST_CASE("autoscale timeseries columns appear only when a pool autoscales", "[c
   std::getline(csv, line);
   CHECK(line == servesim::TimeseriesWriter::kHeader);
 }
+
+}  // namespace autoscale_timeseries_test

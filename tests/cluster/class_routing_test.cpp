@@ -4,6 +4,8 @@
 
 #include "tests/cluster/cluster_test_util.h"
 
+namespace class_routing_test {
+
 using namespace servesim;
 
 namespace {
@@ -61,3 +63,5 @@ TEST_CASE("separating batch from interactive traffic brings interactive ITL p99 
   // Both served the same traffic to completion rate (neither pool is overloaded).
   CHECK(test::class_block(a, "interactive").get("completed") == Approx(test::class_block(b, "interactive").get("completed")).epsilon(0.02));
 }
+
+}  // namespace class_routing_test

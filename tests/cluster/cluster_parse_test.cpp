@@ -6,6 +6,8 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 
+namespace cluster_parse_test {
+
 using servesim::testing::ScenarioDir;
 using namespace servesim;
 
@@ -105,3 +107,5 @@ TEST_CASE("cluster keys: bad values name their line and key", "[cluster][scenari
     CHECK(std::string(e.message()).find(c.words) != std::string::npos);
   }
 }
+
+}  // namespace cluster_parse_test

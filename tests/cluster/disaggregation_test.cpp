@@ -4,6 +4,8 @@
 
 #include "tests/cluster/cluster_test_util.h"
 
+namespace disaggregation_test {
+
 using namespace servesim;
 
 namespace {
@@ -87,3 +89,5 @@ TEST_CASE("KV still on the wire when time runs out is reported unfinished and co
   CHECK(r.unfinished == 1);
   CHECK(r.arrived == r.completed + r.rejected + r.unfinished);
 }
+
+}  // namespace disaggregation_test

@@ -7,6 +7,8 @@
 #include "cluster/cluster_test_util.h"
 #include "sim/report/console_report.h"
 
+namespace fleet_hours_test {
+
 using namespace servesim;
 using namespace servesim::test;
 
@@ -56,3 +58,5 @@ TEST_CASE("fleet: a pool without a price gets GPU-hours and no cost rather than 
   CHECK(out.str().find("fleet: 0.5 GPU-hours paid; no cost: some pool's hardware has no price_per_gpu_hour") !=
         std::string::npos);
 }
+
+}  // namespace fleet_hours_test

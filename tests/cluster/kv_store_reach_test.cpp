@@ -6,6 +6,8 @@
 #include "sim/cluster/kv_store_reach.h"
 #include "sim/cluster/topology_spec.h"
 
+namespace kv_store_reach_test {
+
 using namespace servesim;
 
 TEST_CASE("kv store reach: the least bottleneck and the greatest latency of the GPUs' paths", "[cluster][kv_tiers]") {
@@ -42,3 +44,5 @@ TEST_CASE("kv store reach: on the dgx-h100 preset a GPU reaches the fabric throu
   CHECK(reach->bytes_per_s == 50e9);
   CHECK(reach->latency_ns == 1500);
 }
+
+}  // namespace kv_store_reach_test

@@ -9,6 +9,8 @@
 #include "sim/cluster/simulation.h"
 #include "sim/scenario/scenario_loader.h"
 
+namespace load_snapshot_test {
+
 using namespace servesim;
 
 namespace {
@@ -89,3 +91,5 @@ TEST_CASE("routers see live load on every replica in a closed loop", "[cluster][
   CHECK(p.checks > 10000);
   CHECK(p.stale == 0);
 }
+
+}  // namespace load_snapshot_test

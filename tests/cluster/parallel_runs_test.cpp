@@ -9,6 +9,8 @@
 #include "sim/scenario/model_loader.h"
 #include "workload/workload_test_util.h"
 
+namespace parallel_runs_test {
+
 using namespace servesim;
 
 namespace {
@@ -84,3 +86,5 @@ TEST_CASE("parallel runs: simulations on two threads give the same summaries as 
   CHECK(serial == threaded);
   CHECK(serial[0] != serial[3]);  // the points differ, so equality means something
 }
+
+}  // namespace parallel_runs_test

@@ -8,6 +8,8 @@
 #include "sim/cluster/simulation.h"
 #include "sim/scenario/model_loader.h"
 
+namespace prefix_affinity_test {
+
 using namespace servesim;
 
 namespace {
@@ -97,3 +99,5 @@ TEST_CASE("prefix-affinity: documents stay where they are cached - unlike round-
   CHECK(pa_hit > rr_hit + 0.2);
   CHECK(pa.summary.overall.get("mean_ttft_ms") < rr.summary.overall.get("mean_ttft_ms"));
 }
+
+}  // namespace prefix_affinity_test

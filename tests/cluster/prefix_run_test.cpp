@@ -11,6 +11,8 @@
 #include "sim/cluster/simulation.h"
 #include "sim/scenario/model_loader.h"
 
+namespace prefix_run_test {
+
 using namespace servesim;
 
 namespace {
@@ -222,3 +224,5 @@ TEST_CASE("prefix runs: a Mooncake trace hits what its hash ids share", "[prefix
   CHECK(cached == std::vector<std::int64_t>{0, 512, 992});
   CHECK(r.summary.overall.get("prefix_cache_hit_rate") == Approx(1504.0 / 3048.0).epsilon(1e-12));
 }
+
+}  // namespace prefix_run_test

@@ -8,6 +8,8 @@
 #include "sim/scenario/model_loader.h"
 #include "workload/workload_test_util.h"
 
+namespace queueing_test {
+
 using namespace servesim;
 
 namespace {
@@ -99,3 +101,5 @@ TEST_CASE("queueing: lognormal prompt lengths give the M/G/1 (Pollaczek-Khinchin
   INFO("expected " << expected << " ms, simulated " << got << " ms");
   CHECK(std::abs(got - expected) / expected < 0.02);
 }
+
+}  // namespace queueing_test

@@ -7,6 +7,8 @@
 #include "sim/cluster/pool.h"
 #include "tests/cluster/cluster_test_util.h"
 
+namespace routers_test {
+
 using namespace servesim;
 
 namespace {
@@ -152,3 +154,5 @@ TEST_CASE("with stale load least-outstanding herds a burst onto one replica unti
     }
   }
 }
+
+}  // namespace routers_test

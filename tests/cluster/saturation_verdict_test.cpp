@@ -6,6 +6,8 @@
 
 #include "sim/cluster/saturation_verdict.h"
 
+namespace saturation_verdict_test {
+
 using namespace servesim;
 
 namespace {
@@ -202,3 +204,5 @@ TEST_CASE("saturation verdict: with no pool past the growth test the pool whose 
   CHECK(calm.pool == "none");
   CHECK(calm.pools.empty());
 }
+
+}  // namespace saturation_verdict_test

@@ -8,6 +8,8 @@
 #include "sim/scenario/model_loader.h"
 #include "workload/workload_test_util.h"
 
+namespace saturation_watch_test {
+
 using namespace servesim;
 
 namespace {
@@ -154,3 +156,5 @@ TEST_CASE("saturation: saturated_by names the cause counted most from the window
   }
   CHECK(stable.saturated_by() == "none");
 }
+
+}  // namespace saturation_watch_test

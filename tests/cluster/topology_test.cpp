@@ -5,6 +5,8 @@
 #include "sim/cluster/topology.h"
 #include "sim/core/errors.h"
 
+namespace topology_test {
+
 using namespace servesim;
 
 namespace {
@@ -143,3 +145,5 @@ TEST_CASE("max-min fair sharing gives a flow the bandwidth others leave unused",
   CHECK(xh == 100 * kNsPerMs);
   CHECK(yz == 100 * kNsPerMs);
 }
+
+}  // namespace topology_test

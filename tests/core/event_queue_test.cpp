@@ -6,6 +6,8 @@
 #include "sim/core/event_queue.h"
 #include "sim/core/simulator.h"
 
+namespace event_queue_test {
+
 using namespace servesim;
 
 TEST_CASE("event queue: events run in time order - ties in insertion order", "[core]") {
@@ -191,3 +193,5 @@ TEST_CASE("event queue: with warm-ups off no hint is called and the order is the
     CHECK(log.calls.empty() == !on);
   }
 }
+
+}  // namespace event_queue_test

@@ -9,6 +9,8 @@
 #include <regex>
 #include <string>
 
+namespace layering_test {
+
 namespace {
 
 // Lower numbers are lower layers. Folders of the same number (hardware, workload) know
@@ -49,3 +51,5 @@ TEST_CASE("layering: every include of another sim folder points to a lower layer
   CHECK(files > 300);
   CHECK(includes > 300);
 }
+
+}  // namespace layering_test

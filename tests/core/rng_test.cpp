@@ -3,6 +3,8 @@
 
 #include "sim/core/rng.h"
 
+namespace rng_test {
+
 using namespace servesim;
 
 TEST_CASE("rng: equal seed and stream give equal sequences - other streams differ", "[core]") {
@@ -47,3 +49,5 @@ TEST_CASE("rng: uniform_int covers its closed range without bias", "[core]") {
   for (int i = 0; i < 100000; ++i) counts[rng.uniform_int(3, 7) - 3]++;
   for (int c : counts) CHECK(c == Approx(20000).epsilon(0.03));
 }
+
+}  // namespace rng_test

@@ -6,6 +6,8 @@
 #include "sim/core/rng.h"
 #include "sim/core/time.h"
 
+namespace time_test {
+
 using namespace servesim;
 
 // ticks_from_seconds has an inline path; it must round exactly as std::llround does, since
@@ -34,3 +36,5 @@ TEST_CASE("time: ticks_from_seconds rounds as llround - halves away from zero", 
     }
   }
 }
+
+}  // namespace time_test

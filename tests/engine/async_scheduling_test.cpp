@@ -7,6 +7,8 @@
 #include "sim/scenario/engine_parse.h"
 #include "tests/engine/policy_harness.h"
 
+namespace async_scheduling_test {
+
 using namespace servesim;
 using servesim::testing::PolicyHarness;
 using Times = std::vector<Tick>;
@@ -117,3 +119,5 @@ TEST_CASE("cuda graphs: vLLM's default largest capture size follows its source r
   CHECK(vllm_cuda_graph_max_batch(150, 8192) == 288);
   CHECK(vllm_cuda_graph_max_batch(1024, 300) == 288);  // 300 is not a capture size: 288
 }
+
+}  // namespace async_scheduling_test

@@ -8,6 +8,8 @@
 
 #include "sim/engine/block_hash_index.h"
 
+namespace block_hash_index_test {
+
 using namespace servesim;
 
 namespace {
@@ -69,3 +71,5 @@ TEST_CASE("block hash index is full at its capacity and empties again", "[engine
   for (int b = 0; b < blocks; ++b)
     CHECK(index.find(1000 + static_cast<std::uint64_t>(b)) == (b % 2 == 1 ? b : -1));
 }
+
+}  // namespace block_hash_index_test

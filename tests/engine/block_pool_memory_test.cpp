@@ -13,6 +13,8 @@
 #include "sim/engine/block_pool.h"
 #include "sim/engine/kv_tiers.h"
 
+namespace block_pool_memory_test {
+
 namespace {
 
 // Resident pages of this process, or -1 where /proc is not there.
@@ -87,3 +89,5 @@ TEST_CASE("kv tiers: a vast tier costs memory only for the blocks it has held", 
     CHECK(grown_mib < 16);  // a few huge pages at most
   }
 }
+
+}  // namespace block_pool_memory_test

@@ -16,6 +16,8 @@
 
 #include "sim/engine/block_pool.h"
 
+namespace block_pool_model_test {
+
 using namespace servesim;
 
 namespace {
@@ -213,3 +215,5 @@ TEST_CASE("block pool: plain blocks freed and taken again reuse the ids freed la
   }
   CHECK(pool.num_free() == 4096 - 10);
 }
+
+}  // namespace block_pool_model_test

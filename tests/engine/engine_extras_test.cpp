@@ -3,6 +3,8 @@
 
 #include "tests/engine/policy_harness.h"
 
+namespace engine_extras_test {
+
 using namespace servesim;
 using servesim::testing::PolicyHarness;
 using Steps = std::vector<std::string>;
@@ -64,3 +66,5 @@ TEST_CASE("context limit: truncate cuts the output first - then the prompt - and
   CHECK(s.overall.get("truncated") == 2);
   CHECK(s.overall.get("total_output_tokens") == 10 + 5 + 1);
 }
+
+}  // namespace engine_extras_test

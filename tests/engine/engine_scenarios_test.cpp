@@ -12,6 +12,8 @@
 #include "sim/cluster/simulation.h"
 #include "sim/scenario/scenario_loader.h"
 
+namespace engine_scenarios_test {
+
 using namespace servesim;
 
 namespace {
@@ -125,3 +127,5 @@ TEST_CASE("engine scenarios: an engine preset is loaded and explicit keys overri
   CHECK(trt.cluster.pools.at(0).engine.kv_admission == KvAdmission::reserve_full);
   CHECK(trt.cluster.pools.at(0).engine.block_size == 32);
 }
+
+}  // namespace engine_scenarios_test

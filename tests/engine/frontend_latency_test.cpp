@@ -22,7 +22,7 @@ using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
 using servesim::testing::ScenarioDir;
 
-namespace servesim {
+namespace servesim::frontend_latency_test {
 namespace {
 
 // kMinimalScenario with every step 10 ms (constant cost model) and `engine` on line 11.
@@ -345,4 +345,4 @@ TEST_CASE("frontend latency: validate describes a priced front end and says noth
   CHECK(described("      engine: {policy: chunked-prefill}").find("front end") == std::string::npos);
 }
 
-}  // namespace servesim
+}  // namespace servesim::frontend_latency_test

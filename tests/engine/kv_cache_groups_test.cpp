@@ -17,6 +17,8 @@
 #include "sim/model/shard.h"
 #include "sim/scenario/model_loader.h"
 
+namespace kv_cache_groups_test {
+
 using namespace servesim;
 
 namespace {
@@ -218,3 +220,5 @@ TEST_CASE("kv groups: a batch budget under one image still profiles one dummy im
   // A model without a vision tower reserves nothing for it.
   CHECK(plan_memory(load_model("llama-3-8b"), load_hardware("h100-sxm"), Deployment{}, e).encoder_profile_bytes_per_gpu == 0.0);
 }
+
+}  // namespace kv_cache_groups_test

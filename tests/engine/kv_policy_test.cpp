@@ -4,6 +4,8 @@
 
 #include "tests/engine/policy_harness.h"
 
+namespace kv_policy_test {
+
 using namespace servesim;
 using servesim::testing::PolicyHarness;
 using Steps = std::vector<std::string>;
@@ -99,3 +101,5 @@ TEST_CASE("recompute: the time lost runs from the preemption to the end of the r
   CHECK(summary.overall.get("preemptions") == 1);
   CHECK(summary.overall.get("preempted_s") == Approx(4150e-9));
 }
+
+}  // namespace kv_policy_test

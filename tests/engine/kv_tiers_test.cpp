@@ -13,6 +13,8 @@
 #include "sim/report/requests_csv_writer.h"
 #include "engine/policy_harness.h"
 
+namespace kv_tiers_test {
+
 using namespace servesim;
 
 TEST_CASE("kv tiers: evicted hashes go to CPU - then disk - then out - least recently used first", "[kv_tiers]") {
@@ -247,3 +249,5 @@ TEST_CASE("kv tiers: a store shared by two replicas serves one's evicted prefix 
   // Replica 1 loads 16 tokens (16 us) and waits for no store of its own.
   CHECK(c.acct.ttft.kv_load_ns == 16'000);
 }
+
+}  // namespace kv_tiers_test

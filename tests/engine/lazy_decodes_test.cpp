@@ -19,6 +19,8 @@
 #include "sim/scenario/scenario_loader.h"
 #include "engine/policy_harness.h"
 
+namespace lazy_decodes_test {
+
 using namespace servesim;
 
 namespace {
@@ -300,3 +302,5 @@ TEST_CASE("decode runs: a submit at a step end's nanosecond sees what the step-b
     for (std::size_t i = 0; i < sent.size(); ++i) CHECK(seen[0][i] - sent[i] == (source == 0 ? 0 : 1000));
   }
 }
+
+}  // namespace lazy_decodes_test

@@ -5,6 +5,8 @@
 #include "sim/engine/memory_fit.h"
 #include "sim/scenario/model_loader.h"
 
+namespace memory_fit_test {
+
 using namespace servesim;
 
 TEST_CASE("memory fit: Llama-3-70B on one 80 GiB H100 fits at tp 2 or in fp8 or int4 at tp 1",
@@ -43,3 +45,5 @@ TEST_CASE("memory fit: a GPU too small for any tp says so", "[engine][servabilit
   CHECK(advice.weights.empty());
   CHECK_THAT(advice.text, Catch::Contains("no tp or pp up to 64 and no smaller weight format fits"));
 }
+
+}  // namespace memory_fit_test

@@ -10,6 +10,8 @@
 #include "sim/cluster/invariant_checker.h"
 #include "sim/scenario/model_loader.h"
 
+namespace policy_invariants_test {
+
 using namespace servesim;
 
 
@@ -89,3 +91,5 @@ TEST_CASE("policy invariants: every policy keeps every invariant under KV pressu
     }
   }
 }
+
+}  // namespace policy_invariants_test

@@ -4,6 +4,8 @@
 
 #include "tests/engine/policy_harness.h"
 
+namespace policy_test {
+
 using namespace servesim;
 using servesim::testing::PolicyHarness;
 using Steps = std::vector<std::string>;
@@ -178,3 +180,5 @@ TEST_CASE("chunked-prefill: prefill_chunk_tokens caps one request's prompt chunk
   h.sim.run();
   CHECK(h.steps == Steps{"1:4", "1:4 2:4", "1:2 2:2", "1:1"});
 }
+
+}  // namespace policy_test

@@ -10,6 +10,8 @@
 
 #include "sim/engine/prefix_cache_replay.h"
 
+namespace prefix_cache_replay_test {
+
 using namespace servesim;
 
 namespace {
@@ -150,3 +152,5 @@ TEST_CASE("cache-curve replay: the Mooncake traces match an independent replay",
                                           "/data/traces/mooncake_fast25_conversation_trace.jsonl", "mooncake");
   CHECK(replay_prefix_cache(conv, kUnlimitedCacheTokens).hit_ratio == Approx(0.3736).margin(5e-5));
 }
+
+}  // namespace prefix_cache_replay_test

@@ -11,6 +11,8 @@
 #include "sim/engine/replica.h"
 #include "sim/metrics/replica_metrics.h"
 
+namespace prefix_cache_test {
+
 using namespace servesim;
 
 namespace {
@@ -353,3 +355,5 @@ TEST_CASE("prefix cache: private hashes are registered only when a request leave
   CHECK(kv.match_prefix(preempted) == 12);
   CHECK(preempted.block_ids == blocks);
 }
+
+}  // namespace prefix_cache_test

@@ -7,6 +7,8 @@
 #include "sim/engine/replica.h"
 #include "sim/metrics/replica_metrics.h"
 
+namespace replica_test {
+
 using namespace servesim;
 
 namespace {
@@ -143,3 +145,5 @@ TEST_CASE("replica: an output-0 request finishes after its prefill with no token
   CHECK(e.first_token_ns == -1);
   CHECK(h.listener.done.at(0).second == 1300);
 }
+
+}  // namespace replica_test

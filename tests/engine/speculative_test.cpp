@@ -8,6 +8,8 @@
 #include "sim/scenario/model_loader.h"
 #include "tests/engine/policy_harness.h"
 
+namespace speculative_test {
+
 using namespace servesim;
 using servesim::testing::AffineStepCost;
 using servesim::testing::PolicyHarness;
@@ -174,3 +176,5 @@ TEST_CASE("speculative: blocks filled by accepted tokens are cached like the oth
   CHECK(kv_tokens == 6 + 18 - 1);
   CHECK(h.replica->kv().cached_blocks() == kv_tokens / 4);
 }
+
+}  // namespace speculative_test

@@ -9,6 +9,8 @@
 
 #include "sim/engine/tier_hash_index.h"
 
+namespace tier_hash_index_test {
+
 using namespace servesim;
 
 namespace {
@@ -74,3 +76,5 @@ TEST_CASE("tier hash index tells apart hashes whose tags are equal", "[engine][k
   for (const std::uint64_t x : hashes) REQUIRE((x * kGolden) >> 32 == (h * kGolden) >> 32);
   check_against_map(hashes, 5000);
 }
+
+}  // namespace tier_hash_index_test

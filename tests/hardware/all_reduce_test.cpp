@@ -18,6 +18,8 @@
 #include "sim/hardware/roofline.h"
 #include "sim/scenario/model_loader.h"
 
+namespace all_reduce_test {
+
 using namespace servesim;
 
 TEST_CASE("roofline: the all-reduce form matches DGX-H100 NCCL measurements at every TP degree", "[hardware]") {
@@ -62,3 +64,5 @@ TEST_CASE("roofline: the all-reduce form matches DGX-H100 NCCL measurements at e
     CHECK(median <= 0.12);
   }
 }
+
+}  // namespace all_reduce_test

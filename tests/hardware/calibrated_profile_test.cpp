@@ -18,6 +18,8 @@
 #include "sim/scenario/scenario_loader.h"
 #include "sim/study/step_study.h"
 
+namespace calibrated_profile_test {
+
 using namespace servesim;
 
 namespace {
@@ -93,3 +95,5 @@ TEST_CASE("calibrate: a profile fitted to measured steps prices steps by its fit
   CHECK(named.cluster.pools.front().cost_model.kind == "kernels");
   std::filesystem::remove(path);
 }
+
+}  // namespace calibrated_profile_test

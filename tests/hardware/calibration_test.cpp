@@ -17,6 +17,8 @@
 #include "sim/scenario/measurements_csv.h"
 #include "sim/scenario/model_loader.h"
 
+namespace calibration_test {
+
 using namespace servesim;
 
 namespace {
@@ -173,3 +175,5 @@ TEST_CASE("calibrate: a file with no whole steps to fit is refused", "[fidelity]
   CHECK_THROWS_WITH(calibrate(load_model("llama-3-8b"), load_hardware("h200"), rows, none),
                     Catch::Contains("no prefill, decode or mixed rows"));
 }
+
+}  // namespace calibration_test

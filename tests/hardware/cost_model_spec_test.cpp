@@ -4,6 +4,8 @@
 #include "sim/hardware/cost_model_spec.h"
 #include "sim/scenario/model_loader.h"
 
+namespace cost_model_spec_test {
+
 using namespace servesim;
 
 namespace {
@@ -63,3 +65,5 @@ TEST_CASE("cost model spec: roofline refuses a tensor-parallel degree that does 
   CHECK_THROWS_WITH(make_cost_model(CostModelSpec{}, load_model("llama-3-8b"), load_hardware("h200"), tp3),
                     Catch::Contains("tp=3"));
 }
+
+}  // namespace cost_model_spec_test

@@ -32,6 +32,8 @@
 #include "sim/hardware/roofline.h"
 #include "sim/scenario/model_loader.h"
 
+namespace cross_machine_comm_test {
+
 using namespace servesim;
 
 namespace {
@@ -313,3 +315,5 @@ TEST_CASE("cross-machine: every bundled profile states its domain and network", 
     CHECK(hw.network_bandwidth_bytes_per_s < hw.interconnect_bandwidth_bytes_per_s);
   }
 }
+
+}  // namespace cross_machine_comm_test

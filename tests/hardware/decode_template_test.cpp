@@ -12,6 +12,8 @@
 #include "sim/model/op_graph.h"
 #include "sim/scenario/model_loader.h"
 
+namespace decode_template_test {
+
 using namespace servesim;
 
 namespace {
@@ -143,3 +145,5 @@ TEST_CASE("decode run pricing stays exact where the FLOP sums pass 2^53", "[hard
 TEST_CASE("steps with prompt chunks priced from the cached templates equal full pricing", "[hardware][perf]") {
   for (const Case& c : five_models()) check_mixed_steps_match_full_pricing(c);
 }
+
+}  // namespace decode_template_test

@@ -15,6 +15,8 @@
 #include "sim/model/op_graph.h"
 #include "sim/scenario/model_loader.h"
 
+namespace dtype_test {
+
 using namespace servesim;
 
 namespace {
@@ -112,3 +114,5 @@ TEST_CASE("dtypes: servesim step --weights fp8 --kv fp8 reports the formats and 
   // KV halves; the bf16 Q and output (8192 bytes x 2 per sequence per layer) do not.
   CHECK(kv_b == Approx((kv_a - 2 * 8192.0 * 64 * 32) / 2 + 2 * 8192.0 * 64 * 32));
 }
+
+}  // namespace dtype_test

@@ -7,6 +7,8 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/model_loader.h"
 
+namespace hardware_loader_test {
+
 using namespace servesim;
 
 TEST_CASE("hardware loader: the H200 profile converts its datasheet units", "[hardware]") {
@@ -89,3 +91,5 @@ TEST_CASE("hardware loader: unknown keys and out-of-range efficiencies are repor
                     Catch::Contains("fraction in (0, 1]"));
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace hardware_loader_test

@@ -17,6 +17,8 @@
 #include "sim/hardware/kernels/kernel_tables.h"
 #include "sim/scenario/model_loader.h"
 
+namespace kernel_tables_test {
+
 using namespace servesim;
 
 namespace {
@@ -432,3 +434,5 @@ TEST_CASE("kernels cost model: decode steps run at vLLM's CUDA-graph sizes", "[h
   for (const OpTiming& op : graphs.breakdown(b37)) sum += op.time_s;
   CHECK(static_cast<double>(graphs.step_cost(b37).total_ns) == Approx(sum * 1e9).epsilon(1e-6));
 }
+
+}  // namespace kernel_tables_test

@@ -3,6 +3,8 @@
 #include "sim/engine/memory_plan.h"
 #include "sim/scenario/model_loader.h"
 
+namespace memory_plan_test {
+
 using namespace servesim;
 
 TEST_CASE("memory plan: Llama-3-8B on an 80 GB H100 at 0.9 leaves 452 - 699 KV tokens", "[hardware]") {
@@ -93,3 +95,5 @@ TEST_CASE("memory plan: TensorRT-LLM's rule takes its fraction of what weights a
   CHECK(plan.kv_capacity_tokens == 473785);
   CHECK(kv_cache_line(473785 / 32, 32) == "KV cache: 473760 tokens (14805 blocks of 32)");
 }
+
+}  // namespace memory_plan_test

@@ -10,6 +10,8 @@
 #include "sim/hardware/pipeline_cost_model.h"
 #include "sim/hardware/simple_cost_models.h"
 
+namespace pipeline_cost_model_test {
+
 using namespace servesim;
 
 namespace {
@@ -103,3 +105,5 @@ TEST_CASE("pipeline: servesim step with micro-batches reports the bubble", "[har
   CHECK(four["ms"].get<double>() > 4 * steady["ms"].get<double>());
   for (const auto& op : steady["ops"]) CHECK(op["name"] != "pp_bubble");
 }
+
+}  // namespace pipeline_cost_model_test

@@ -15,6 +15,8 @@
 #include "sim/model/op_graph.h"
 #include "sim/scenario/model_loader.h"
 
+namespace roofline_from_tables_test {
+
 using namespace servesim;
 using servesim::testing::read_file;
 using servesim::testing::run_cli;
@@ -212,3 +214,5 @@ TEST_CASE("calibrate --from-kernels writes a profile that loads and replaces its
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("--hardware") != std::string::npos);
 }
+
+}  // namespace roofline_from_tables_test

@@ -6,6 +6,8 @@
 #include "sim/hardware/roofline.h"
 #include "sim/model/op_graph.h"
 
+namespace roofline_test {
+
 using namespace servesim;
 
 namespace {
@@ -211,3 +213,5 @@ TEST_CASE("roofline: elementwise ops stream at the elementwise efficiency", "[fi
   CHECK(rf.time_op(add).time_s == Approx(0.6e-3));
   CHECK(rf.time_op(add).bound == "memory");
 }
+
+}  // namespace roofline_test

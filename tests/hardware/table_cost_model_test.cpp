@@ -15,6 +15,8 @@
 #include "sim/hardware/table_cost_model.h"
 #include "sim/scenario/model_loader.h"
 
+namespace table_cost_model_test {
+
 using namespace servesim;
 
 namespace {
@@ -142,3 +144,5 @@ TEST_CASE("table cost model: a table for another model - TP degree or file is re
     CHECK(e.message().find("not a Vidur per-operator table") != std::string::npos);
   }
 }
+
+}  // namespace table_cost_model_test

@@ -22,6 +22,8 @@
 #include "sim/model/op_graph.h"
 #include "sim/scenario/model_loader.h"
 
+namespace vidur_accuracy_test {
+
 using namespace servesim;
 
 namespace {
@@ -180,3 +182,5 @@ TEST_CASE("vidur accuracy: the roofline's GEMM form fits Vidur's eager operators
     CHECK(fit.kernel_overhead_s > base.kernel_overhead_s + 2e-6);
   }
 }
+
+}  // namespace vidur_accuracy_test

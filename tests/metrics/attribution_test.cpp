@@ -10,6 +10,8 @@
 #include "sim/metrics/replica_metrics.h"
 #include "sim/scenario/scenario_loader.h"
 
+namespace attribution_test {
+
 using namespace servesim;
 
 namespace {
@@ -228,3 +230,5 @@ TEST_CASE("attribution: parts sum exactly under every policy - swap preemption a
     CHECK(wrong == 0);
   }
 }
+
+}  // namespace attribution_test

@@ -6,6 +6,8 @@
 
 #include "sim/report/console_report.h"
 
+namespace console_report_test {
+
 using namespace servesim;
 
 TEST_CASE("console report: prints a row per class and overall with rounded figures", "[metrics]") {
@@ -86,3 +88,5 @@ TEST_CASE("console report: a price per unit of nothing is - not $0 (prefill-only
   CHECK(out.str().find("cost: $1.0000 per 1M input tokens, - per 1M cached, - per 1M output; $0.000500 per request\n") !=
         std::string::npos);
 }
+
+}  // namespace console_report_test

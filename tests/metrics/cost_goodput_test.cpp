@@ -6,6 +6,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace cost_goodput_test {
+
 using namespace servesim::testing;
 
 namespace {
@@ -122,3 +124,5 @@ TEST_CASE("utilisation: prefill is compute-heavy and decode bandwidth-heavy unde
   CHECK(j["cost_per_1m_cached_input_tokens"].get<double>() > 0);
   CHECK(j["cost_per_1m_cached_input_tokens"].get<double>() < j["cost_per_1m_input_tokens"].get<double>());
 }
+
+}  // namespace cost_goodput_test

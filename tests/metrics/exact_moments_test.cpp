@@ -11,6 +11,8 @@
 #include "sim/metrics/exact_moments.h"
 #include "sim/metrics/quantile_sketch.h"
 
+namespace exact_moments_test {
+
 using namespace servesim;
 
 TEST_CASE("exact moments of a small set match the figures worked by hand", "[metrics]") {
@@ -97,3 +99,5 @@ TEST_CASE("exact moments summed in bulk equal the values added one by one", "[me
   CHECK(bulk.variance() == once.variance());
   CHECK(bulk.sum() == once.sum());
 }
+
+}  // namespace exact_moments_test

@@ -10,6 +10,8 @@
 
 #include "sim/metrics/quantile_sketch.h"
 
+namespace quantile_sketch_test {
+
 using servesim::QuantileSketch;
 
 namespace {
@@ -224,6 +226,8 @@ TEST_CASE("add_to_both equals adding to each sketch on its own", "[metrics]") {
   }
 }
 
+}  // namespace quantile_sketch_test
+
 namespace servesim {
 struct QuantileSketchProbe {
   static int reused(QuantileSketch& s, double v) {
@@ -233,6 +237,8 @@ struct QuantileSketchProbe {
   static int computed(const QuantileSketch& s, double v) { return s.bucket_index(v); }
 };
 }  // namespace servesim
+
+namespace quantile_sketch_test {
 
 // The bucket of a new value is reused from the previous one when the value lies well inside
 // that bucket: it must always be the bucket the log gives, at bucket edges above all.
@@ -315,3 +321,5 @@ TEST_CASE("adding a batch of values to both sketches equals adding them one by o
     for (double q : kQuantiles) CHECK(got->quantile(q) == want->quantile(q));
   }
 }
+
+}  // namespace quantile_sketch_test

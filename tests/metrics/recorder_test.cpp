@@ -9,6 +9,8 @@
 
 #include "sim/metrics/recorder.h"
 
+namespace recorder_test {
+
 using namespace servesim;
 
 namespace {
@@ -273,3 +275,5 @@ TEST_CASE("recorder: a zero-length run reports zero throughputs - not infinities
   CHECK(s.get("output_throughput") == 0.0);
   CHECK(std::isnan(s.get("no_such_field")));
 }
+
+}  // namespace recorder_test

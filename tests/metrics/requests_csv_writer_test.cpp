@@ -7,6 +7,8 @@
 #include "sim/core/errors.h"
 #include "sim/report/requests_csv_writer.h"
 
+namespace requests_csv_writer_test {
+
 using namespace servesim;
 
 TEST_CASE("requests csv: scaled integers print exactly without trailing zeros", "[metrics]") {
@@ -93,3 +95,5 @@ TEST_CASE("requests csv: rows hold every column in the header's order", "[metric
 TEST_CASE("requests csv: an unwritable path is reported as bad input", "[metrics]") {
   CHECK_THROWS_AS(RequestsCsvWriter("/nonexistent-dir/requests.csv", {"a"}, {"p"}), ConfigError);
 }
+
+}  // namespace requests_csv_writer_test

@@ -14,7 +14,7 @@
 
 using namespace servesim::testing;
 
-namespace servesim {
+namespace servesim::slo_statistic_test {
 namespace {
 
 // Each step takes 1 ms + 0.1 ms per token it computes. Request 1 arrives at 0 and prefills
@@ -139,4 +139,4 @@ TEST_CASE("slo statistic: itl every 50ms and itl p99 50ms judge the same run dif
   CHECK(p99.run_misses.empty());
 }
 
-}  // namespace servesim
+}  // namespace servesim::slo_statistic_test

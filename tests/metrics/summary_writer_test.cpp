@@ -9,6 +9,8 @@
 #include "sim/metrics/recorder.h"
 #include "sim/report/summary_writer.h"
 
+namespace summary_writer_test {
+
 using namespace servesim;
 
 namespace {
@@ -116,3 +118,5 @@ TEST_CASE("summary json: a non-finite value becomes null rather than invalid JSO
   CHECK(parsed["rejected_reasons"].is_object());
   CHECK(parsed["classes"].is_object());
 }
+
+}  // namespace summary_writer_test

@@ -9,6 +9,8 @@
 #include "sim/metrics/request_record.h"
 #include "sim/metrics/sustained_rate.h"
 
+namespace sustained_rate_test {
+
 using namespace servesim;
 
 namespace {
@@ -158,3 +160,5 @@ TEST_CASE("sustained rate: served against offered over the second half of the ar
     CHECK(r.why_short == "every request arrived at one instant");
   }
 }
+
+}  // namespace sustained_rate_test

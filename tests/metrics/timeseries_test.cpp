@@ -7,6 +7,8 @@
 
 #include "sim/metrics/timeseries.h"
 
+namespace timeseries_test {
+
 using namespace servesim;
 
 namespace {
@@ -151,3 +153,5 @@ TEST_CASE("timeseries throughput divides by the interval length and the file sta
   CHECK(rows[2][18] == "8");   // 2 tokens in 0.25 s
   CHECK(rows[2][3] == "1");
 }
+
+}  // namespace timeseries_test

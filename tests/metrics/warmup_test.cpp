@@ -6,6 +6,8 @@
 
 #include "sim/metrics/recorder.h"
 
+namespace warmup_test {
+
 using namespace servesim;
 
 namespace {
@@ -106,3 +108,5 @@ TEST_CASE("warmup recorder: without a warm-up nothing is left out and no field i
   CHECK(s.overall.get("mean_itl_ms") == Approx(9));
   CHECK(m.warmup_excluded() == 0);
 }
+
+}  // namespace warmup_test

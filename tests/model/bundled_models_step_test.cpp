@@ -13,6 +13,8 @@
 #include "sim/hardware/hardware_spec.h"
 #include "sim/scenario/model_loader.h"
 
+namespace bundled_models_step_test {
+
 using namespace servesim;
 
 namespace {
@@ -108,3 +110,5 @@ TEST_CASE("bundled models: fp8 activations halve the activation bytes and speed 
   CHECK(qkv_ms(fp8) / qkv_ms(bf16) == Approx((0.8241 * 989.5) / (0.51 * 1979)).epsilon(0.01));
   CHECK(fp8["ms"].get<double>() < 0.9 * bf16["ms"].get<double>());
 }
+
+}  // namespace bundled_models_step_test

@@ -10,6 +10,8 @@
 #include "sim/model/shard.h"
 #include "sim/scenario/scenario_loader.h"
 
+namespace expert_weights_test {
+
 using namespace servesim;
 using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
@@ -60,3 +62,5 @@ TEST_CASE("expert weights: refused on a dense model and for an unknown format at
     CHECK_THAT(std::string(e.what()), Catch::Contains("unknown expert weight format 'fp4'"));
   }
 }
+
+}  // namespace expert_weights_test

@@ -11,6 +11,8 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/model_loader.h"
 
+namespace hf_config_families_test {
+
 using namespace servesim;
 
 namespace {
@@ -193,3 +195,5 @@ TEST_CASE("hf config: a DeepSeek config with every other layer MoE is refused", 
   ScratchFile f("freq", text);
   CHECK_THROWS_WITH(load_model(f.path), Catch::Contains("moe_layer_freq") && Catch::Contains("only 1"));
 }
+
+}  // namespace hf_config_families_test

@@ -19,6 +19,8 @@
 #include "sim/model/shard.h"
 #include "sim/scenario/model_loader.h"
 
+namespace llama4_test {
+
 using namespace servesim;
 
 namespace {
@@ -319,3 +321,5 @@ TEST_CASE("llama4: an unknown model_type is refused naming it and the supported 
   ScratchConfig number("number", replaced(gemma2, "\"gemma2\"", "2"));
   CHECK_THROWS_WITH(load_model(number.path), Catch::Contains("model_type") && Catch::Contains("expected a string"));
 }
+
+}  // namespace llama4_test

@@ -8,6 +8,8 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/model_loader.h"
 
+namespace model_loader_test {
+
 using namespace servesim;
 
 namespace {
@@ -195,3 +197,5 @@ TEST_CASE("model loader: a model YAML missing a field or with bad values is refu
 TEST_CASE("model loader: an unknown model name lists the closest bundled name", "[model]") {
   CHECK_THROWS_WITH(load_model("llama-3-8"), Catch::Contains("did you mean 'llama-3-8b'"));
 }
+
+}  // namespace model_loader_test

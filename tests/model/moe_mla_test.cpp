@@ -14,6 +14,8 @@
 #include "sim/model/op_graph.h"
 #include "sim/model/shard.h"
 
+namespace moe_mla_test {
+
 using namespace servesim;
 
 namespace {
@@ -213,3 +215,5 @@ TEST_CASE("moe: DeepSeek-V3 over 4 pipeline stages models a last stage of 16 MoE
   CHECK(shard_shape(m, dep).dense_layers == 3);
   CHECK(shard_shape(m, dep).moe_layers == 58);
 }
+
+}  // namespace moe_mla_test

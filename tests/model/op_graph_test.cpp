@@ -8,6 +8,8 @@
 #include "sim/model/op_graph.h"
 #include "sim/model/shard.h"
 
+namespace op_graph_test {
+
 using namespace servesim;
 
 namespace {
@@ -254,3 +256,5 @@ TEST_CASE("model spec: Llama-3-8B and Llama-2-7B parameter counts match the publ
   // 1,050,939,392 vocabulary and norm weights at 2.
   CHECK(llama3_8b().weight_bytes(Dtype::fp8) == 6979321856.0 + 2.0 * 1050939392.0);
 }
+
+}  // namespace op_graph_test

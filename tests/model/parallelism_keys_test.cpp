@@ -13,7 +13,7 @@ using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
 using servesim::testing::ScenarioDir;
 
-namespace servesim {
+namespace servesim::parallelism_keys_test {
 
 namespace {
 
@@ -49,9 +49,9 @@ TEST_CASE("pool keys: ep splits Mixtral experts and micro_batches needs pp", "[m
   CHECK(no_pp.find("set pp >= 2") != std::string::npos);
 }
 
-}  // namespace servesim
+}  // namespace servesim::parallelism_keys_test
 
-namespace servesim {
+namespace servesim::parallelism_keys_test {
 
 TEST_CASE("pool keys: activations fp8 is read and anything but bf16 or fp8 is refused at its line", "[model]") {
   ScenarioDir dir;
@@ -65,9 +65,9 @@ TEST_CASE("pool keys: activations fp8 is read and anything but bf16 or fp8 is re
   }
 }
 
-}  // namespace servesim
+}  // namespace servesim::parallelism_keys_test
 
-namespace servesim {
+namespace servesim::parallelism_keys_test {
 
 TEST_CASE("pool keys: a dense draft model beside an expert-parallel Mixtral runs without ep", "[model][moe]") {
   ScenarioDir dir;
@@ -84,4 +84,4 @@ TEST_CASE("pool keys: a dense draft model beside an expert-parallel Mixtral runs
   CHECK(d.tp == 4);
 }
 
-}  // namespace servesim
+}  // namespace servesim::parallelism_keys_test

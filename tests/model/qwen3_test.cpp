@@ -16,6 +16,8 @@
 #include "sim/model/shard.h"
 #include "sim/scenario/model_loader.h"
 
+namespace qwen3_test {
+
 using namespace servesim;
 
 TEST_CASE("qwen3: Qwen3-30B-A3B reads as 48 MoE layers of 128 experts with 30.5B parameters and 3.3B active",
@@ -83,3 +85,5 @@ TEST_CASE("qwen3: dense layers listed in mlp_only_layers are refused naming the 
   }
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace qwen3_test

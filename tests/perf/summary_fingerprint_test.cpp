@@ -16,6 +16,8 @@
 #include "sim/cluster/simulation.h"
 #include "sim/scenario/scenario_loader.h"
 
+namespace summary_fingerprint_test {
+
 using namespace servesim;
 
 namespace {
@@ -85,3 +87,5 @@ TEST_CASE("the throughput benchmark keeps its pinned summary fingerprint", "[per
   INFO(f.text);
   CHECK(f.digest == 0x8d3f6f61e4fce374ULL);
 }
+
+}  // namespace summary_fingerprint_test

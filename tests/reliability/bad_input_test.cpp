@@ -6,6 +6,8 @@
 #include "sim/scenario/model_loader.h"
 #include "sim/workload/azure_trace_source.h"
 
+namespace bad_input_test {
+
 using namespace servesim;
 using namespace servesim::testing;
 
@@ -51,3 +53,5 @@ TEST_CASE("bad input: a config.json number too large for a double is a ConfigErr
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("config.json") != std::string::npos);
 }
+
+}  // namespace bad_input_test

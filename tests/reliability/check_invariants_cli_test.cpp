@@ -7,6 +7,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace check_invariants_cli_test {
+
 using namespace servesim::testing;
 namespace fs = std::filesystem;
 
@@ -87,3 +89,5 @@ cluster:
     CHECK(j["prefix_cache_hit_rate"].get<double>() > 0);  // the cache really served hits
   }
 }
+
+}  // namespace check_invariants_cli_test

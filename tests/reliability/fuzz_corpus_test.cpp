@@ -9,6 +9,8 @@
 
 #include "tests/fuzz/fuzz_bodies.h"
 
+namespace fuzz_corpus_test {
+
 namespace fs = std::filesystem;
 using namespace servesim::fuzz;
 
@@ -57,3 +59,5 @@ TEST_CASE("fuzz corpora: every seed measurement CSV loads or is rejected with Co
 TEST_CASE("fuzz corpora: every seed compare input is compared or rejected with ConfigError", "[reliability]") {
   CHECK(replay("compare", compare_input) >= 5);
 }
+
+}  // namespace fuzz_corpus_test

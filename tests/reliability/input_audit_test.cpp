@@ -11,6 +11,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace input_audit_test {
+
 using namespace servesim::testing;
 namespace fs = std::filesystem;
 
@@ -204,3 +206,5 @@ TEST_CASE("input audit: every input path rejects bad input with exit 2 naming fi
     CHECK_FALSE(fs::exists(fill(row.no_output, d)));
   }
 }
+
+}  // namespace input_audit_test

@@ -9,6 +9,8 @@
 #include "sim/cluster/simulation.h"
 #include "sim/scenario/model_loader.h"
 
+namespace robustness_test {
+
 using namespace servesim;
 using namespace servesim::testing;
 
@@ -176,3 +178,5 @@ TEST_CASE("robustness: a trace with unsorted timestamps exits 2 naming file:line
     CHECK_FALSE(std::filesystem::exists(out / "requests.csv"));
   }
 }
+
+}  // namespace robustness_test

@@ -9,6 +9,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace trace_audit_test {
+
 using namespace servesim::testing;
 namespace fs = std::filesystem;
 
@@ -176,3 +178,5 @@ TEST_CASE("input audit: a line too long to be a trace row is rejected at its lin
                    "16 MiB");
   }
 }
+
+}  // namespace trace_audit_test

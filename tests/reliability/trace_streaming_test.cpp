@@ -15,6 +15,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace trace_streaming_test {
+
 using namespace servesim::testing;
 namespace fs = std::filesystem;
 
@@ -102,3 +104,5 @@ TEST_CASE("streaming: a trace 20 times longer does not raise the run's peak memo
   // bound leaves room for allocator noise only.
   CHECK(growth_kib < extra_kib / 4);
 }
+
+}  // namespace trace_streaming_test

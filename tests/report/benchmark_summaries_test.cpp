@@ -8,6 +8,8 @@
 #include "sim/metrics/guidellm_distribution.h"
 #include "sim/report/benchmark/inference_perf_summary.h"
 
+namespace benchmark_summaries_test {
+
 using namespace servesim;
 
 TEST_CASE("guidellm distribution: merged equal values - probability-weighted moments - first value reaching p",
@@ -97,3 +99,5 @@ TEST_CASE("inference-perf computed metrics of one streamed request", "[report][b
   r.output_tokens = 1;
   CHECK(inference_perf_computed_metrics(r)["time_to_first_token"].is_null());
 }
+
+}  // namespace benchmark_summaries_test

@@ -8,6 +8,8 @@
 
 #include "sim/report/engine_profile_writer.h"
 
+namespace engine_profile_writer_test {
+
 using namespace servesim;
 
 TEST_CASE("engine profile: a knob that was not identifiable is left out with the reason", "[report][calibrate]") {
@@ -34,3 +36,5 @@ TEST_CASE("engine profile: a knob that was not identifiable is left out with the
   write_engine_profile(none, fit, provenance);
   CHECK(none.str().find("overheads:") == std::string::npos);
 }
+
+}  // namespace engine_profile_writer_test

@@ -12,6 +12,8 @@
 
 #include "cli/cli_test_util.h"
 
+namespace html_report_test {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -133,3 +135,5 @@ TEST_CASE("report: a folder without results is refused with exit 2", "[report][h
   CHECK(r.output.find("holds neither summary.json") != std::string::npos);
   CHECK(r.output.find(dir.path.string()) != std::string::npos);
 }
+
+}  // namespace html_report_test

@@ -16,6 +16,8 @@
 #include "sim/workload/benchmark/benchmark_reader.h"
 #include "workload/benchmark_test_util.h"
 
+namespace inference_perf_guidellm_roundtrip_test {
+
 using namespace servesim;
 using servesim::testing::ReportFolder;
 
@@ -247,3 +249,5 @@ TEST_CASE("guidellm writer: the strategy of closed loops - constant and gamma op
   CHECK(run.stages[0].name == "poisson@2.50");
   CHECK(run.stages[0].burstiness == 0.25);
 }
+
+}  // namespace inference_perf_guidellm_roundtrip_test

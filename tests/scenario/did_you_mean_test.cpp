@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-namespace servesim {
+namespace servesim::did_you_mean_test {
 namespace {
 
 TEST_CASE("did you mean: edit distance counts edits - swaps and ignores case", "[scenario]") {
@@ -35,4 +35,4 @@ TEST_CASE("did you mean: the message suggests one word or lists all", "[scenario
 }
 
 }  // namespace
-}  // namespace servesim
+}  // namespace servesim::did_you_mean_test

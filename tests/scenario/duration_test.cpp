@@ -4,7 +4,7 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 
-namespace servesim {
+namespace servesim::duration_test {
 namespace {
 
 TEST_CASE("durations: units and bare numbers convert to nanoseconds", "[scenario]") {
@@ -48,4 +48,4 @@ TEST_CASE("durations: malformed or negative values are ConfigErrors at the given
 }
 
 }  // namespace
-}  // namespace servesim
+}  // namespace servesim::duration_test

@@ -12,7 +12,7 @@ using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
 using servesim::testing::ScenarioDir;
 
-namespace servesim {
+namespace servesim::engine_keys_test {
 namespace {
 
 struct BadEngine {
@@ -196,4 +196,4 @@ TEST_CASE("engine keys: a preset's own errors point into the preset file", "[pol
   }
 }
 
-}  // namespace servesim
+}  // namespace servesim::engine_keys_test

@@ -7,6 +7,8 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 
+namespace engine_profile_nesting_test {
+
 using namespace servesim;
 
 namespace {
@@ -51,3 +53,5 @@ TEST_CASE("Presets nest one level only", "[scenario][engine]") {
     CHECK(e.key().find("preset") != std::string::npos);
   }
 }
+
+}  // namespace engine_profile_nesting_test

@@ -10,6 +10,8 @@
 #include "sim/scenario/model_loader.h"
 #include "sim/scenario/resource_paths.h"
 
+namespace hardware_alias_test {
+
 using namespace servesim;
 
 namespace {
@@ -69,3 +71,5 @@ TEST_CASE("hardware aliases: the short names are offered and listed with their p
   const Outcome far = step({"--model", "llama-3-8b", "--hardware", "tpu-v5e", "--decode", "8:1024"});
   CHECK(far.err.find("(also h100 = h100-sxm, a100 = a100-80g-sxm)") != std::string::npos);
 }
+
+}  // namespace hardware_alias_test

@@ -8,6 +8,8 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/measurements_csv.h"
 
+namespace measurements_csv_test {
+
 using namespace servesim;
 
 TEST_CASE("measurements: the H200 file has 76 rows of six kinds - kernel rows' commas rejoined", "[fidelity]") {
@@ -61,3 +63,5 @@ TEST_CASE("measurements: bad files are refused with the line and column", "[fide
   fails(header + "prefill,m,1,0,,,,,,bf16,0\n", "must be > 0 ms");
   CHECK_THROWS_WITH(read_measurements(dir.path.string() + "/none.csv"), Catch::Contains("cannot open"));
 }
+
+}  // namespace measurements_csv_test

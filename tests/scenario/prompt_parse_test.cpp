@@ -11,7 +11,7 @@ using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
 using servesim::testing::ScenarioDir;
 
-namespace servesim {
+namespace servesim::prompt_parse_test {
 
 TEST_CASE("prompt parse: the prompt and session example of docs/prefix-caching.md loads", "[prefix]") {
   ScenarioDir dir;
@@ -69,4 +69,4 @@ TEST_CASE("prompt parse: the prefix-caching scenario of the repo validates", "[p
   CHECK(s.cluster.pools.at(0).engine.prefix_cache);
 }
 
-}  // namespace servesim
+}  // namespace servesim::prompt_parse_test

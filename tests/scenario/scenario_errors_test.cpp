@@ -13,7 +13,7 @@ using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
 using servesim::testing::ScenarioDir;
 
-namespace servesim {
+namespace servesim::scenario_errors_test {
 namespace {
 
 struct BadScenario {
@@ -271,4 +271,4 @@ TEST_CASE("scenario errors: a class no pool serves is refused", "[scenario]") {
 }
 
 }  // namespace
-}  // namespace servesim
+}  // namespace servesim::scenario_errors_test

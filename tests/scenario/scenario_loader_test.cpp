@@ -11,7 +11,7 @@
 using servesim::testing::kMinimalScenario;
 using servesim::testing::ScenarioDir;
 
-namespace servesim {
+namespace servesim::scenario_loader_test {
 namespace {
 
 constexpr const char* kFullScenario = R"(name: doc-assistant
@@ -331,4 +331,4 @@ TEST_CASE("scenario loader: every bundled scenario in scenarios/ is valid", "[sc
 }
 
 }  // namespace
-}  // namespace servesim
+}  // namespace servesim::scenario_loader_test

@@ -14,6 +14,8 @@
 #include "sim/scenario/scenario_loader.h"
 #include "scenario/scenario_fixture.h"
 
+namespace scenario_paths_test {
+
 using namespace servesim;
 using servesim::testing::ScenarioDir;
 using servesim::testing::kLlama70bShape;
@@ -219,3 +221,5 @@ TEST_CASE("scenario paths: a Hugging Face config's name does not depend on how i
   CHECK(load_model_file("../x-config.json").name == "x-config");
   CHECK(load_model_file(dir.path("x-config.json")).name == "x-config");
 }
+
+}  // namespace scenario_paths_test

@@ -13,7 +13,7 @@ using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
 using servesim::testing::ScenarioDir;
 
-namespace servesim {
+namespace servesim::servability_test {
 namespace {
 
 // Loads `yaml` and checks it; the ConfigError it throws, if any.
@@ -233,4 +233,4 @@ TEST_CASE("servability: a model that does not fit names its tp line and the smal
 }
 
 }  // namespace
-}  // namespace servesim
+}  // namespace servesim::servability_test

@@ -12,7 +12,7 @@ using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
 using servesim::testing::ScenarioDir;
 
-namespace servesim {
+namespace servesim::set_overrides_test {
 namespace {
 
 Scenario load_with(const std::vector<std::string>& sets) {
@@ -146,4 +146,4 @@ TEST_CASE("set overrides: apply_override edits a bare YAML tree in place", "[sce
 }
 
 }  // namespace
-}  // namespace servesim
+}  // namespace servesim::set_overrides_test

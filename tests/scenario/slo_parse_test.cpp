@@ -15,7 +15,7 @@ using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
 using servesim::testing::ScenarioDir;
 
-namespace servesim {
+namespace servesim::slo_parse_test {
 namespace {
 
 // kMinimalScenario with `slo_line` after its output line (so the slo: is line 6).
@@ -141,4 +141,4 @@ TEST_CASE("slo: vLLM's --goodput pairs are milliseconds - for ttft tpot and e2el
   CHECK_THROWS_AS(parse_vllm_goodput({" "}), ConfigError);
 }
 
-}  // namespace servesim
+}  // namespace servesim::slo_parse_test

@@ -13,7 +13,7 @@
 
 using servesim::testing::ScenarioDir;
 
-namespace servesim {
+namespace servesim::vllm_bench_parse_test {
 namespace {
 
 // A one-class scenario whose class body (lines 3 on, indented 4) is `body`.
@@ -192,4 +192,4 @@ TEST_CASE("vllm bench serve parse: each mistake names its file - line and key", 
   }
 }
 
-}  // namespace servesim
+}  // namespace servesim::vllm_bench_parse_test

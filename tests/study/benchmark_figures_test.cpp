@@ -5,6 +5,8 @@
 
 #include "sim/study/benchmark_figures.h"
 
+namespace benchmark_figures_test {
+
 using namespace servesim;
 
 TEST_CASE("latency_figures interpolates percentiles linearly as numpy does", "[study][replay]") {
@@ -56,3 +58,5 @@ TEST_CASE("compare_figures lists the figures both sides have with signed errors"
   CHECK(rows[12].figure == "request_throughput");
   CHECK(rows[12].error == Approx(0.8 - 1));
 }
+
+}  // namespace benchmark_figures_test

@@ -7,6 +7,8 @@
 #include "sim/scenario/model_loader.h"
 #include "sim/study/benchmark_match.h"
 
+namespace benchmark_match_test {
+
 using namespace servesim;
 
 namespace {
@@ -55,3 +57,5 @@ TEST_CASE("benchmark match: names that neither match nor differ are doubted", "[
   CHECK(why == "the names cannot be compared; check that they are the same model");
   CHECK(verdict("deepseek-ai/DeepSeek-R1", "deepseek-v3") == ModelVerdict::unsure);
 }
+
+}  // namespace benchmark_match_test

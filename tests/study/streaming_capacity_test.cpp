@@ -8,6 +8,8 @@
 #include "sim/scenario/scenario_loader.h"
 #include "sim/study/streaming_capacity.h"
 
+namespace streaming_capacity_test {
+
 using namespace servesim;
 using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
@@ -51,3 +53,5 @@ TEST_CASE("streaming capacity: run prints the note for the quickstart at 1 ms pe
                                                 (dir.path / "b").string());
   CHECK(plain.output.find("note: pool main streamed") == std::string::npos);
 }
+
+}  // namespace streaming_capacity_test

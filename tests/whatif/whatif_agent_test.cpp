@@ -5,6 +5,8 @@
 
 #include "whatif/whatif_util.h"
 
+namespace whatif_agent_test {
+
 using namespace servesim;
 using namespace servesim::whatif;
 
@@ -101,3 +103,5 @@ TEST_CASE("what-if 14: truncating history bounds the prompt but breaks the cache
                                                  << cut.at(20).mean_computed());
   CHECK(cut.at(20).mean_computed() > 2.5 * full.at(20).mean_computed());
 }
+
+}  // namespace whatif_agent_test

@@ -2,6 +2,8 @@
 // autoscaled one over a three-hour quiet / peak / quiet day (whatif-16-autoscale-day).
 #include "whatif/whatif_util.h"
 
+namespace whatif_autoscale_test {
+
 using namespace servesim;
 using namespace servesim::whatif;
 
@@ -52,3 +54,5 @@ TEST_CASE("what-if 16: an autoscaled fleet pays far fewer GPU-hours than a fixed
   CHECK(fixed_slo > 0.99);
   CHECK(scaled_slo > fixed_slo - 0.02);
 }
+
+}  // namespace whatif_autoscale_test

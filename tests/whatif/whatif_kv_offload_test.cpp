@@ -9,6 +9,8 @@
 #include "sim/workload/prefix_units.h"
 #include "whatif/whatif_util.h"
 
+namespace whatif_kv_offload_test {
+
 using namespace servesim;
 using namespace servesim::whatif;
 
@@ -117,3 +119,5 @@ TEST_CASE("what-if 15: a shared store on a topology node is priced by the GPUs' 
   INFO("mean load per request: " << load << " ms at 0 latency, " << slow_load << " ms at 2 ms");
   CHECK(slow_load > load);
 }
+
+}  // namespace whatif_kv_offload_test

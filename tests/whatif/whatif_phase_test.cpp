@@ -5,6 +5,8 @@
 #include "cli/cli_test_util.h"
 #include "whatif/whatif_util.h"
 
+namespace whatif_phase_test {
+
 using namespace servesim;
 using namespace servesim::whatif;
 
@@ -240,3 +242,5 @@ TEST_CASE("what-if 8: chunked prefill bounds interactive ITL p99 at a small TTFT
   CHECK(ttft_chunked > ttft_whole);        // chunks of 512 take more steps to finish a prompt
   CHECK(ttft_chunked < 1.6 * ttft_whole);  // but not many more
 }
+
+}  // namespace whatif_phase_test

@@ -2,6 +2,8 @@
 // (which phase owns the wait) and the cost of each token class.
 #include "whatif/whatif_util.h"
 
+namespace whatif_report_test {
+
 using namespace servesim;
 using namespace servesim::whatif;
 
@@ -69,3 +71,5 @@ TEST_CASE("what-if 12: cached input is cheaper than input and input than output 
   CHECK(output > 5 * input);
   CHECK(b.get("cost_per_request") > 0);
 }
+
+}  // namespace whatif_report_test

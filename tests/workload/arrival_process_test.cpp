@@ -6,6 +6,8 @@
 #include "sim/core/errors.h"
 #include "workload_test_util.h"
 
+namespace arrival_process_test {
+
 using namespace servesim;
 using servesim::testing::moments_of;
 
@@ -91,3 +93,5 @@ TEST_CASE("arrivals: a rate or cv that is not positive is a ConfigError naming t
     CHECK(e.key() == "workload.chat.arrival.cv");
   }
 }
+
+}  // namespace arrival_process_test

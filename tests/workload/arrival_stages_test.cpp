@@ -12,6 +12,8 @@
 #include "sim/workload/arrival_process.h"
 #include "sim/workload/source.h"
 
+namespace arrival_stages_test {
+
 using namespace servesim;
 
 namespace {
@@ -245,3 +247,5 @@ TEST_CASE("stages: sessions refuse stages while a lengths trace takes them and s
     CHECK(std::string(e.message()).find("without end") != std::string::npos);
   }
 }
+
+}  // namespace arrival_stages_test

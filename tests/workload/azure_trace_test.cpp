@@ -7,6 +7,8 @@
 #include "sim/core/errors.h"
 #include "workload_test_util.h"
 
+namespace azure_trace_test {
+
 using namespace servesim;
 using servesim::testing::repo_file;
 
@@ -133,3 +135,5 @@ TEST_CASE("azure trace: a trace class with an arrival process or an unknown form
   spec.trace->speedup = 0;
   CHECK_THROWS_WITH(make_source(spec, 0, 1), Catch::Contains("speedup"));
 }
+
+}  // namespace azure_trace_test

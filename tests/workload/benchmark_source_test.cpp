@@ -15,6 +15,8 @@
 #include "sim/workload/benchmark/benchmark_source.h"
 #include "workload/workload_test_util.h"
 
+namespace benchmark_source_test {
+
 using namespace servesim;
 using servesim::testing::moments_of;
 using servesim::testing::repo_file;
@@ -260,3 +262,5 @@ TEST_CASE("benchmark source: infinite burstiness sends evenly spaced at the stag
     CHECK(sent[i].arrival_ns == static_cast<Tick>((i + 1) * 250'000'000));  // one 1/rate gap each, the first included
   }
 }
+
+}  // namespace benchmark_source_test

@@ -7,6 +7,8 @@
 #include "sim/workload/synthetic_source.h"
 #include "workload_test_util.h"
 
+namespace clamped_lengths_test {
+
 using namespace servesim;
 
 namespace {
@@ -92,3 +94,5 @@ TEST_CASE("normal mean 10 std 50 prompts: the clamped count is the number of dra
   const double p = 0.424655;
   CHECK(std::abs(clamped_inputs - n * p) < 5 * std::sqrt(n * p * (1 - p)));
 }
+
+}  // namespace clamped_lengths_test

@@ -7,6 +7,8 @@
 #include "sim/core/errors.h"
 #include "workload_test_util.h"
 
+namespace closed_loop_source_test {
+
 using namespace servesim;
 
 namespace {
@@ -117,3 +119,5 @@ TEST_CASE("closed loop: with no think time the next request arrives at the compl
 TEST_CASE("closed loop: a concurrency below one is a ConfigError", "[workload]") {
   CHECK_THROWS_AS(make_source(closed_class(0, 1.0), 0, 1), ConfigError);
 }
+
+}  // namespace closed_loop_source_test

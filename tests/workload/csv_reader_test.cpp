@@ -9,6 +9,8 @@
 #include "sim/workload/csv_reader.h"
 #include "workload_test_util.h"
 
+namespace csv_reader_test {
+
 using namespace servesim;
 using servesim::testing::TempFile;
 
@@ -56,3 +58,5 @@ TEST_CASE("csv reader: a row with more cells than the header is refused - a trai
   CHECK_THAT(error_reading(open_quote.path()), Catch::Contains(open_quote.path() + ":2:1") &&
                                                    Catch::Contains("quoted field must end with a quote"));
 }
+
+}  // namespace csv_reader_test

@@ -9,6 +9,8 @@
 #include "sim/core/errors.h"
 #include "workload_test_util.h"
 
+namespace distribution_test {
+
 using namespace servesim;
 using servesim::testing::mean_tolerance;
 using servesim::testing::moments_of;
@@ -200,3 +202,5 @@ TEST_CASE("distributions: an empirical column that is missing or not numeric nam
   spec.path = file.path() + ".does-not-exist";
   CHECK_THROWS_AS(make_distribution(spec), ConfigError);
 }
+
+}  // namespace distribution_test

@@ -11,6 +11,8 @@
 #include "workload/benchmark_test_util.h"
 #include "workload/workload_test_util.h"
 
+namespace guidellm_format_test {
+
 using namespace servesim;
 using servesim::testing::line_with;
 using servesim::testing::replaced;
@@ -220,3 +222,5 @@ TEST_CASE("guidellm: a report without benchmarks or of neither schema is refused
     CHECK(e.message().find("neither config") != std::string::npos);
   }
 }
+
+}  // namespace guidellm_format_test

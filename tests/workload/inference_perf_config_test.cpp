@@ -14,6 +14,8 @@
 #include "sim/workload/benchmark/inference_perf_lengths.h"
 #include "workload/workload_test_util.h"
 
+namespace inference_perf_config_test {
+
 using namespace servesim;
 using servesim::testing::TempFile;
 
@@ -427,3 +429,5 @@ TEST_CASE("inference-perf config: constant stages hold at most num_workers x wor
   CHECK(src.pop().arrival_ns == 4 * kNsPerSec);
   CHECK_FALSE(src.peek_arrival_ns().has_value());
 }
+
+}  // namespace inference_perf_config_test

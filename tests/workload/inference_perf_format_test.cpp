@@ -12,6 +12,8 @@
 #include "workload/benchmark_test_util.h"
 #include "workload/workload_test_util.h"
 
+namespace inference_perf_format_test {
+
 using namespace servesim;
 using servesim::testing::line_with;
 using servesim::testing::replaced;
@@ -292,3 +294,5 @@ TEST_CASE("inference-perf: an empty report and a successful request without info
   const std::string path = folder.write("noinfo.json", text);
   expect_failure(path, {line_with(text, "\"info\": null"), "[0].info", "missing"});
 }
+
+}  // namespace inference_perf_format_test

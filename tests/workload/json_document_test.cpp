@@ -8,6 +8,8 @@
 #include "sim/core/errors.h"
 #include "sim/workload/benchmark/json_document.h"
 
+namespace json_document_test {
+
 using servesim::ConfigError;
 using servesim::JsonDocument;
 using json_pointer = nlohmann::json::json_pointer;
@@ -72,3 +74,5 @@ TEST_CASE("JsonDocument refuses a missing or empty or malformed file with its li
     CHECK(e.line() == 3);
   }
 }
+
+}  // namespace json_document_test

@@ -8,6 +8,8 @@
 #include "sim/workload/length_bounds.h"
 #include "workload/workload_test_util.h"
 
+namespace length_bounds_test {
+
 using namespace servesim;
 using servesim::testing::dist;
 using servesim::testing::TempFile;
@@ -84,3 +86,5 @@ TEST_CASE("length bounds: the share of requests longer than a context", "[worklo
   CHECK(share == Approx(808.0 * 808.0 / 2 / 4e6).epsilon(0.002));
   CHECK(share == Approx(0.0815071).epsilon(1e-6));
 }
+
+}  // namespace length_bounds_test

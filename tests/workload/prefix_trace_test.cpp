@@ -8,6 +8,8 @@
 #include "sim/workload/prefix_trace_source.h"
 #include "workload/workload_test_util.h"
 
+namespace prefix_trace_test {
+
 using namespace servesim;
 using servesim::testing::repo_file;
 using servesim::testing::TempFile;
@@ -144,3 +146,5 @@ TEST_CASE("mooncake trace: the copied conversation trace reads whole", "[prefix]
   CHECK(last == 3'536'999'000'000);
   CHECK(blocks == 276491);  // at 512-token KV blocks, one hash per full block
 }
+
+}  // namespace prefix_trace_test

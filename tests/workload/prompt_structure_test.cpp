@@ -8,6 +8,8 @@
 #include "sim/workload/block_hashing.h"
 #include "sim/workload/prompt_structure.h"
 
+namespace prompt_structure_test {
+
 using namespace servesim;
 
 namespace {
@@ -148,3 +150,5 @@ TEST_CASE("prompt structure: a prompt that draws no tokens is raised to one and 
   CHECK(g.next(runs) == 1);
   CHECK(g.raised_prompts() == 1);
 }
+
+}  // namespace prompt_structure_test

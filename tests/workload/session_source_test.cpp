@@ -5,6 +5,8 @@
 
 #include "sim/workload/session_source.h"
 
+namespace session_source_test {
+
 using namespace servesim;
 
 namespace {
@@ -111,3 +113,5 @@ TEST_CASE("sessions: open-loop arrivals start sessions - follow-ups come after c
   REQUIRE(s.peek_arrival_ns() == Tick{2'000'000'000});
   CHECK(s.pop().session_id == 2);
 }
+
+}  // namespace session_source_test

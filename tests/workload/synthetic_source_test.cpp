@@ -7,6 +7,8 @@
 #include "sim/workload/sampled_lengths.h"
 #include "workload_test_util.h"
 
+namespace synthetic_source_test {
+
 using namespace servesim;
 
 namespace {
@@ -172,3 +174,5 @@ TEST_CASE("synthetic source: a class without arrival - input or output is a Conf
   spec.arrival.reset();
   CHECK_THROWS_AS(make_source(spec, 0, 1), ConfigError);
 }
+
+}  // namespace synthetic_source_test

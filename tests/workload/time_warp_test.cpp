@@ -9,6 +9,8 @@
 #include "sim/workload/source.h"
 #include "sim/workload/time_warp.h"
 
+namespace time_warp_test {
+
 using namespace servesim;
 using servesim::testing::ScenarioDir;
 
@@ -88,3 +90,5 @@ cluster:
     CHECK_THAT(e.message(), Catch::Contains("formats azure, vidur, mooncake, csv only"));
   }
 }
+
+}  // namespace time_warp_test

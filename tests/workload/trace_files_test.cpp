@@ -8,6 +8,8 @@
 #include "sim/workload/source.h"
 #include "workload_test_util.h"
 
+namespace trace_files_test {
+
 using namespace servesim;
 using servesim::testing::repo_file;
 using servesim::testing::TempFile;
@@ -177,3 +179,5 @@ TEST_CASE("malformed traces: errors name the file - the line and the column", "[
                Catch::Contains(negative.path() + ":2:4") && Catch::Contains("num_decode_tokens"));
   }
 }
+
+}  // namespace trace_files_test

@@ -9,6 +9,8 @@
 #include "sim/workload/benchmark/benchmark_reader.h"
 #include "workload/workload_test_util.h"
 
+namespace vllm_bench_format_test {
+
 using namespace servesim;
 using servesim::testing::repo_file;
 using servesim::testing::TempFile;
@@ -210,3 +212,5 @@ TEST_CASE("vllm-bench: detection by the top-level keys", "[workload][benchmark]"
     CHECK(e.key() == "format");
   }
 }
+
+}  // namespace vllm_bench_format_test

@@ -14,7 +14,7 @@
 #include "sim/workload/benchmark/vllm_bench_serve_source.h"
 #include "workload/workload_test_util.h"
 
-namespace servesim {
+namespace servesim::vllm_bench_serve_source_test {
 namespace {
 
 using testing::moments_of;
@@ -293,4 +293,4 @@ TEST_CASE("vllm bench serve: sharegpt keeps the tool's filter and order and over
   for (const VllmBenchPrompt& q : p) CHECK(q.output_tokens == 64);
 }
 
-}  // namespace servesim
+}  // namespace servesim::vllm_bench_serve_source_test
