@@ -14,6 +14,8 @@
 #include "sim/study/summary_calibration.h"
 #include "sim/workload/benchmark/benchmark_summary.h"
 
+namespace calibrate_summary_test {
+
 using namespace servesim;
 using servesim::testing::run_cli;
 using servesim::testing::TempDir;
@@ -145,87 +147,96 @@ TEST_CASE("Each tool's figures of a run computed from its simulated requests are
   }
 }
 
-TEST_CASE("calibrate --from-benchmark recovers known overheads within 10 percent from each tool's aggregates",
+TEST_CASE("calibrate --from-benchmark recovers known overheads within 10 percent from vllm bench serve's aggregates",
           "[cli][calibrate][summary]") {
-  const TempDir dir("summary_known");
+  const TempDir dir("summary_known_vllm");
   const std::string scenario = write_scenario(dir, 800, 8);
   const Scenario unmodified = load_scenario(scenario, kZeroOverheads);
   SummaryCalibrationOptions options;
+  const BenchmarkSummary s = read_benchmark_summary(vllm_summary(dir, scenario));
+  const SummaryCalibration fit = calibrate_overheads_to_summary(s, unmodified, options);
+  CHECK(fit.unidentified.empty());
+  CHECK(fit.fitted.per_step_ns == Approx(300e3).epsilon(0.10));
+  CHECK(fit.fitted.per_request_ns == Approx(2e6).epsilon(0.10));
+  CHECK(fit.objective_after < fit.objective_before / 100);
+}
 
-  SECTION("vllm bench serve") {
-    const BenchmarkSummary s = read_benchmark_summary(vllm_summary(dir, scenario));
+TEST_CASE("calibrate --from-benchmark recovers known overheads within 10 percent from GuideLLM's aggregates",
+          "[cli][calibrate][summary]") {
+  const TempDir dir("summary_known_guidellm");
+  const std::string scenario = write_scenario(dir, 800, 8);
+  const Scenario unmodified = load_scenario(scenario, kZeroOverheads);
+  SummaryCalibrationOptions options;
+  const std::string out = (dir.path / "g").string();
+  REQUIRE(run_cli("run " + scenario + " --bench-format guidellm --quiet --out " + out).exit_code == 0);
+  nlohmann::json j = read_json(out + "/guidellm.json");
+  j["benchmarks"][0].erase("requests");
+  write_json(out + "/summary.json", j);
+  const SummaryCalibration fit = calibrate_overheads_to_summary(read_benchmark_summary(out + "/summary.json"),
+                                                                unmodified, options);
+  CHECK(fit.fitted.per_step_ns == Approx(300e3).epsilon(0.10));
+  CHECK(fit.fitted.per_request_ns == Approx(2e6).epsilon(0.10));
+}
+
+TEST_CASE("calibrate --from-benchmark recovers known overheads from inference-perf's stage reports fitted on one stage and checked on the other",
+          "[cli][calibrate][summary]") {
+  const TempDir dir("summary_known_inference_perf");
+  const std::string scenario = write_scenario(dir, 800, 8);
+  const Scenario unmodified = load_scenario(scenario, kZeroOverheads);
+  SummaryCalibrationOptions options;
+  // Two runs of the deployment at 8 and 12 requests/s make the two stage reports of one
+  // inference-perf run.
+  const std::string a = (dir.path / "ip0").string(), b = (dir.path / "ip1").string();
+  REQUIRE(run_cli("run " + scenario + " --bench-format inference-perf --quiet --out " + a).exit_code == 0);
+  REQUIRE(run_cli("run " + scenario + " --set workload.0.arrival.rate=12 --set stop.requests=600"
+                  " --bench-format inference-perf --quiet --out " + b).exit_code == 0);
+  std::filesystem::remove(a + "/per_request_lifecycle_metrics.json");
+  std::filesystem::copy_file(b + "/stage_0_lifecycle_metrics.json", a + "/stage_1_lifecycle_metrics.json");
+  const BenchmarkSummary s = read_benchmark_summary(a + "/stage_0_lifecycle_metrics.json");
+  REQUIRE(s.stages.size() == 2);
+  CHECK(s.stages[1].rate_per_s == 12.0);
+  CHECK(s.stages[1].requests == 600);
+  for (const int stage : {0, 1}) {
+    INFO("fitted on stage " << stage);
+    options.fit_stages = {stage};
     const SummaryCalibration fit = calibrate_overheads_to_summary(s, unmodified, options);
-    CHECK(fit.unidentified.empty());
-    CHECK(fit.fitted.per_step_ns == Approx(300e3).epsilon(0.10));
-    CHECK(fit.fitted.per_request_ns == Approx(2e6).epsilon(0.10));
-    CHECK(fit.objective_after < fit.objective_before / 100);
-  }
-  SECTION("GuideLLM") {
-    const std::string out = (dir.path / "g").string();
-    REQUIRE(run_cli("run " + scenario + " --bench-format guidellm --quiet --out " + out).exit_code == 0);
-    nlohmann::json j = read_json(out + "/guidellm.json");
-    j["benchmarks"][0].erase("requests");
-    write_json(out + "/summary.json", j);
-    const SummaryCalibration fit = calibrate_overheads_to_summary(read_benchmark_summary(out + "/summary.json"),
-                                                                  unmodified, options);
-    CHECK(fit.fitted.per_step_ns == Approx(300e3).epsilon(0.10));
-    CHECK(fit.fitted.per_request_ns == Approx(2e6).epsilon(0.10));
-  }
-  SECTION("inference-perf, fitted on one stage and checked on the other") {
-    // Two runs of the deployment at 8 and 12 requests/s make the two stage reports of one
-    // inference-perf run.
-    const std::string a = (dir.path / "ip0").string(), b = (dir.path / "ip1").string();
-    REQUIRE(run_cli("run " + scenario + " --bench-format inference-perf --quiet --out " + a).exit_code == 0);
-    REQUIRE(run_cli("run " + scenario + " --set workload.0.arrival.rate=12 --set stop.requests=600"
-                    " --bench-format inference-perf --quiet --out " + b).exit_code == 0);
-    std::filesystem::remove(a + "/per_request_lifecycle_metrics.json");
-    std::filesystem::copy_file(b + "/stage_0_lifecycle_metrics.json", a + "/stage_1_lifecycle_metrics.json");
-    const BenchmarkSummary s = read_benchmark_summary(a + "/stage_0_lifecycle_metrics.json");
-    REQUIRE(s.stages.size() == 2);
-    CHECK(s.stages[1].rate_per_s == 12.0);
-    CHECK(s.stages[1].requests == 600);
-    for (const int stage : {0, 1}) {
-      INFO("fitted on stage " << stage);
-      options.fit_stages = {stage};
-      const SummaryCalibration fit = calibrate_overheads_to_summary(s, unmodified, options);
-      // Fitted on the 600 requests at 12/s, per step and per request trade against each
-      // other along a nearly flat valley of the figures (334 us and 1.79 ms fit them within
-      // 0.1%), so that fit is held to the per-request calibration's 15%.
-      const double within = stage == 0 ? 0.10 : 0.15;
-      CHECK(fit.fitted.per_step_ns == Approx(300e3).epsilon(within));
-      CHECK(fit.fitted.per_request_ns == Approx(2e6).epsilon(within));
-      REQUIRE(fit.after.size() == 2);
-      CHECK(fit.after[static_cast<std::size_t>(stage)].fitted_on);
-      CHECK_FALSE(fit.after[static_cast<std::size_t>(1 - stage)].fitted_on);
-      // The stage it did not see: the means within 3% after, each more than 5% off before
-      // (the run without overheads is faster throughout).
-      const SummaryStageResult& before = fit.before[static_cast<std::size_t>(1 - stage)];
-      const SummaryStageResult& after = fit.after[static_cast<std::size_t>(1 - stage)];
-      for (std::size_t i = 0; i < after.rows.size(); ++i) {
-        if (after.rows[i].figure.find("_mean_") == std::string::npos) continue;
-        INFO(after.rows[i].figure);
-        CHECK(before.rows[i].error < -0.05);
-        CHECK(std::fabs(after.rows[i].error) < 0.03);
-      }
+    // Fitted on the 600 requests at 12/s, per step and per request trade against each
+    // other along a nearly flat valley of the figures (334 us and 1.79 ms fit them within
+    // 0.1%), so that fit is held to the per-request calibration's 15%.
+    const double within = stage == 0 ? 0.10 : 0.15;
+    CHECK(fit.fitted.per_step_ns == Approx(300e3).epsilon(within));
+    CHECK(fit.fitted.per_request_ns == Approx(2e6).epsilon(within));
+    REQUIRE(fit.after.size() == 2);
+    CHECK(fit.after[static_cast<std::size_t>(stage)].fitted_on);
+    CHECK_FALSE(fit.after[static_cast<std::size_t>(1 - stage)].fitted_on);
+    // The stage it did not see: the means within 3% after, each more than 5% off before
+    // (the run without overheads is faster throughout).
+    const SummaryStageResult& before = fit.before[static_cast<std::size_t>(1 - stage)];
+    const SummaryStageResult& after = fit.after[static_cast<std::size_t>(1 - stage)];
+    for (std::size_t i = 0; i < after.rows.size(); ++i) {
+      if (after.rows[i].figure.find("_mean_") == std::string::npos) continue;
+      INFO(after.rows[i].figure);
+      CHECK(before.rows[i].error < -0.05);
+      CHECK(std::fabs(after.rows[i].error) < 0.03);
     }
-
-    // The CLI prints both stages and writes a profile; every stage fitted leaves none to check.
-    const std::string profile = (dir.path / "engine.yaml").string();
-    const auto cli = run_cli("calibrate --from-benchmark " + a + "/stage_1_lifecycle_metrics.json --scenario " +
-                             scenario + kZeroSets + " --max-replays 80 -o " + profile);
-    INFO(cli.output);
-    CHECK(cli.exit_code == 0);
-    CHECK(cli.output.find("split: fitted on stage 0; checked on stage 1") != std::string::npos);
-    CHECK(cli.output.find("stage 1 (checked on; 600 simulated requests completed)") != std::string::npos);
-    CHECK(cli.output.find("ntpot_mean_ms") != std::string::npos);
-    CHECK(std::filesystem::exists(profile));
-    CHECK(run_cli("calibrate --from-benchmark " + a + "/stage_0_lifecycle_metrics.json --scenario " + scenario +
-                  " --fit-stages 0,1").exit_code == 2);
-    CHECK(run_cli("calibrate --from-benchmark " + a + "/stage_0_lifecycle_metrics.json --scenario " + scenario +
-                  " --fit-stages 2").exit_code == 2);
-    CHECK(run_cli("calibrate --from-benchmark " + a + "/stage_0_lifecycle_metrics.json --scenario " + scenario +
-                  " --fit-stages one").exit_code == 2);
   }
+
+  // The CLI prints both stages and writes a profile; every stage fitted leaves none to check.
+  const std::string profile = (dir.path / "engine.yaml").string();
+  const auto cli = run_cli("calibrate --from-benchmark " + a + "/stage_1_lifecycle_metrics.json --scenario " +
+                           scenario + kZeroSets + " --max-replays 80 -o " + profile);
+  INFO(cli.output);
+  CHECK(cli.exit_code == 0);
+  CHECK(cli.output.find("split: fitted on stage 0; checked on stage 1") != std::string::npos);
+  CHECK(cli.output.find("stage 1 (checked on; 600 simulated requests completed)") != std::string::npos);
+  CHECK(cli.output.find("ntpot_mean_ms") != std::string::npos);
+  CHECK(std::filesystem::exists(profile));
+  CHECK(run_cli("calibrate --from-benchmark " + a + "/stage_0_lifecycle_metrics.json --scenario " + scenario +
+                " --fit-stages 0,1").exit_code == 2);
+  CHECK(run_cli("calibrate --from-benchmark " + a + "/stage_0_lifecycle_metrics.json --scenario " + scenario +
+                " --fit-stages 2").exit_code == 2);
+  CHECK(run_cli("calibrate --from-benchmark " + a + "/stage_0_lifecycle_metrics.json --scenario " + scenario +
+                " --fit-stages one").exit_code == 2);
 }
 
 TEST_CASE("calibrate from aggregates refuses a scenario whose workload is not the benchmark's naming both",
@@ -374,3 +385,5 @@ TEST_CASE("calibrate --format with no name lists the aggregate formats too and e
                            "  vllm-bench       vllm bench serve --save-result without --save-detailed\n") !=
         std::string::npos);
 }
+
+}  // namespace calibrate_summary_test

@@ -13,6 +13,8 @@
 #include "sim/study/overhead_calibration.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
 
+namespace replay_calibrate_test {
+
 using namespace servesim;
 using servesim::testing::run_cli;
 using servesim::testing::TempDir;
@@ -95,8 +97,15 @@ TEST_CASE("calibrate --from-benchmark recovers known per-step and per-request ov
       CHECK(std::fabs(row.error) <= 0.03);
     }
   }
+}
 
-  // The CLI writes a profile that a scenario loads as its engine preset.
+TEST_CASE("calibrate --from-benchmark writes a profile that a scenario loads as its engine preset",
+          "[cli][replay][calibrate]") {
+  const TempDir dir("calibrate_profile");
+  const std::string scenario = write_known_scenario(dir, 800);
+  const std::string out = (dir.path / "run").string();
+  REQUIRE(run_cli("run " + scenario + " --bench-format vllm --out " + out).exit_code == 0);
+  const std::string bench = out + "/vllm_bench.json";
   const std::string profile = (dir.path / "engine.yaml").string();
   const auto cli = run_cli("calibrate --from-benchmark " + bench + " --scenario " + scenario +
                            " --set cluster.pools.0.engine.overheads.per_step=0ms"
@@ -246,3 +255,5 @@ TEST_CASE("replay --format with no name lists the benchmark formats and exits 0"
   CHECK(unknown.output.find("unknown benchmark format 'vllm' (valid: auto, vllm-bench, inference-perf, guidellm)") !=
         std::string::npos);
 }
+
+}  // namespace replay_calibrate_test
