@@ -5,10 +5,14 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${SERVESIM_BUILD_DIR:-$ROOT/build}"
-PACKAGES=(build-essential cmake ninja-build libboost-graph-dev libboost-program-options-dev
-          nlohmann-json3-dev libyaml-cpp-dev catch2 zlib1g-dev
-          python3-matplotlib  # scripts/plot.py
-          pybind11-dev python3-dev python3-pandas python3-pytest)  # the Python package (python/)
+# What the servesim binary needs to build (Catch2 too: a configure with the tests on looks
+# for it), then what the Python package and the plots need. scripts/demo installs the first
+# list, builds and prints the quickstart's result, and only then installs the second.
+BUILD_PACKAGES=(build-essential cmake ninja-build libboost-graph-dev libboost-program-options-dev
+                nlohmann-json3-dev libyaml-cpp-dev catch2 zlib1g-dev)
+PYTHON_PACKAGES=(python3-matplotlib  # scripts/plot.py
+                 pybind11-dev python3-dev python3-pandas python3-pytest)  # the Python package (python/)
+PACKAGES=("${BUILD_PACKAGES[@]}" "${PYTHON_PACKAGES[@]}")
 # For the test suite only: a real browser to render `servesim report`'s page
 # (tests/report/html_report_test.cpp), headless; the engines the sweep recipes run on
 # (python/tests/test_distributed.py); Jupyter to run examples/quickstart.ipynb.
@@ -21,9 +25,16 @@ FUZZ_PACKAGES=(clang libclang-rt-dev)
 # sanitized test suite link the same library objects, so one build serves both.
 SANITIZE_BUILD_DIR="${SERVESIM_SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}"
 
+# Installs what is missing of PACKAGES and of the packages named as arguments; with
+# --only, of the arguments alone.
 install_missing_packages() {
+  local wanted=("${PACKAGES[@]}")
+  if [ "${1:-}" = --only ]; then
+    shift
+    wanted=()
+  fi
   local missing=()
-  for p in "${PACKAGES[@]}" "$@"; do
+  for p in "${wanted[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -34,13 +45,19 @@ install_missing_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# Configures $BUILD_DIR (Release, unity batches, no link-time optimisation: LTO's link of the
+# three programs took longer than compiling them and makes a run ~7% faster, which the
+# benchmark build keeps: docs/performance.md) when the folder is new, when an earlier configure
+# failed (say, before the packages were installed: that leaves a CMakeCache.txt but no
+# build.ninja/Makefile), or when SERVESIM_RECONFIGURE=1 (packages installed since), then
+# builds SERVESIM_BUILD_TARGET (default: everything).
 configure_and_build() {
   local generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
-  # Configure when the folder is new, and also when an earlier configure failed (say, before
-  # the packages were installed): that leaves a CMakeCache.txt but no build.ninja/Makefile.
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ] || { [ ! -f "$BUILD_DIR/build.ninja" ] && [ ! -f "$BUILD_DIR/Makefile" ]; }; then
-    cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+    cmake -S "$ROOT" -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DSERVESIM_LTO=OFF "$@" >/dev/null
+  elif [ "${SERVESIM_RECONFIGURE:-0}" = 1 ]; then
+    cmake -S "$ROOT" -B "$BUILD_DIR" >/dev/null
   fi
   # SERVESIM_BUILD_TARGET limits the build to these targets (scripts/demo needs the CLI and
   # the Python extension, not the test suite).
@@ -64,6 +81,27 @@ install_python_package() {
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo mkdir -p "$site"
   echo "$BUILD_DIR/python" | $sudo tee "$site/servesim.pth" >/dev/null
+}
+
+# Puts `servesim` on PATH: a link to $BUILD_DIR/servesim in /usr/local/bin (with sudo where
+# not root), or in ~/.local/bin where that cannot be written, with a note when that folder
+# is not on PATH. The link follows rebuilds.
+install_cli_on_path() {
+  local target="$BUILD_DIR/servesim" dir=/usr/local/bin sudo=""
+  [ -x "$target" ] || return 0
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  if [ -d "$dir" ] && { [ -w "$dir" ] || { [ -n "$sudo" ] && sudo -n true 2>/dev/null; }; }; then
+    [ -w "$dir" ] && sudo=""
+    $sudo ln -sfn "$target" "$dir/servesim"
+  else
+    dir="$HOME/.local/bin"
+    mkdir -p "$dir"
+    ln -sfn "$target" "$dir/servesim"
+  fi
+  case ":$PATH:" in
+    *":$dir:"*) ;;
+    *) echo "servesim: note: $dir/servesim links the binary; add $dir to PATH to call it as servesim" >&2 ;;
+  esac
 }
 
 # Does this clang link a libFuzzer program? (Debian ships libFuzzer in libclang-rt-N-dev.)
