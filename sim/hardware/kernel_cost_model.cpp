@@ -206,12 +206,23 @@ std::optional<double> KernelCostModel::decode_attention_seconds(std::int64_t seq
   const double s = static_cast<double>(context_sum) / b + 1.0;
   const std::vector<double>& lengths = decode_lengths_;
   if (seqs > kMaxCachedRows || s < lengths.front() || s > lengths.back()) return decode_attention_grid_s(b, s);
+  const std::vector<double>& curve = decode_curve(seqs);
+  const auto hi = static_cast<std::size_t>(std::upper_bound(lengths.begin(), lengths.end(), s) - lengths.begin());
+  return decode_curve_at(curve, hi, s);
+}
+
+const std::vector<double>& KernelCostModel::decode_curve(std::int64_t seqs) const {
   if (decode_curves_.size() <= static_cast<std::size_t>(seqs)) decode_curves_.resize(static_cast<std::size_t>(seqs) + 1);
   std::vector<double>& curve = decode_curves_[static_cast<std::size_t>(seqs)];
   if (curve.empty()) {
-    for (const double length : lengths) curve.push_back(decode_attention_grid_s(b, length));
+    const double b = static_cast<double>(seqs);
+    for (const double length : decode_lengths_) curve.push_back(decode_attention_grid_s(b, length));
   }
-  const auto hi = static_cast<std::size_t>(std::upper_bound(lengths.begin(), lengths.end(), s) - lengths.begin());
+  return curve;
+}
+
+double KernelCostModel::decode_curve_at(const std::vector<double>& curve, std::size_t hi, double s) const {
+  const std::vector<double>& lengths = decode_lengths_;
   if (hi == lengths.size()) return curve.back();
   const std::size_t lo = hi - 1;
   const double t = (s - lengths[lo]) / (lengths[hi] - lengths[lo]);
@@ -471,6 +482,45 @@ StepCost KernelCostModel::step_cost(const BatchShape& batch) const {
   StepCost cost;
   price_ops(batch, nullptr, &cost);
   return cost;
+}
+
+void KernelCostModel::decode_run_costs(std::int64_t seqs, std::int64_t context_sum, std::span<StepCost> out) const {
+  // step_cost's decode-only path, with what the steps share worked out once: the padded
+  // rows' sums (compute and communication are the same in every step) and the place on
+  // the attention curve, which moves up by one token of mean length a step. The same
+  // expressions in the same order as step_cost and assemble, so each cost is theirs bit
+  // for bit (tests/hardware/kernel_cost_model_test.cpp compares them).
+  const std::int64_t rows = graph_rows(seqs);
+  if (!tables_->generation_attention || rows > kMaxCachedRows || seqs > kMaxCachedRows || out.empty())
+    return CostModel::decode_run_costs(seqs, context_sum, out);
+  static const Sums kNone{};
+  const Sums& a = decode_rest(rows);
+  StepCost shared;
+  shared.compute_ns = ticks_from_seconds(a.bucket_s[0] + kNone.bucket_s[0] + 0.0);
+  shared.comm_ns = ticks_from_seconds(a.bucket_s[2] + kNone.bucket_s[2]);
+  shared.table_fallback_ops = a.fallbacks + kNone.fallbacks;
+  shared.flops = a.flops + kNone.flops;
+  shared.bytes = a.bytes + kNone.bytes;
+  const double memory_rest_s = a.bucket_s[1] + kNone.bucket_s[1];
+  const std::vector<double>& lengths = decode_lengths_;
+  const std::vector<double>& curve = decode_curve(seqs);
+  const double b = static_cast<double>(seqs);
+  std::size_t hi = 0;  // first measured length above s; s never decreases along the run
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::int64_t sum = context_sum + static_cast<std::int64_t>(k) * seqs;
+    const double s = static_cast<double>(sum) / b + 1.0;  // decode_attention_seconds
+    double attention_s = 0;
+    if (s < lengths.front() || s > lengths.back()) {
+      attention_s = decode_attention_grid_s(b, s);
+    } else {
+      while (hi < lengths.size() && lengths[hi] <= s) ++hi;
+      attention_s = decode_curve_at(curve, hi, s);
+    }
+    StepCost& cost = out[k];
+    cost = shared;
+    cost.memory_ns = ticks_from_seconds(memory_rest_s + attention_s * layers_);
+    cost.total_ns = std::max<Tick>(1, cost.compute_ns + cost.memory_ns + cost.comm_ns);
+  }
 }
 
 std::vector<OpTiming> KernelCostModel::breakdown(const BatchShape& batch) const {

@@ -41,6 +41,7 @@ class KernelCostModel : public CostModel {
                   int cuda_graph_max_batch);
 
   StepCost step_cost(const BatchShape& batch) const override;
+  void decode_run_costs(std::int64_t seqs, std::int64_t context_sum, std::span<StepCost> out) const override;
   std::vector<OpTiming> breakdown(const BatchShape& batch) const override;
   std::string describe() const override;
 
@@ -112,6 +113,11 @@ class KernelCostModel : public CostModel {
   std::vector<double> decode_lengths_;
   mutable std::vector<std::vector<double>> decode_curves_;
   double decode_attention_grid_s(double seqs, double s) const;
+  // The curve of `seqs` sequences (built on first use), and its value at length s, which
+  // lies in [decode_lengths_.front(), decode_lengths_.back()] below decode_lengths_[hi]
+  // (hi = size: at the last length).
+  const std::vector<double>& decode_curve(std::int64_t seqs) const;
+  double decode_curve_at(const std::vector<double>& curve, std::size_t hi, double s) const;
   AttentionKernels attention_kernels_;  // refers to model_, declared above it
 
   // Sums of some of a step's priced operators, by bucket.
