@@ -22,10 +22,11 @@ namespace servesim {
 namespace {
 
 // Longest stretch priced at once: a submit cuts a run short, and the steps priced past the
-// cut are thrown away, while a longer run spares events. 16 gave the fewest instructions
-// of 8, 16, 24, 32 and 64 at light load (docs/performance.md), busy load being flat; a
+// cut are thrown away, while a longer run spares events. With the kernels model's run
+// pricing (~90 instructions a step) 24 and 32 gave the fewest instructions of 16, 24, 32
+// and 64 at light load (1.1% fewer than 16; 64: 0.7% more; docs/performance.md); a
 // quiet stretch longer than that is run as several.
-constexpr std::int64_t kMostRunSteps = 16;
+constexpr std::int64_t kMostRunSteps = 32;
 
 }  // namespace
 
@@ -106,27 +107,38 @@ void Replica::apply_run_steps() {
   ++run_step_;
   // The steps that start and end before the event: their effects only (plan_ and split_
   // describe the step in flight, started last).
-  for (; ended(run_step_); ++run_step_) apply_quiet_step();
+  std::size_t last = run_step_;
+  while (ended(last)) ++last;
+  if (last > run_step_) apply_quiet_steps(run_step_, last);
+  run_step_ = last;
   start_quiet_step();
 }
 
-void Replica::apply_quiet_step() {
-  // start_quiet_step and end_step_counts in one, for a step that is not left in flight.
-  const Tick start = run_ends_[run_step_ - 1], end = run_ends_[run_step_];
-  const StepCost& cost = run_costs_[run_step_];
+void Replica::apply_quiet_steps(std::size_t from, std::size_t to) {
+  // start_quiet_step and end_step_counts in one, for each step that is not left in
+  // flight. The integer counts of all of them at once (sums: the same whatever the
+  // order); the floating-point sums step by step, in step order, as the step-by-step
+  // path adds them.
   const std::int64_t count = lazy_.count();
-  lazy_.start_quiet_step();                 // its new blocks (plan_quiet_step, without a plan)
-  stats_.overhead_ns += run_extra_ns_;      // prepare_step: per step and per token sampled
-  const StepSplit split = split_step(count, 0, end - start, run_extra_ns_, cost, nullptr);
-  lazy_.charge_step_start(split.decode_units, start);
-  stats_.lazy_decode_tokens += count;
-  stats_.add_utilisation(split);
-  stats_.add_bound_time(cost.compute_ns, cost.memory_ns);
+  const Tick extra_ns = run_extra_ns_;
+  Tick compute_ns = 0, memory_ns = 0;
+  for (std::size_t k = from; k < to; ++k) {
+    const Tick start = run_ends_[k - 1], end = run_ends_[k];
+    const StepCost& cost = run_costs_[k];
+    const StepSplit split = split_step(count, 0, end - start, extra_ns, cost, nullptr);
+    stats_.add_utilisation(split);
+    compute_ns += cost.compute_ns;
+    memory_ns += cost.memory_ns;
+    lazy_.run_quiet_step(split.total_ns, split.extra_ns, split.decode_ns, split.decode_units, end);
+  }
+  const auto steps = static_cast<std::int64_t>(to - from);
+  stats_.add_bound_time(compute_ns, memory_ns);
+  stats_.overhead_ns += extra_ns * steps;  // prepare_step: per step and per token sampled
+  stats_.lazy_decode_tokens += count * steps;
+  stats_.decode_run_steps += steps;
+  stats_.steps += steps;  // end_step_counts
+  stats_.busy_ns += run_ends_[to - 1] - run_ends_[from - 1];
   note_load_change();
-  stats_.decode_run_steps += 1;
-  stats_.steps += 1;                         // end_step_counts
-  stats_.busy_ns += end - start;
-  lazy_.charge_step_end(split, end);
 }
 
 void Replica::catch_up() {

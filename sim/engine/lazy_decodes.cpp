@@ -299,17 +299,7 @@ void LazyDecodes::charge_step_end(const StepSplit& split, Tick end_ns) {
   planned_ = false;
   if (!in_step_) return;
   in_step_ = false;
-  // What account_chunk_end gives a decode-work chunk of this step.
-  const Tick model_ns = split.total_ns - split.extra_ns;
-  own_ns_ += split.decode_ns;
-  rest_ns_ += model_ns - split.decode_ns;
-  extra_ns_ += split.extra_ns;
-  context_sum_ += count_;  // each computed one more token
-  // Each emitted a token; its gap is the step (its previous token came at the step's start).
-  pending_gaps_.push_back(split.total_ns);
-  if (pending_gaps_.size() >= 256) flush_gaps();
-  while (!gap_maxima_.empty() && gap_maxima_.back().second <= split.total_ns) gap_maxima_.pop_back();
-  gap_maxima_.emplace_back(steps_ended_, split.total_ns);
+  add_step_increments(split.total_ns, split.extra_ns, split.decode_ns);
 }
 
 }  // namespace servesim

@@ -111,6 +111,20 @@ class LazyDecodes {
   // At the step's end: every lazy decode's increments, and its inter-token gap (the
   // step), which reaches the metrics with later steps' (flush_gaps: one batch per class).
   void charge_step_end(const StepSplit& split, Tick end_ns);
+  // A decode run's step that nobody plans or reads, applied whole (Replica's decode
+  // runs): start_quiet_step, charge_step_start and charge_step_end in one, for a step of
+  // `total_ns` (`extra_ns` of it extras, `decode_ns` of it the decodes' model time) that
+  // starts at the last step's end, each decode's GPU-time share `decode_units` (the
+  // step's StepSplit). Inline: a run applies ten or so at a time, in a loop.
+  void run_quiet_step(Tick total_ns, Tick extra_ns, Tick decode_ns, std::int64_t decode_units, Tick end_ns) {
+    SS_ASSERT(!in_step_ && count_ > 0 && end_ns - total_ns == last_end_ns_, "a quiet step is all lazy decodes");
+    const std::int64_t crossing = crossing_count();  // start_quiet_step
+    if (crossing > 0) kv_.allocate_unassigned(crossing);
+    gpu_units_ += decode_units;  // charge_step_start
+    ++steps_ended_;              // charge_step_end
+    last_end_ns_ = end_ns;
+    add_step_increments(total_ns, extra_ns, decode_ns);
+  }
   // The gaps held back, to the metrics now (before the metrics are read).
   void flush_gaps();
   // Lazy requests whose next step needs them explicit (last token, a block whose hash
@@ -140,6 +154,20 @@ class LazyDecodes {
   void allocate_crossers_blocks(std::int64_t crossing) {
     if (crossing > 0) kv_.allocate_unassigned(crossing);
     planned_ = true;
+  }
+  // charge_step_end's part for a step that held the lazy decodes: their increments.
+  void add_step_increments(Tick total_ns, Tick extra_ns, Tick decode_ns) {
+    // What account_chunk_end gives a decode-work chunk of this step.
+    const Tick model_ns = total_ns - extra_ns;
+    own_ns_ += decode_ns;
+    rest_ns_ += model_ns - decode_ns;
+    extra_ns_ += extra_ns;
+    context_sum_ += count_;  // each computed one more token
+    // Each emitted a token; its gap is the step (its previous token came at the step's start).
+    pending_gaps_.push_back(total_ns);
+    if (pending_gaps_.size() >= 256) flush_gaps();
+    while (!gap_maxima_.empty() && gap_maxima_.back().second <= total_ns) gap_maxima_.pop_back();
+    gap_maxima_.emplace_back(steps_ended_, total_ns);
   }
   // The lazy decodes join `plan` as a count.
   void add_count_to_plan(StepPlan& plan);

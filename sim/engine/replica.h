@@ -228,8 +228,9 @@ class Replica {
   void apply_run_steps();
   // Starts the run's step run_step_ as maybe_start_step would; its start time.
   void start_quiet_step();
-  // Applies the run's step run_step_, start and end, leaving plan_ and split_ alone.
-  void apply_quiet_step();
+  // Applies the run's steps [from, to), each start and end, leaving plan_ and split_
+  // alone. REQUIRES: 1 <= from < to.
+  void apply_quiet_steps(std::size_t from, std::size_t to);
   Tick step_start_of_run_step() const;
   // A submit: the step in flight becomes the run's last.
   void interrupt_decode_run();

@@ -57,41 +57,6 @@ void account_gap(RequestState& r, Tick now) {
   }
 }
 
-StepSplit split_step(std::int64_t decode_chunks, std::int64_t prefill_tokens, Tick total_ns, Tick extra_ns,
-                     const StepCost& cost, const StepCost* decode_alone) {
-  StepSplit split;
-  split.total_ns = total_ns;
-  split.extra_ns = extra_ns;
-  const Tick model_ns = total_ns - extra_ns;
-  SS_ASSERT(model_ns >= 1 && extra_ns >= 0, "a step's model time must be positive");
-  split.decode_chunks = decode_chunks;
-  split.prefill_tokens = prefill_tokens;
-  // Decode part: the whole model time in a pure decode step, none in a pure prefill step,
-  // and in a mixed step what the decodes would have cost alone; prefills own the rest.
-  if (split.prefill_tokens == 0) {
-    split.decode_ns = model_ns;
-    split.decode_flops = cost.flops;
-    split.decode_bytes = cost.bytes;
-  } else if (split.decode_chunks > 0) {
-    SS_ASSERT(decode_alone != nullptr, "a mixed step's split needs the decodes' cost alone");
-    split.decode_ns = std::min(model_ns, decode_alone->total_ns);
-    split.decode_flops = std::min(cost.flops, decode_alone->flops);
-    split.decode_bytes = std::min(cost.bytes, decode_alone->bytes);
-  }
-  split.prefill_ns = model_ns - split.decode_ns;
-  split.prefill_flops = cost.flops - split.decode_flops;
-  split.prefill_bytes = cost.bytes - split.decode_bytes;
-  // Every decode of the step gets the same share of its whole time (extra included), in
-  // GpuTimeShares units.
-  const double scale = static_cast<double>(total_ns) / static_cast<double>(model_ns);
-  split.scale = scale;
-  split.decode_units =
-      split.decode_chunks > 0
-          ? GpuTimeShares::units_from_ns(static_cast<double>(split.decode_ns) / static_cast<double>(split.decode_chunks) * scale)
-          : 0;
-  return split;
-}
-
 StepSplit account_step_start(const StepPlan& plan, Tick now, Tick total_ns, Tick extra_ns, const StepCost& cost,
                              const CostModel& cost_model) {
   for (RequestState* v : plan.preempted) account_gap(*v, now);

@@ -3,6 +3,7 @@
 // (docs/metrics.md, "Latency attribution" and "Cost"). O(chunks) per step; two or three
 // extra cost-model calls only on steps that mix prefill and decode work or read a
 // prefix-cache hit.
+#include <algorithm>
 #include <cstdint>
 
 #include "sim/core/assert.h"
@@ -43,8 +44,10 @@ StepSplit account_step_start(const StepPlan& plan, Tick now_ns, Tick total_ns, T
 // The split alone (account_step_start's first part): `cost` is the model's price of the
 // step, `decode_alone` that of its decode work alone, needed when it has both decode
 // chunks and prefill tokens.
-StepSplit split_step(std::int64_t decode_chunks, std::int64_t prefill_tokens, Tick total_ns, Tick extra_ns,
-                     const StepCost& cost, const StepCost* decode_alone);
+// Inline: a decode run applies it to each of its steps (Replica::apply_quiet_steps), where
+// the constant arguments fold away.
+inline StepSplit split_step(std::int64_t decode_chunks, std::int64_t prefill_tokens, Tick total_ns, Tick extra_ns,
+                            const StepCost& cost, const StepCost* decode_alone);
 // At the step's end, for each of its chunks before the chunk's tokens are emitted: gives
 // the step's time to the request's parts (own compute, batch share or interference,
 // overhead, or preemption). Inline: Replica::on_step_end calls it in its own loop over the
@@ -62,6 +65,41 @@ inline Tick mul_div(Tick a, std::int64_t b, std::int64_t c) {
   return a * b / c;
 }
 }  // namespace detail
+
+inline StepSplit split_step(std::int64_t decode_chunks, std::int64_t prefill_tokens, Tick total_ns, Tick extra_ns,
+                            const StepCost& cost, const StepCost* decode_alone) {
+  StepSplit split;
+  split.total_ns = total_ns;
+  split.extra_ns = extra_ns;
+  const Tick model_ns = total_ns - extra_ns;
+  SS_ASSERT(model_ns >= 1 && extra_ns >= 0, "a step's model time must be positive");
+  split.decode_chunks = decode_chunks;
+  split.prefill_tokens = prefill_tokens;
+  // Decode part: the whole model time in a pure decode step, none in a pure prefill step,
+  // and in a mixed step what the decodes would have cost alone; prefills own the rest.
+  if (split.prefill_tokens == 0) {
+    split.decode_ns = model_ns;
+    split.decode_flops = cost.flops;
+    split.decode_bytes = cost.bytes;
+  } else if (split.decode_chunks > 0) {
+    SS_ASSERT(decode_alone != nullptr, "a mixed step's split needs the decodes' cost alone");
+    split.decode_ns = std::min(model_ns, decode_alone->total_ns);
+    split.decode_flops = std::min(cost.flops, decode_alone->flops);
+    split.decode_bytes = std::min(cost.bytes, decode_alone->bytes);
+  }
+  split.prefill_ns = model_ns - split.decode_ns;
+  split.prefill_flops = cost.flops - split.decode_flops;
+  split.prefill_bytes = cost.bytes - split.decode_bytes;
+  // Every decode of the step gets the same share of its whole time (extra included), in
+  // GpuTimeShares units.
+  const double scale = static_cast<double>(total_ns) / static_cast<double>(model_ns);
+  split.scale = scale;
+  split.decode_units =
+      split.decode_chunks > 0
+          ? GpuTimeShares::units_from_ns(static_cast<double>(split.decode_ns) / static_cast<double>(split.decode_chunks) * scale)
+          : 0;
+  return split;
+}
 
 inline void account_chunk_end(const ScheduledChunk& c, const StepSplit& split, Tick start_ns, Tick end_ns) {
   RequestState& r = *c.request;
