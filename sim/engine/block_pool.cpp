@@ -58,8 +58,11 @@ void BlockPool::push_tail_plain(std::int32_t b) {
 
 void BlockPool::release_plain_reversed(const std::int32_t* blocks, std::size_t n) {
   if (n == 0) return;
-  // Pushed last first, as n release_plain() calls would: blocks[0] ends on top.
-  for (std::size_t i = n; i-- > 0;) plain_ids_.push_back(blocks[i]);
+  // Pushed last first, as n release_plain() calls would: blocks[0] ends on top. One
+  // resize, not a push_back per block (a request frees ~85 blocks at the light load).
+  const std::size_t at = plain_ids_.size();
+  plain_ids_.resize(at + n);
+  std::reverse_copy(blocks, blocks + n, plain_ids_.begin() + static_cast<std::ptrdiff_t>(at));
   push_plain_run(static_cast<std::uint32_t>(n));
 }
 
