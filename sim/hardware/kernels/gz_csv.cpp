@@ -2,7 +2,9 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 
 #include "sim/core/errors.h"
@@ -13,51 +15,98 @@ namespace {
 
 void split(std::string_view text, std::vector<std::string_view>& out) {
   out.clear();
-  std::size_t start = 0;
+  const char* at = text.data();
+  const char* const end = at + text.size();
   while (true) {
-    const std::size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) {
-      out.push_back(text.substr(start));
+    const char* comma = static_cast<const char*>(std::memchr(at, ',', static_cast<std::size_t>(end - at)));
+    if (comma == nullptr) {
+      out.emplace_back(at, static_cast<std::size_t>(end - at));
       return;
     }
-    out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
+    out.emplace_back(at, static_cast<std::size_t>(comma - at));
+    at = comma + 1;
   }
+}
+
+// zlib's message for a failed read, as gzerror gives it.
+std::string gz_read_error(gzFile f) {
+  int err = 0;
+  const char* message = gzerror(f, &err);
+  return std::string("cannot read the kernel table: ") + (message ? message : "unknown error");
+}
+
+// Most cells are short decimals ("0.01234", "4096"): with at most 15 digits and no
+// exponent the value is the integer of its digits (exact in a double) divided by a power
+// of ten up to 10^22 (exact too), and one IEEE division rounds that correctly, as
+// std::from_chars does (Clinger's fast path). False for anything else, which from_chars
+// reads.
+bool parse_short_decimal(std::string_view text, double& value) {
+  static constexpr double kPowers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  std::size_t i = 0;
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) ++i;
+  std::uint64_t digits = 0;
+  int count = 0, fraction = -1;  // fraction: digits after the point, -1 without a point
+  for (; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch >= '0' && ch <= '9') {
+      digits = digits * 10 + static_cast<std::uint64_t>(ch - '0');
+      ++count;
+      if (fraction >= 0) ++fraction;
+    } else if (ch == '.' && fraction < 0) {
+      fraction = 0;
+    } else {
+      return false;
+    }
+  }
+  if (count == 0 || count > 15 || fraction == 0) return false;  // "1." and "." to from_chars
+  double v = static_cast<double>(digits);
+  if (fraction > 0) v /= kPowers[fraction];
+  value = negative ? -v : v;
+  return true;
 }
 
 }  // namespace
 
-GzCsvReader::GzCsvReader(std::string path) : path_(std::move(path)), buffer_(1 << 16) {
-  file_ = gzopen(path_.c_str(), "rb");
-  if (file_ == nullptr) throw ConfigError(path_, 0, "", "cannot open the kernel table: " + std::string(std::strerror(errno)));
-  gzbuffer(static_cast<gzFile>(file_), 1 << 17);
+GzCsvReader::GzCsvReader(std::string path) : path_(std::move(path)) {
+  gzFile f = gzopen(path_.c_str(), "rb");
+  if (f == nullptr) throw ConfigError(path_, 0, "", "cannot open the kernel table: " + std::string(std::strerror(errno)));
+  gzbuffer(f, 1 << 17);
+  constexpr std::size_t kChunk = 1 << 18;
+  std::size_t size = 0;
+  while (true) {
+    text_.resize(size + kChunk);
+    const int got = gzread(f, text_.data() + size, static_cast<unsigned>(kChunk));
+    if (got < 0) {
+      // The line the failed read was in: the lines read whole so far, plus one.
+      const auto lines = std::count(text_.data(), text_.data() + size, '\n');
+      const std::string message = gz_read_error(f);
+      gzclose(f);
+      throw ConfigError(path_, static_cast<int>(lines) + 1, "", message);
+    }
+    size += static_cast<std::size_t>(got);
+    if (got == 0) break;
+  }
+  gzclose(f);
+  text_.resize(size);
   if (!read_line()) throw ConfigError(path_, 1, "", "the kernel table is empty (no header row)");
   std::vector<std::string_view> cells;
   split(line_text_, cells);
   for (std::string_view c : cells) header_.emplace_back(c);
 }
 
-GzCsvReader::~GzCsvReader() {
-  if (file_ != nullptr) gzclose(static_cast<gzFile>(file_));
-}
+GzCsvReader::~GzCsvReader() = default;
 
 bool GzCsvReader::read_line() {
-  line_text_.clear();
-  gzFile f = static_cast<gzFile>(file_);
-  while (true) {
-    if (gzgets(f, buffer_.data(), static_cast<int>(buffer_.size())) == nullptr) {
-      int err = 0;
-      const char* message = gzerror(f, &err);
-      if (err != Z_OK && err != Z_STREAM_END) {
-        throw ConfigError(path_, line_ + 1, "", std::string("cannot read the kernel table: ") + message);
-      }
-      if (line_text_.empty()) return false;
-      break;
-    }
-    line_text_ += buffer_.data();
-    if (!line_text_.empty() && line_text_.back() == '\n') break;
-  }
-  while (!line_text_.empty() && (line_text_.back() == '\n' || line_text_.back() == '\r')) line_text_.pop_back();
+  if (next_ >= text_.size()) return false;
+  const char* start = text_.data() + next_;
+  const std::size_t left = text_.size() - next_;
+  const char* newline = static_cast<const char*>(std::memchr(start, '\n', left));
+  std::size_t length = newline ? static_cast<std::size_t>(newline - start) : left;
+  next_ += newline ? length + 1 : length;
+  while (length > 0 && (start[length - 1] == '\n' || start[length - 1] == '\r')) --length;
+  line_text_ = std::string_view(start, length);
   ++line_;
   return true;
 }
@@ -98,6 +147,7 @@ bool GzCsvReader::next(std::vector<std::string_view>& cells) {
 double GzCsvReader::number(const std::vector<std::string_view>& cells, std::size_t column) const {
   const std::string_view text = cells[column];
   double value = 0;
+  if (parse_short_decimal(text, value)) return value;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size()) {
     throw ConfigError(path_, line_, header_[column], "expected a number, got '" + std::string(text) + "'");

@@ -2,6 +2,8 @@
 // Reads a gzip-compressed CSV file (the kernel tables in data/kernels/ ship as .csv.gz) one
 // row at a time: plain RFC-4180 without quoting, a header row, no empty cells. zlib's gz*
 // functions also read an uncompressed file, so a table unpacked by hand works the same.
+// The file is inflated whole when opened (a table is 0.1-2 MB unpacked) and its rows are
+// cut from that text in place: loading a pool's tables is most of a scenario's start-up.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -35,9 +37,9 @@ class GzCsvReader {
   bool read_line();
 
   std::string path_;
-  void* file_ = nullptr;  // gzFile
-  std::string line_text_;
-  std::vector<char> buffer_;
+  std::string text_;          // the whole file, inflated
+  std::size_t next_ = 0;      // where the next line starts in text_
+  std::string_view line_text_;
   std::vector<std::string> header_;
   int line_ = 0;
 };

@@ -21,12 +21,20 @@ void KernelGrid::add(const KernelCoord& at, double latency_s) {
 
 void KernelGrid::finish() {
   SS_ASSERT(!points_.empty(), "a kernel grid needs a measured point");
-  // Repeated coordinates: the first row wins.
+  // Repeated coordinates: the first row wins. The rows' indices sorted by coordinate,
+  // stably, put the first of each repeated coordinate first (a set of every coordinate
+  // did the same with a node allocated per row: tables load at every scenario's start).
+  std::vector<std::uint32_t> order(points_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return points_[a].at < points_[b].at; });
+  std::vector<char> first(points_.size(), 0);
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (i == 0 || points_[order[i - 1]].at < points_[order[i]].at) first[order[i]] = 1;
   std::vector<Point> kept;
-  std::set<KernelCoord> seen;
-  for (const Point& p : points_) {
-    if (seen.insert(p.at).second) kept.push_back(p);
-  }
+  kept.reserve(points_.size());
+  for (std::size_t i = 0; i < points_.size(); ++i)
+    if (first[i]) kept.push_back(points_[i]);
   points_ = std::move(kept);
   std::vector<const Point*> sorted;
   for (const Point& p : points_) sorted.push_back(&p);
