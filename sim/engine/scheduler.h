@@ -3,7 +3,7 @@
 // (`max_num_seqs`) from the replica's running and waiting requests, as vLLM v1 does:
 // every entry of the plan is "compute k more tokens of this request". Policies differ only
 // in the order in which they fill the budget. A new policy is one file plus one line in
-// register_builtin_policies().
+// make_policy_registry() (scheduler_common.cpp).
 #include <cstdint>
 #include <deque>
 #include <functional>
