@@ -16,14 +16,15 @@ namespace {
 // shorter way (integer weights: deterministic, no rounding).
 constexpr std::int64_t kHopsPerNs = 1024;
 
-struct EdgeProps {
-  std::int64_t weight = 0;
-  int id = 0;
-};
-
 }  // namespace
 
+// A member of Topology::Graph rather than of an anonymous namespace: a type with external
+// linkage may not hold a field of an internal one (GCC's -Wsubobject-linkage in a unity batch).
 struct Topology::Graph {
+  struct EdgeProps {
+    std::int64_t weight = 0;
+    int id = 0;
+  };
   boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, EdgeProps> g;
 };
 
@@ -47,7 +48,7 @@ void Topology::add_link(int a, int b, double bandwidth_bytes_per_s, Tick latency
   for (auto [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
     const int id = num_edges();
     boost::add_edge(static_cast<std::size_t>(from), static_cast<std::size_t>(to),
-                    EdgeProps{latency_ns * kHopsPerNs + 1, id}, graph_->g);
+                    Graph::EdgeProps{latency_ns * kHopsPerNs + 1, id}, graph_->g);
     edge_bandwidth_.push_back(bandwidth_bytes_per_s);
     edge_latency_.push_back(latency_ns);
   }
@@ -69,7 +70,7 @@ std::optional<NetworkPath> Topology::path(int from, int to) const {
   std::vector<std::size_t> pred(n);
   boost::dijkstra_shortest_paths(
       g, static_cast<std::size_t>(from),
-      boost::weight_map(boost::get(&EdgeProps::weight, g))
+      boost::weight_map(boost::get(&Graph::EdgeProps::weight, g))
           .distance_map(boost::make_iterator_property_map(dist.begin(), boost::get(boost::vertex_index, g)))
           .predecessor_map(boost::make_iterator_property_map(pred.begin(), boost::get(boost::vertex_index, g))));
   std::optional<NetworkPath> result;

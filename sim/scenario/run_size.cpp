@@ -26,26 +26,28 @@ std::string wall_text(double s) {
 }  // namespace
 
 RunSizeEstimate estimate_run_size(const Scenario& scenario) {
-  const std::optional<double> horizon_s =
-      scenario.stop.time_ns ? std::optional<double>(*scenario.stop.time_ns / 1e9) : std::nullopt;
+  // stop.time as seconds; a bool and a double rather than an optional, which GCC's
+  // -Wmaybe-uninitialized misreads at -O1.
+  const bool time_bounded = scenario.stop.time_ns.has_value();
+  const double horizon_s = time_bounded ? static_cast<double>(*scenario.stop.time_ns) / 1e9 : 0.0;
   double by_time = 0;
   bool endless = false;  // a class that arrives until stop.requests says stop
   for (const ClassSpec& c : scenario.workload) {
     if (c.trace || !c.arrival) continue;
     const ArrivalSpec& a = *c.arrival;
     if (a.process == ArrivalSpec::Process::closed) {
-      if (!horizon_s) endless = true;
+      if (!time_bounded) endless = true;
       continue;
     }
     if (!a.stages.empty()) {
       double start_s = 0;
       for (const ArrivalSpec::Stage& stage : a.stages) {
-        const double end_s = horizon_s ? std::min(start_s + stage.duration_s, *horizon_s) : start_s + stage.duration_s;
+        const double end_s = time_bounded ? std::min(start_s + stage.duration_s, horizon_s) : start_s + stage.duration_s;
         by_time += stage.rate_per_s * std::max(0.0, end_s - start_s);
         start_s += stage.duration_s;
       }
-    } else if (horizon_s) {
-      by_time += a.rate_per_s * *horizon_s;
+    } else if (time_bounded) {
+      by_time += a.rate_per_s * horizon_s;
     } else {
       endless = true;
     }
@@ -58,7 +60,7 @@ RunSizeEstimate estimate_run_size(const Scenario& scenario) {
     e.bound = "stop.requests";
   } else {
     e.requests = by_time;
-    e.bound = horizon_s ? "the arrival rates over stop.time " + number(*horizon_s, "%.6g") + " s"
+    e.bound = time_bounded ? "the arrival rates over stop.time " + number(horizon_s, "%.6g") + " s"
                         : "the arrival stages' rates and lengths";
   }
   e.wall_s = e.requests / kSimulatedRequestsPerWallSecond;

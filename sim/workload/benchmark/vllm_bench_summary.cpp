@@ -73,7 +73,11 @@ BenchmarkSummary read_summary(const JsonDocument& document) {
     };
     add("mean_" + std::string(metric) + "_ms", -1);
     add("median_" + std::string(metric) + "_ms", 50);
-    for (double p : kPercents) add("p" + std::to_string(static_cast<int>(p)) + "_" + metric + "_ms", p);
+    // Appended, not "p" + to_string(...): GCC 12 misreads that insert as an overlapping
+    // memcpy (-Wrestrict, GCC bug 105329).
+    for (double p : kPercents) {
+      add(std::string("p").append(std::to_string(static_cast<int>(p))).append("_").append(metric).append("_ms"), p);
+    }
   }
   if (stage.figures.empty()) {
     root.at("mean_ttft_ms");  // fails naming the first figure the tool always writes
