@@ -2,7 +2,6 @@
 
 #include <zlib.h>
 
-#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
@@ -69,42 +68,50 @@ bool parse_short_decimal(std::string_view text, double& value) {
 
 }  // namespace
 
-GzCsvReader::GzCsvReader(std::string path) : path_(std::move(path)) {
-  gzFile f = gzopen(path_.c_str(), "rb");
-  if (f == nullptr) throw ConfigError(path_, 0, "", "cannot open the kernel table: " + std::string(std::strerror(errno)));
-  gzbuffer(f, 1 << 17);
-  constexpr std::size_t kChunk = 1 << 18;
-  std::size_t size = 0;
-  while (true) {
-    text_.resize(size + kChunk);
-    const int got = gzread(f, text_.data() + size, static_cast<unsigned>(kChunk));
-    if (got < 0) {
-      // The line the failed read was in: the lines read whole so far, plus one.
-      const auto lines = std::count(text_.data(), text_.data() + size, '\n');
-      const std::string message = gz_read_error(f);
-      gzclose(f);
-      throw ConfigError(path_, static_cast<int>(lines) + 1, "", message);
-    }
-    size += static_cast<std::size_t>(got);
-    if (got == 0) break;
-  }
-  gzclose(f);
-  text_.resize(size);
+GzCsvReader::GzCsvReader(std::string path) : path_(std::move(path)), buffer_(1 << 16) {
+  file_ = gzopen(path_.c_str(), "rb");
+  if (file_ == nullptr) throw ConfigError(path_, 0, "", "cannot open the kernel table: " + std::string(std::strerror(errno)));
+  gzbuffer(static_cast<gzFile>(file_), 1 << 16);
   if (!read_line()) throw ConfigError(path_, 1, "", "the kernel table is empty (no header row)");
   std::vector<std::string_view> cells;
   split(line_text_, cells);
   for (std::string_view c : cells) header_.emplace_back(c);
 }
 
-GzCsvReader::~GzCsvReader() = default;
+GzCsvReader::~GzCsvReader() {
+  if (file_ != nullptr) gzclose(static_cast<gzFile>(file_));
+}
 
 bool GzCsvReader::read_line() {
-  if (next_ >= text_.size()) return false;
-  const char* start = text_.data() + next_;
-  const std::size_t left = text_.size() - next_;
-  const char* newline = static_cast<const char*>(std::memchr(start, '\n', left));
-  std::size_t length = newline ? static_cast<std::size_t>(newline - start) : left;
-  next_ += newline ? length + 1 : length;
+  gzFile f = static_cast<gzFile>(file_);
+  const char* start = nullptr;
+  std::size_t length = 0;
+  while (true) {
+    const char* text = buffer_.data() + begin_;
+    if (const void* newline = std::memchr(text, '\n', end_ - begin_)) {
+      start = text;
+      length = static_cast<std::size_t>(static_cast<const char*>(newline) - text);
+      begin_ += length + 1;
+      break;
+    }
+    if (at_end_) {
+      if (begin_ == end_) return false;
+      start = text;  // a last line without a newline
+      length = end_ - begin_;
+      begin_ = end_;
+      break;
+    }
+    // The partial line to the front, then more text after it (a buffer twice the size
+    // for a line longer than it).
+    std::memmove(buffer_.data(), text, end_ - begin_);
+    end_ -= begin_;
+    begin_ = 0;
+    if (end_ == buffer_.size()) buffer_.resize(2 * buffer_.size());
+    const int got = gzread(f, buffer_.data() + end_, static_cast<unsigned>(buffer_.size() - end_));
+    if (got < 0) throw ConfigError(path_, line_ + 1, "", gz_read_error(f));
+    if (got == 0) at_end_ = true;
+    end_ += static_cast<std::size_t>(got);
+  }
   while (length > 0 && (start[length - 1] == '\n' || start[length - 1] == '\r')) --length;
   line_text_ = std::string_view(start, length);
   ++line_;
