@@ -47,6 +47,14 @@ nlohmann::json read_json(const std::string& path) {
 void write_json(const std::string& path, const nlohmann::json& j) { std::ofstream(path) << j.dump(1); }
 
 // The vllm bench serve result of a run of `scenario`, without the --save-detailed arrays.
+// A scenario whose pool has known overheads (300 us per step, 2 ms per request) in a folder
+// of its own, and the same scenario loaded without them: what each calibration starts from.
+struct KnownOverheads {
+  TempDir dir{"summary_known"};
+  std::string scenario = write_scenario(dir, 800, 8);
+  Scenario unmodified = load_scenario(scenario, kZeroOverheads);
+};
+
 std::string vllm_summary(const TempDir& dir, const std::string& scenario, const std::string& sets = "") {
   const std::string out = (dir.path / "vllm_run").string();
   REQUIRE(run_cli("run " + scenario + sets + " --bench-format vllm --quiet --out " + out).exit_code == 0);
@@ -147,11 +155,9 @@ TEST_CASE("Each tool's figures of a run computed from its simulated requests are
   }
 }
 
-TEST_CASE("calibrate --from-benchmark recovers known overheads within 10 percent from vllm bench serve's aggregates",
-          "[cli][calibrate][summary]") {
-  const TempDir dir("summary_known_vllm");
-  const std::string scenario = write_scenario(dir, 800, 8);
-  const Scenario unmodified = load_scenario(scenario, kZeroOverheads);
+TEST_CASE_METHOD(KnownOverheads,
+                 "calibrate --from-benchmark recovers known overheads within 10 percent from vllm bench serve's aggregates",
+                 "[cli][calibrate][summary]") {
   SummaryCalibrationOptions options;
   const BenchmarkSummary s = read_benchmark_summary(vllm_summary(dir, scenario));
   const SummaryCalibration fit = calibrate_overheads_to_summary(s, unmodified, options);
@@ -161,11 +167,9 @@ TEST_CASE("calibrate --from-benchmark recovers known overheads within 10 percent
   CHECK(fit.objective_after < fit.objective_before / 100);
 }
 
-TEST_CASE("calibrate --from-benchmark recovers known overheads within 10 percent from GuideLLM's aggregates",
-          "[cli][calibrate][summary]") {
-  const TempDir dir("summary_known_guidellm");
-  const std::string scenario = write_scenario(dir, 800, 8);
-  const Scenario unmodified = load_scenario(scenario, kZeroOverheads);
+TEST_CASE_METHOD(KnownOverheads,
+                 "calibrate --from-benchmark recovers known overheads within 10 percent from GuideLLM's aggregates",
+                 "[cli][calibrate][summary]") {
   SummaryCalibrationOptions options;
   const std::string out = (dir.path / "g").string();
   REQUIRE(run_cli("run " + scenario + " --bench-format guidellm --quiet --out " + out).exit_code == 0);
@@ -178,11 +182,9 @@ TEST_CASE("calibrate --from-benchmark recovers known overheads within 10 percent
   CHECK(fit.fitted.per_request_ns == Approx(2e6).epsilon(0.10));
 }
 
-TEST_CASE("calibrate --from-benchmark recovers known overheads from inference-perf's stage reports fitted on one stage and checked on the other",
-          "[cli][calibrate][summary]") {
-  const TempDir dir("summary_known_inference_perf");
-  const std::string scenario = write_scenario(dir, 800, 8);
-  const Scenario unmodified = load_scenario(scenario, kZeroOverheads);
+TEST_CASE_METHOD(KnownOverheads,
+                 "calibrate --from-benchmark recovers known overheads from inference-perf's stage reports fitted on one stage and checked on the other",
+                 "[cli][calibrate][summary]") {
   SummaryCalibrationOptions options;
   // Two runs of the deployment at 8 and 12 requests/s make the two stage reports of one
   // inference-perf run.

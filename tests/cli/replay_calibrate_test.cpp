@@ -34,6 +34,13 @@ std::string write_known_scenario(const TempDir& dir, int requests) {
   return path;
 }
 
+// Runs `scenario` and writes its requests as vllm bench serve's file; returns the file.
+std::string write_vllm_bench(const TempDir& dir, const std::string& scenario) {
+  const std::string out = (dir.path / "run").string();
+  REQUIRE(run_cli("run " + scenario + " --bench-format vllm --out " + out).exit_code == 0);
+  return out + "/vllm_bench.json";
+}
+
 // ITL percentiles are left out: servesim keeps no per-token times, so the files it writes
 // spread each request's decode time evenly over its gaps (benchmark_writer.h).
 bool reproducible(const std::string& figure) {
@@ -78,9 +85,7 @@ TEST_CASE("calibrate --from-benchmark recovers known per-step and per-request ov
           "[cli][replay][calibrate]") {
   const TempDir dir("calibrate_known");
   const std::string scenario = write_known_scenario(dir, 800);
-  const std::string out = (dir.path / "run").string();
-  REQUIRE(run_cli("run " + scenario + " --bench-format vllm --out " + out).exit_code == 0);
-  const std::string bench = out + "/vllm_bench.json";
+  const std::string bench = write_vllm_bench(dir, scenario);
   const std::vector<std::string> unmodified = {"cluster.pools.0.engine.overheads.per_step=0ms",
                                                "cluster.pools.0.engine.overheads.per_request=0ms"};
 
@@ -103,9 +108,7 @@ TEST_CASE("calibrate --from-benchmark writes a profile that a scenario loads as 
           "[cli][replay][calibrate]") {
   const TempDir dir("calibrate_profile");
   const std::string scenario = write_known_scenario(dir, 800);
-  const std::string out = (dir.path / "run").string();
-  REQUIRE(run_cli("run " + scenario + " --bench-format vllm --out " + out).exit_code == 0);
-  const std::string bench = out + "/vllm_bench.json";
+  const std::string bench = write_vllm_bench(dir, scenario);
   const std::string profile = (dir.path / "engine.yaml").string();
   const auto cli = run_cli("calibrate --from-benchmark " + bench + " --scenario " + scenario +
                            " --set cluster.pools.0.engine.overheads.per_step=0ms"
