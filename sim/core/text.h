@@ -20,6 +20,14 @@ inline std::string ascii_lower(std::string s) {
   return s;
 }
 
+// The top-level key a YAML line sets ("gemm_efficiency: 0.6  # ..." -> "gemm_efficiency"),
+// or "" for an indented, comment or blank line.
+inline std::string yaml_top_level_key(const std::string& line) {
+  if (line.empty() || line[0] == ' ' || line[0] == '#' || line[0] == '\t') return "";
+  const auto colon = line.find(':');
+  return colon == std::string::npos ? "" : line.substr(0, colon);
+}
+
 // One CSV cell (RFC 4180): the text as it is, or quoted with its quotes doubled when it holds
 // a comma, a quote or a line break.
 inline std::string csv_cell(const std::string& text) {

@@ -13,6 +13,9 @@ inline constexpr Tick kNsPerUs = 1'000;
 inline constexpr Tick kNsPerMs = 1'000'000;
 inline constexpr Tick kNsPerSec = 1'000'000'000;
 inline constexpr Tick kTickMax = std::numeric_limits<Tick>::max();
+// The most seconds an input may put between t = 0 and an arrival: 2^63 ns is 292 years,
+// and 9e9 s (285 years) leaves room for the sums made from it.
+inline constexpr double kMaxArrivalSeconds = 9e9;
 
 // Rounds to the nearest nanosecond, halves away from zero (std::llround). The cost model
 // calls this once to four times per step, so the usual case is inline: for 0 <= x < 2^53

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/scenario/spec_yaml.h"
+#include "sim/core/text.h"
 
 namespace servesim {
 
@@ -13,13 +14,6 @@ namespace {
 
 constexpr const char* kCalibrationBegin = "# --- servesim calibrate: begin";
 constexpr const char* kCalibrationEnd = "# --- servesim calibrate: end";
-
-// The top-level key a YAML line sets ("gemm_efficiency: 0.6  # ..." -> "gemm_efficiency").
-std::string top_level_key(const std::string& line) {
-  if (line.empty() || line[0] == ' ' || line[0] == '#' || line[0] == '\t') return "";
-  const auto colon = line.find(':');
-  return colon == std::string::npos ? "" : line.substr(0, colon);
-}
 
 std::string format(const char* fmt, double v) {
   char buf[64];
@@ -77,7 +71,7 @@ void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_
     if (line.rfind(kCalibrationBegin, 0) == 0) inside_old_block = true;
     const bool was_inside = inside_old_block;
     if (line.rfind(kCalibrationEnd, 0) == 0) inside_old_block = false;
-    if (was_inside || fitted.count(top_level_key(line)) || top_level_key(line) == "calibrated_from") continue;
+    if (was_inside || fitted.count(yaml_top_level_key(line)) || yaml_top_level_key(line) == "calibrated_from") continue;
     out << line << "\n";
   }
 

@@ -1,9 +1,9 @@
 #include "sim/report/kernel_fit_hardware_writer.h"
+#include "sim/core/text.h"
 
 #include <cstdio>
 #include <set>
 #include <sstream>
-
 
 namespace servesim {
 
@@ -13,12 +13,6 @@ constexpr const char* kKernelFitBegin = "# --- servesim calibrate --from-kernels
 constexpr const char* kKernelFitEnd = "# --- servesim calibrate --from-kernels: end";
 // Both calibrations' markers start so.
 constexpr const char* kAnyBegin = "# --- servesim calibrate";
-
-std::string yaml_line_key(const std::string& line) {
-  if (line.empty() || line[0] == ' ' || line[0] == '#' || line[0] == '\t') return "";
-  const auto colon = line.find(':');
-  return colon == std::string::npos ? "" : line.substr(0, colon);
-}
 
 bool is_end_marker(const std::string& line) {
   return line.rfind(kAnyBegin, 0) == 0 && line.find(": end") != std::string::npos;
@@ -47,7 +41,7 @@ void write_kernel_fit_hardware(std::ostream& out, const std::string& input_yaml_
   bool inside_block = false;
   for (std::string line; std::getline(in, line);) {
     if (line.rfind(kAnyBegin, 0) == 0 && !is_end_marker(line)) inside_block = true;
-    const bool skip = inside_block || written.count(yaml_line_key(line)) > 0;
+    const bool skip = inside_block || written.count(yaml_top_level_key(line)) > 0;
     if (is_end_marker(line)) inside_block = false;
     if (!skip) out << line << "\n";
   }

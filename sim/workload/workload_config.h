@@ -15,7 +15,7 @@ namespace servesim {
 // the scenario parser and again by make_arrival_process: the longest staged schedule (its end
 // must fit in a Tick; 2^63 ns is 292 years) and the most arrivals one stage may expect (a
 // count exact in a double and an int64).
-inline constexpr double kMaxStagedSeconds = 9e9;
+inline constexpr double kMaxStagedSeconds = kMaxArrivalSeconds;
 inline constexpr double kMaxStageArrivals = 1e15;
 
 struct ArrivalSpec {

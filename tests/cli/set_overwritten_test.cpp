@@ -49,7 +49,7 @@ TEST_CASE("search: a --set of a space key or of --rate's key is refused", "[sear
 TEST_CASE("set seed beside --seed is refused by run - sweep - capacity", "[cli]") {
   TempDir dir("set-seed");
   const std::string both = " --seed 3 --set seed=5 ";
-  for (const std::string cmd : {"run scenarios/quickstart.yaml -q --set stop.requests=5 --out " + (dir.path / "r").string(),
+  for (const std::string& cmd : {"run scenarios/quickstart.yaml -q --set stop.requests=5 --out " + (dir.path / "r").string(),
                                 "sweep scenarios/quickstart.yaml --axis stop.requests=5 -q --out " + (dir.path / "s").string(),
                                 std::string("capacity scenarios/quickstart.yaml --slo ttft_p99=1s -q")}) {
     const auto r = run_cli(cmd + both);

@@ -9,12 +9,10 @@
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
+#include "sim/core/time.h"
 
 namespace servesim {
 namespace {
-
-// Arrival offsets beyond this many seconds would not fit in int64 nanoseconds.
-constexpr double kMaxOffsetS = 9.0e9;
 
 // Offsets from the stage's start, in seconds, of `count` requests sent at `rate_per_s`
 // with gamma gaps of shape `burstiness` (vllm's get_request): each request, the first
@@ -82,7 +80,7 @@ BenchmarkSource::BenchmarkSource(const BenchmarkRun& run, std::optional<int> sta
         continue;
       }
       const Tick since_ns = *r.start_ns - origin_ns;
-      if (static_cast<double>(since_ns) / speedup > kMaxOffsetS * 1e9) {
+      if (static_cast<double>(since_ns) / speedup > kMaxArrivalSeconds * 1e9) {
         throw ConfigError(run.path, 0, key_prefix + "speedup", "send times overflow 64-bit nanoseconds at this speedup");
       }
       // Exact at speedup 1; otherwise rounded once, as the CSV traces are.
@@ -100,7 +98,7 @@ BenchmarkSource::BenchmarkSource(const BenchmarkRun& run, std::optional<int> sta
       std::vector<const BenchmarkRequest*> members;
       for (const BenchmarkRequest& r : run.requests)
         if (r.stage == s) members.push_back(&r);
-      if (spec.rate_per_s && static_cast<double>(members.size()) / *spec.rate_per_s / speedup > kMaxOffsetS) {
+      if (spec.rate_per_s && static_cast<double>(members.size()) / *spec.rate_per_s / speedup > kMaxArrivalSeconds) {
         throw ConfigError(run.path, 0, key_prefix + "speedup",
                           "stage " + std::to_string(s) + "'s arrivals would span more than 9e9 s");
       }

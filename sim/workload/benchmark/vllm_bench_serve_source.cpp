@@ -9,6 +9,7 @@
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
 #include "sim/workload/lengths_file.h"
+#include "sim/core/time.h"
 
 namespace servesim {
 namespace {
@@ -17,9 +18,6 @@ namespace {
 constexpr std::int64_t kShareGptMinLen = 4;
 constexpr std::int64_t kShareGptMaxPrompt = 1024;
 constexpr std::int64_t kShareGptMaxTotal = 2048;
-
-// Arrival offsets beyond this many seconds would not fit in int64 nanoseconds.
-constexpr double kMaxPromptOffsetS = 9.0e9;
 
 // Content keys: one base per class, so two classes never share content by accident.
 struct Keys {
@@ -220,7 +218,7 @@ VllmBenchServeSource::VllmBenchServeSource(const VllmBenchServeArgs& args, const
   }
   Rng arrival_rng = stream(args, seed, class_name, "arrival");
   const std::vector<double> offsets_s = vllm_bench_send_offsets_s(args, prompts_.size(), arrival_rng);
-  if (offsets_s.back() > kMaxPromptOffsetS) {
+  if (offsets_s.back() > kMaxArrivalSeconds) {
     throw ConfigError("", 0, "workload." + class_name + ".vllm_bench_serve",
                       "the run's sends would span more than 9e9 s");
   }
