@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> all_sets = sets;
   all_sets.insert(all_sets.end(), extra_sets.begin(), extra_sets.end());
   try {
-    const servesim::Scenario s = servesim::load_scenario(path, all_sets);
+    const servesim::ScenarioFile s = servesim::ScenarioFile::load(path, all_sets);
     // Wall time, and this thread's CPU time: on a shared machine the second is the steadier.
     const auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();

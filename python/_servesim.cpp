@@ -60,8 +60,8 @@ auto without_gil(Study&& study) {
 py::dict run(const std::string& scenario_path, const std::vector<std::string>& sets,
              std::optional<std::uint64_t> seed, int replicates, const std::string& out_dir) {
   servesim::check_replicates(replicates, "replicates");
-  servesim::Scenario scenario = servesim::load_scenario(scenario_path, sets);
-  if (seed) scenario.seed = *seed;
+  servesim::ScenarioFile scenario = servesim::ScenarioFile::load(scenario_path, sets);
+  if (seed) scenario.set_seed(*seed);
   // Refuses what `servesim run` refuses; its warnings go back to Python.
   const servesim::Servability servable = servesim::check_servability(scenario, sets);
   // A run far longer than any documented one is said before it starts, as `servesim run` does.
@@ -83,13 +83,10 @@ py::dict run(const std::string& scenario_path, const std::vector<std::string>& s
   // A run that completed nothing, as `servesim run` tells it ("" otherwise).
   d["nothing_served"] = outcome.result.completed == 0 ? servesim::nothing_served_message(outcome.result) : "";
   d["wall_s"] = outcome.wall_s;
-  d["name"] = scenario.name;
-  d["seed"] = scenario.seed;
-  std::vector<std::string> classes, pools;
-  for (const auto& c : scenario.workload) classes.push_back(c.name);
-  for (const auto& p : scenario.cluster.pools) pools.push_back(p.name);
-  d["classes"] = classes;
-  d["pools"] = pools;
+  d["name"] = scenario.name();
+  d["seed"] = scenario.seed();
+  d["classes"] = scenario.class_names();
+  d["pools"] = scenario.pool_names();
   return d;
 }
 

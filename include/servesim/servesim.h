@@ -1,9 +1,11 @@
 #pragma once
 // servesim's public face: what a program other than the `servesim` command (the benchmarks
 // in bench/, a Python binding, a notebook's extension) calls, and the types it gets back.
-// Everything else under sim/ is the implementation and may change without notice.
+// Everything else under sim/ is the implementation and may change without notice; none of
+// the engine's or the cluster's headers is reachable from here (tests/api checks it), so a
+// program built on this header sees requests and results, never the replicas that made them.
 //
-//   Scenario s = servesim::load_scenario("scenarios/quickstart.yaml", {"stop.requests=500"});
+//   auto s = servesim::ScenarioFile::load("scenarios/quickstart.yaml", {"stop.requests=500"});
 //   servesim::RunOutcome one = servesim::run_scenario(s);           // summary + counts
 //   one.result.summary.overall.get("p99_ttft_ms");
 //   servesim::write_summary_json(one.result.summary, std::cout);     // summary.json
@@ -22,7 +24,7 @@
 
 // Scenarios: loading and validating YAML (with --set overrides), models and hardware.
 #include "sim/scenario/model_loader.h"     // load_model, load_hardware
-#include "sim/scenario/scenario_loader.h"  // Scenario, load_scenario
+#include "sim/scenario/scenario_file.h"    // ScenarioFile: a scenario read and validated
 #include "sim/scenario/run_size.h"         // long_run_warning: a run that cannot finish, said before it starts
 #include "sim/scenario/servability.h"      // check_servability: what `run` refuses or warns of
 

@@ -44,9 +44,6 @@
 
 namespace servesim {
 
-// The default share by which the served rate may fall short of the offered one.
-inline constexpr double kSustainTolerance = 0.05;
-
 struct SaturationVerdict {
   bool saturated = false;
   bool growing = false;    // the backlog test said so (SaturationWatch::saturated)

@@ -16,45 +16,10 @@
 #include "sim/cluster/saturation_watch.h"
 #include "sim/core/simulator.h"
 #include "sim/metrics/recorder.h"
+#include "sim/metrics/run_result.h"
 #include "sim/workload/source.h"
 
 namespace servesim {
-
-struct RunResult {
-  RunSummary summary;
-  std::int64_t arrived = 0;
-  std::int64_t completed = 0;
-  std::int64_t rejected = 0;
-  std::int64_t unfinished = 0;
-  std::int64_t steps = 0;
-  std::int64_t preemptions = 0;
-  std::uint64_t events = 0;
-  Tick end_ns = 0;
-  bool stopped_by_time = false;
-  // Overload figures (docs/reliability.md). `backlog`: requests inside the cluster (waiting
-  // or running) just after the last arrival.
-  std::int64_t peak_in_flight = 0;
-  std::int64_t backlog = 0;
-  // Arrivals outpaced the cluster (judge_saturation at kSustainTolerance: the backlog grew
-  // without bound, or the rate served fell short of the rate offered), so the latencies
-  // describe a queue that had not reached a steady state.
-  bool saturated = false;
-  // Not saturated, but too short to tell a shortfall of kSustainTolerance from noise.
-  bool too_short_to_judge = false;
-  // The limit that held the waiting queue's head while the backlog grew (kv_cache,
-  // max_num_seqs, token_budget, compute), or "none" when not saturated.
-  std::string saturated_by = "none";
-  // What raises throughput: compute, kv_memory, memory_bandwidth, unknown; "none" when not
-  // saturated (saturation_verdict.h).
-  std::string saturated_resource = "none";
-  // The pool that ran short, whose limit and resource the two above name (several pools:
-  // a prefill/decode split; saturation_verdict.h, name_binding_pool); "none" when not
-  // saturated.
-  std::string saturated_pool = "none";
-  SustainedRate sustained;  // offered and served over the second half of the arrivals
-  // An arrival observer ended the run early (Simulation::set_arrival_observer).
-  bool aborted = false;
-};
 
 class Simulation final : public ReplicaListener {
  public:

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "sim/core/assert.h"
+#include "sim/metrics/request_record.h"
 
 namespace servesim {
 

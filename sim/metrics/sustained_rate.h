@@ -37,9 +37,13 @@
 #include <vector>
 
 #include "sim/core/time.h"
-#include "sim/metrics/request_record.h"
 
 namespace servesim {
+
+struct RequestRecord;
+
+// The default share by which the served rate may fall short of the offered one.
+inline constexpr double kSustainTolerance = 0.05;
 
 struct SustainedRate {
   double window_s = 0;

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "sim/study/run_judgement.h"
 #include "sim/study/summary_json.h"
 
 namespace servesim {

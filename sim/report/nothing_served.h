@@ -4,7 +4,7 @@
 // exits 1; the Python API's run passes it on as a warning.
 #include <string>
 
-#include "sim/cluster/simulation.h"
+#include "sim/metrics/run_result.h"
 
 namespace servesim {
 

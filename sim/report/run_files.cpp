@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "sim/cluster/invariant_checker.h"
+#include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/report/atomic_write.h"
 #include "sim/report/requests_csv_writer.h"
@@ -13,6 +14,8 @@
 #include "sim/report/benchmark/benchmark_writer.h"
 #include "sim/report/html_report.h"
 #include "sim/report/run_reports.h"
+#include "sim/scenario/scenario.h"
+#include "sim/study/replicates.h"
 
 namespace fs = std::filesystem;
 

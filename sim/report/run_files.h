@@ -12,11 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "sim/cluster/simulation.h"
-#include "sim/scenario/scenario.h"
-#include "sim/study/replicates.h"
+#include "sim/metrics/replicate_intervals.h"
+#include "sim/metrics/run_result.h"
 
 namespace servesim {
+
+struct Scenario;
 
 struct RunFilesOptions {
   std::string out_dir;

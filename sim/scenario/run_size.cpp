@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "sim/scenario/scenario.h"
+
 namespace servesim {
 
 namespace {

@@ -5,9 +5,9 @@
 // warning on stderr, never a refusal.
 #include <string>
 
-#include "sim/scenario/scenario.h"
-
 namespace servesim {
+
+struct Scenario;
 
 // The simulator's speed for the estimate: docs/performance.md, "Targets": 1M requests on
 // 16 replicas in 2.69 s (light load, plain Release build), ~370,000 requests per second of

@@ -16,6 +16,7 @@
 #include "sim/engine/rejection_fixes.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/scheduler.h"
+#include "sim/scenario/scenario.h"
 #include "sim/scenario/set_overrides.h"
 #include "sim/scenario/yaml_helpers.h"
 #include "sim/workload/length_bounds.h"

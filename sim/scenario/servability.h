@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario/scenario.h"
-
 namespace servesim {
+
+struct Scenario;
 
 struct Servability {
   // "file:line:col: key: message", one per class with a share of requests rejected.

@@ -5,6 +5,7 @@
 
 #include "sim/cluster/router.h"
 #include "sim/core/errors.h"
+#include "sim/engine/prefix_cache_replay.h"
 
 namespace servesim {
 namespace {

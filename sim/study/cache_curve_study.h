@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/prefix_cache_replay.h"
+#include "sim/workload/prefix_cache_curve.h"
 
 namespace servesim {
 

@@ -5,6 +5,7 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/study/class_selector.h"
+#include "sim/study/run_judgement.h"
 #include "sim/study/slo_targets.h"
 
 namespace servesim {

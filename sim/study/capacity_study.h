@@ -14,7 +14,8 @@
 #include "sim/metrics/replicate_intervals.h"
 #include "sim/metrics/summary.h"
 #include "sim/study/capacity_search.h"
-#include "sim/study/run_judgement.h"
+#include "sim/metrics/sustained_rate.h"
+#include "sim/study/slo_targets.h"
 
 namespace servesim {
 

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "sim/model/dtype.h"
+#include "sim/scenario/scenario.h"
 
 namespace servesim {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario/scenario.h"
-
 namespace servesim {
+
+struct Scenario;
 
 struct Lever {
   std::string name;                    // "weights fp8", "max_num_seqs x2", ...

@@ -3,6 +3,7 @@
 #include "sim/cluster/simulation.h"
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
+#include "sim/scenario/scenario.h"
 
 namespace servesim {
 

@@ -4,10 +4,11 @@
 // interval (sim/metrics/replicate_intervals.h).
 #include <string>
 
-#include "sim/scenario/scenario.h"
 #include "sim/metrics/replicate_intervals.h"
 
 namespace servesim {
+
+struct Scenario;
 
 // REQUIRES: replicates >= 2; `first` is the summary of `s` run with its own seed.
 ReplicateIntervals run_replicates(const Scenario& s, const RunSummary& first, int replicates);

@@ -18,12 +18,6 @@
 
 namespace servesim {
 
-// Where objectives are checked: "" is the overall block, else a class.
-struct SloScope {
-  std::string class_name;
-  std::vector<SloTarget> targets;
-};
-
 struct RunJudgement {
   RunResult result;
   bool feasible = false;

@@ -1,6 +1,8 @@
 #include "sim/study/run_study.h"
 
 #include "sim/cluster/pool.h"
+#include "sim/cluster/simulation.h"
+#include "sim/scenario/scenario.h"
 #include "sim/study/summary_json.h"
 
 namespace servesim {

@@ -35,4 +35,10 @@ std::vector<SloTarget> slo_targets_from_spec(const SloSpec& slo);
 // e.g. ITL when every output is one token) cannot miss.
 std::vector<std::string> slo_violations(const std::vector<SloTarget>& targets, const SummaryBlock& block);
 
+// Where objectives are checked: "" is the overall block, else a class.
+struct SloScope {
+  std::string class_name;
+  std::vector<SloTarget> targets;
+};
+
 }  // namespace servesim

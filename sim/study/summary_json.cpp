@@ -8,6 +8,7 @@
 
 #include "sim/model/dtype.h"
 #include "sim/core/json_values.h"
+#include "sim/scenario/scenario.h"
 
 namespace servesim {
 

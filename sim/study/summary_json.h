@@ -7,9 +7,10 @@
 
 #include "sim/metrics/replicate_intervals.h"
 #include "sim/metrics/summary.h"
-#include "sim/scenario/scenario.h"
 
 namespace servesim {
+
+struct Scenario;
 
 // The overall fields in order, with "rejected_reasons": {reason: count} right after
 // "rejected", then (when some class states an SLO) "slo_verdict": {"met", "missed"}, then

@@ -31,7 +31,7 @@ const std::string kScenario =
 TEST_CASE("public header: run_scenario writes the summary.json the CLI writes", "[api]") {
   TempDir dir("api-run");
   const std::string path = dir.write("s.yaml", kScenario).string();
-  const servesim::Scenario s = servesim::load_scenario(path, {});
+  const servesim::ScenarioFile s = servesim::ScenarioFile::load(path, {});
   const servesim::RunOutcome one = servesim::run_scenario(s);
   CHECK(one.result.completed == 400);
   CHECK(one.result.steps > 0);
@@ -75,7 +75,7 @@ TEST_CASE("public header: bad input throws ConfigError with the CLI's file - lin
   bad.replace(bad.find("max_num_seqs: 64"), 16, "max_num_sqs: 64");
   const std::string path = dir.write("bad.yaml", bad).string();
   try {
-    servesim::load_scenario(path, {});
+    servesim::ScenarioFile::load(path, {});
     FAIL("no error");
   } catch (const servesim::ConfigError& e) {
     CHECK(e.file() == path);
