@@ -1,7 +1,8 @@
 // The Python extension behind `import servesim` (python/servesim/__init__.py): each study of
 // the public header (include/servesim/servesim.h) as a function that takes plain values and
-// returns what the CLI would write (file paths, JSON or CSV text), which the Python layer
-// turns into dicts and pandas DataFrames. The GIL is released while simulating; Ctrl-C
+// returns what the CLI would write: results as Python values (the dicts of the CLI's --json,
+// built in memory: py_values.h), tables as CSV text, file paths; the Python layer adds
+// pandas DataFrames. The GIL is released while simulating; Ctrl-C
 // stops a run at its next finished request and raises KeyboardInterrupt.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -16,8 +17,10 @@
 #include <vector>
 
 #include "servesim/servesim.h"
+#include "py_values.h"
 
 namespace py = pybind11;
+using servesim_python::to_python;
 
 namespace {
 
@@ -79,6 +82,9 @@ py::dict run(const std::string& scenario_path, const std::vector<std::string>& s
   }
   py::dict d;
   d["written"] = outcome.written;
+  // summary.json's content, from the run itself rather than read back from the file.
+  d["summary"] = to_python(servesim::summary_file_json(outcome.result.summary,
+                                                       outcome.intervals ? &*outcome.intervals : nullptr));
   d["warnings"] = servable.warnings;
   // A run that completed nothing, as `servesim run` tells it ("" otherwise).
   d["nothing_served"] = outcome.result.completed == 0 ? servesim::nothing_served_message(outcome.result) : "";
@@ -126,7 +132,7 @@ std::string merge(const std::vector<std::string>& shard_paths) {
   return csv.str();
 }
 
-std::string capacity(const std::string& scenario_path, const std::vector<std::string>& sets,
+py::object capacity(const std::string& scenario_path, const std::vector<std::string>& sets,
                      const std::string& class_name, const std::string& slo, double tolerance,
                      double max_rejected, std::optional<std::uint64_t> seed, int replicates) {
   servesim::check_replicates(replicates, "replicates");
@@ -141,10 +147,10 @@ std::string capacity(const std::string& scenario_path, const std::vector<std::st
   request.replicates = replicates;
   const servesim::CapacityPlan plan = servesim::plan_capacity(request);
   const servesim::CapacityStudy study = without_gil([&] { return servesim::run_capacity(request, plan); });
-  return servesim::capacity_to_json(study, request.sustain_tolerance).dump();
+  return to_python(servesim::capacity_to_json(study, request.sustain_tolerance));
 }
 
-std::string search(const std::string& scenario_path, const std::string& space_path,
+py::object search(const std::string& scenario_path, const std::string& space_path,
                    const std::vector<std::string>& sets, const std::string& class_name, std::optional<double> rate,
                    const std::string& slo, const std::string& prices, int jobs, std::optional<std::uint64_t> seed,
                    int replicates) {
@@ -161,11 +167,11 @@ std::string search(const std::string& scenario_path, const std::string& space_pa
   request.seed = seed;
   request.replicates = replicates;
   const servesim::SearchReport report = without_gil([&] { return servesim::run_search(request); });
-  return servesim::search_report_to_json(report).dump();
+  return to_python(servesim::search_report_to_json(report));
 }
 
-// The explain study (`servesim explain --json`) as JSON text.
-std::string explain(const std::string& scenario_path, const std::vector<std::string>& sets,
+// The explain study (`servesim explain --json`) as Python values.
+py::object explain(const std::string& scenario_path, const std::vector<std::string>& sets,
                     std::optional<std::uint64_t> seed, int jobs) {
   servesim::ExplainRequest request;
   request.scenario_path = scenario_path;
@@ -173,25 +179,25 @@ std::string explain(const std::string& scenario_path, const std::vector<std::str
   request.seed = seed;
   request.jobs = jobs;
   const servesim::ExplainStudy study = without_gil([&] { return servesim::run_explain(request); });
-  return servesim::explain_to_json(study).dump();
+  return to_python(servesim::explain_to_json(study));
 }
 
-// Two summary.json files or sweep tables compared (`servesim compare --json`) as JSON text;
+// Two summary.json files or sweep tables compared (`servesim compare --json`) as Python values;
 // tolerances are fractions (0.05 for 5%), per figure in `per_field`.
-std::string compare(const std::string& baseline, const std::string& candidate, double tolerance,
+py::object compare(const std::string& baseline, const std::string& candidate, double tolerance,
                     const std::map<std::string, double>& per_field) {
   servesim::Tolerances tolerances;
   tolerances.default_fraction = tolerance;
   for (const auto& [field, fraction] : per_field) tolerances.per_field[field] = fraction;
-  return servesim::comparison_to_json(servesim::compare_files(baseline, candidate, tolerances)).dump();
+  return to_python(servesim::comparison_to_json(servesim::compare_files(baseline, candidate, tolerances)));
 }
 
 // One step priced (`servesim step --json`): prefills as (new tokens, cached tokens) pairs,
-// decodes as (sequences, context tokens each) pairs. Returns the JSON and the warnings
+// decodes as (sequences, context tokens each) pairs. Returns the figures and the warnings
 // `servesim step` prints (sim/cli/step_command.cpp), which the package gives as
 // warnings.warn: a sequence beyond the model's context, and the table release that stood
 // in for the one asked for (or the roofline that priced the step after all).
-std::pair<std::string, std::vector<std::string>> step(const std::string& model, const std::string& hardware, int tp, int pp, int ep,
+std::pair<py::object, std::vector<std::string>> step(const std::string& model, const std::string& hardware, int tp, int pp, int ep,
                  int micro_batches, const std::string& weights, const std::string& kv, const std::string& activations,
                  const std::vector<std::pair<std::int64_t, std::int64_t>>& prefills,
                  const std::vector<std::pair<std::int64_t, std::int64_t>>& decodes, const std::string& cost_model,
@@ -244,7 +250,7 @@ std::pair<std::string, std::vector<std::string>> step(const std::string& model, 
                             ? "the roofline priced the step, so engine, engine_version and cuda_graphs had no effect; "
                             : "") +
                        priced.cost_model_note);
-  return {servesim::step_to_json(priced).dump(), warnings};
+  return {to_python(servesim::step_to_json(priced)), warnings};
 }
 
 }  // namespace

@@ -173,9 +173,7 @@ def run(
         warnings.warn(text, stacklevel=2)
     if info["nothing_served"]:  # `servesim run` exits 1 with this instead of a table
         warnings.warn(info["nothing_served"].rstrip(), stacklevel=2)
-    with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
-        summary = json.load(f)
-    return Result(summary=summary, out_dir=out, name=info["name"], seed=info["seed"], files=info["written"],
+    return Result(summary=info["summary"], out_dir=out, name=info["name"], seed=info["seed"], files=info["written"],
                   wall_s=info["wall_s"], _keep=keep)
 
 
@@ -271,9 +269,8 @@ def capacity(
     class's own slo: block."""
     seed = _seed(seed)
     with _scenario_file(scenario) as path:
-        text = _servesim.capacity(path, _sets(set), class_name, _slo_text(slo), tolerance, max_rejected, seed,
+        return _servesim.capacity(path, _sets(set), class_name, _slo_text(slo), tolerance, max_rejected, seed,
                                   1 if replicates is None else replicates)
-    return json.loads(text)
 
 
 def search(
@@ -295,9 +292,8 @@ def search(
     price_text = prices if isinstance(prices, str) or prices is None else ",".join(
         f"{k}={v}" for k, v in prices.items())
     with _scenario_file(scenario) as path:
-        text = _servesim.search(path, os.fspath(space), _sets(set), class_name, rate, _slo_text(slo),
-                                price_text or "", jobs, seed, 1 if replicates is None else replicates)
-    report = json.loads(text)
+        report = _servesim.search(path, os.fspath(space), _sets(set), class_name, rate, _slo_text(slo),
+                                  price_text or "", jobs, seed, 1 if replicates is None else replicates)
     if isinstance(report.get("candidates"), list):
         report["table"] = _pandas().json_normalize(report["candidates"])
     return report
@@ -339,11 +335,10 @@ def step(
     that priced the step after all)."""
     prefills = [(p, 0) if isinstance(p, int) else (int(p[0]), int(p[1])) for p in prefill]
     decodes = [(int(b), int(c)) for b, c in decode]
-    text, notes = _servesim.step(model, hardware, tp, pp, ep, micro_batches, weights, kv, activations,
-                                 prefills, decodes, cost_model, engine, engine_version, cuda_graphs)
+    result, notes = _servesim.step(model, hardware, tp, pp, ep, micro_batches, weights, kv, activations,
+                                   prefills, decodes, cost_model, engine, engine_version, cuda_graphs)
     for note in notes:
         warnings.warn(note, stacklevel=2)
-    result = json.loads(text)
     result["ops"] = _pandas().DataFrame(result["ops"])
     return result
 
@@ -353,7 +348,7 @@ def explain(scenario: Scenario, set: Sets = None, seed: Optional[int] = None, jo
     and throughput, and which phase owns each figure (`servesim explain --json`), as a dict;
     "table" holds the variants' changes as a DataFrame, one row per lever."""
     with _scenario_file(scenario) as path:
-        result = json.loads(_servesim.explain(path, _sets(set), _seed(seed), jobs))
+        result = _servesim.explain(path, _sets(set), _seed(seed), jobs)
     rows = []
     for v in result["variants"]:
         row = {"lever": v["lever"], "phase": v["phase"], "overloaded": v["overloaded"]}
@@ -391,6 +386,6 @@ def compare(baseline: str, candidate: str, tolerance: Union[str, float] = "5%",
         return p
 
     per_field = {k: _fraction(v) for k, v in (tolerance_for or {}).items()}
-    result = json.loads(_servesim.compare(path_of(baseline), path_of(candidate), _fraction(tolerance), per_field))
+    result = _servesim.compare(path_of(baseline), path_of(candidate), _fraction(tolerance), per_field)
     result["table"] = _pandas().DataFrame(result["changes"])
     return result

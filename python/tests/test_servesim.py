@@ -63,6 +63,20 @@ def test_run_matches_the_cli_bit_for_bit(tmp_path):
     assert r.name == "quickstart" and r.seed == 1
 
 
+def test_run_summary_comes_from_memory_as_the_file_has_it(tmp_path):
+    # One output token each: no inter-token gap, so the ITL figures are NaN in the run and
+    # null in summary.json; the package hands them as None, with the key order of the file.
+    one_token = json.loads(json.dumps(SMALL))
+    one_token["workload"][0]["output"] = {"fixed": 1}
+    r = servesim.run(one_token, out=str(tmp_path / "py"))
+    with open(tmp_path / "py" / "summary.json") as f:
+        on_disk = json.load(f)
+    assert r.summary == on_disk
+    assert list(r.summary) == list(on_disk)
+    assert r.summary["mean_itl_ms"] is None
+    assert isinstance(r.summary["completed"], int) and r.summary["completed"] == 200
+
+
 def test_a_dict_a_yaml_text_and_a_file_are_the_same_scenario(tmp_path):
     from_dict = servesim.run(SMALL)
     path = tmp_path / "small.yaml"

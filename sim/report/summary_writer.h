@@ -9,8 +9,11 @@
 
 namespace servesim {
 
-// Writes summary_to_json(summary), indented by two spaces, and a final newline; with
-// `replicates`, their intervals as a last top-level key.
+// What summary.json holds: summary_to_json(summary) and, with `replicates`, their intervals
+// as a last top-level key.
+nlohmann::ordered_json summary_file_json(const RunSummary& summary, const ReplicateIntervals* replicates = nullptr);
+
+// Writes summary_file_json(summary, replicates), indented by two spaces, and a final newline.
 void write_summary_json(const RunSummary& summary, std::ostream& out, const ReplicateIntervals* replicates = nullptr);
 
 }  // namespace servesim
