@@ -15,6 +15,8 @@
 // cluster reads, except the metrics' inter-token gaps (order-independent sketches) and
 // the replica's KV cache (caught up before a read). tests/engine/lazy_decodes_test.cpp
 // compares whole runs with decode runs, with lazy decodes only, and step by step.
+#include <algorithm>
+
 #include "sim/core/assert.h"
 #include "sim/engine/replica.h"
 
@@ -49,13 +51,24 @@ bool Replica::start_decode_run() {
   if (config_.async_scheduling && extra_ns > 0) return false;
   run_extra_ns_ = extra_ns;
   Tick at = sim_.now();
-  run_costs_.resize(static_cast<std::size_t>(steps));
-  run_ends_.resize(static_cast<std::size_t>(steps));
-  cost_model_->decode_run_costs(count, lazy_.context_sum(), run_costs_);
-  for (std::size_t k = 0; k < run_costs_.size(); ++k) {
-    SS_ASSERT(run_costs_[k].total_ns >= 1, "a step must take time");
-    at += run_costs_[k].total_ns + extra_ns;
-    run_ends_[k] = at;
+  const auto n = static_cast<std::size_t>(steps);
+  run_ends_.resize(n);
+  run_memory_ns_.resize(n);
+  run_shares_costs_ = cost_model_->decode_run_memory_costs(count, lazy_.context_sum(), run_shared_cost_, run_memory_ns_);
+  if (run_shares_costs_) {
+    const Tick shared_ns = run_shared_cost_.compute_ns + run_shared_cost_.comm_ns;
+    for (std::size_t k = 0; k < n; ++k) {
+      at += std::max<Tick>(1, shared_ns + run_memory_ns_[k]) + extra_ns;  // run_step_cost's total_ns
+      run_ends_[k] = at;
+    }
+  } else {
+    run_costs_.resize(n);
+    cost_model_->decode_run_costs(count, lazy_.context_sum(), run_costs_);
+    for (std::size_t k = 0; k < n; ++k) {
+      SS_ASSERT(run_costs_[k].total_ns >= 1, "a step must take time");
+      at += run_costs_[k].total_ns + extra_ns;
+      run_ends_[k] = at;
+    }
   }
   in_run_ = true;
   run_step_ = 0;
@@ -83,7 +96,8 @@ void Replica::start_quiet_step() {
     lazy_.plan_quiet_step(plan_);
   }
   note_load_change();
-  const StepCost cost = begin_step(now, &run_costs_[run_step_]);
+  const StepCost priced = run_cost(run_step_);
+  const StepCost cost = begin_step(now, &priced);
   stats_.decode_run_steps += 1;
   SS_ASSERT(now + cost.total_ns == run_ends_[run_step_], "a quiet step took other than its run planned");
 }
@@ -121,17 +135,36 @@ void Replica::apply_quiet_steps(std::size_t from, std::size_t to) {
   // path adds them.
   const std::int64_t count = lazy_.count();
   const Tick extra_ns = run_extra_ns_;
-  Tick compute_ns = 0, memory_ns = 0;
-  for (std::size_t k = from; k < to; ++k) {
-    const Tick start = run_ends_[k - 1], end = run_ends_[k];
-    const StepCost& cost = run_costs_[k];
-    const StepSplit split = split_step(count, 0, end - start, extra_ns, cost, nullptr);
-    stats_.add_utilisation(split);
-    compute_ns += cost.compute_ns;
-    memory_ns += cost.memory_ns;
-    lazy_.run_quiet_step(split.total_ns, split.extra_ns, split.decode_ns, split.decode_units, end);
-  }
   const auto steps = static_cast<std::int64_t>(to - from);
+  Tick compute_ns = 0, memory_ns = 0;
+  if (run_shares_costs_ && extra_ns == 0) {
+    // split_step and add_utilisation of such a step, folded: with no extras its model time
+    // is its whole time, all of it decode time (scale exactly 1), the decodes' work is the
+    // shared cost's, and the prefill parts are +0.0, which leave the sums as they are.
+    const StepCost& shared = run_shared_cost_;
+    const auto decodes = static_cast<double>(count);
+    for (std::size_t k = from; k < to; ++k) {
+      const Tick end = run_ends_[k];
+      const Tick total_ns = end - run_ends_[k - 1];
+      stats_.decode_time_ns += static_cast<double>(total_ns);
+      stats_.decode_flops += shared.flops;
+      stats_.decode_bytes += shared.bytes;
+      memory_ns += run_memory_ns_[k];
+      const std::int64_t units = GpuTimeShares::units_from_ns(static_cast<double>(total_ns) / decodes);
+      lazy_.run_quiet_step(total_ns, 0, total_ns, units, end);
+    }
+    compute_ns = shared.compute_ns * steps;
+  } else {
+    for (std::size_t k = from; k < to; ++k) {
+      const Tick start = run_ends_[k - 1], end = run_ends_[k];
+      const StepCost cost = run_cost(k);
+      const StepSplit split = split_step(count, 0, end - start, extra_ns, cost, nullptr);
+      stats_.add_utilisation(split);
+      compute_ns += cost.compute_ns;
+      memory_ns += cost.memory_ns;
+      lazy_.run_quiet_step(split.total_ns, split.extra_ns, split.decode_ns, split.decode_units, end);
+    }
+  }
   stats_.add_bound_time(compute_ns, memory_ns);
   stats_.overhead_ns += extra_ns * steps;  // prepare_step: per step and per token sampled
   stats_.lazy_decode_tokens += count * steps;
@@ -152,7 +185,8 @@ void Replica::interrupt_decode_run() {
   if (run_step_ + 1 == run_ends_.size()) return;  // the step in flight is the last already
   run_ends_due_ = false;  // the due step is not reached
   run_ends_.resize(run_step_ + 1);
-  run_costs_.resize(run_step_ + 1);
+  if (run_shares_costs_) run_memory_ns_.resize(run_step_ + 1);
+  else run_costs_.resize(run_step_ + 1);
   sim_.cancel(run_event_);
   run_event_ = sim_.schedule_at(run_ends_.back(), [this] { end_decode_run(); }, WarmUp{&Replica::warm_step_end, this},
                                 step_end_order());

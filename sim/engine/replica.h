@@ -232,6 +232,10 @@ class Replica {
   // alone. REQUIRES: 1 <= from < to.
   void apply_quiet_steps(std::size_t from, std::size_t to);
   Tick step_start_of_run_step() const;
+  // The price of the run's step k.
+  StepCost run_cost(std::size_t k) const {
+    return run_shares_costs_ ? run_step_cost(run_shared_cost_, run_memory_ns_[k]) : run_costs_[k];
+  }
   // A submit: the step in flight becomes the run's last.
   void interrupt_decode_run();
   // The event at the run's last step end.
@@ -273,7 +277,13 @@ class Replica {
   // Decode runs: a quiet stretch of steps, priced when it starts (decode_run.cpp).
   bool runs_enabled_ = false;
   bool in_run_ = false;
-  std::vector<StepCost> run_costs_;  // the cost model's price of each step of the run
+  // The cost model's price of each step of the run: where its steps differ in their
+  // memory time alone (CostModel::decode_run_memory_costs), what they share and each
+  // one's memory time; else each whole cost.
+  bool run_shares_costs_ = false;
+  StepCost run_shared_cost_;
+  std::vector<Tick> run_memory_ns_;
+  std::vector<StepCost> run_costs_;
   std::vector<Tick> run_ends_;       // each step's end, extras included
   Tick run_extra_ns_ = 0;            // each step's extras (prepare_step's overheads)
   std::size_t run_step_ = 0;         // the run's step in flight

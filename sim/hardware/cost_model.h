@@ -1,6 +1,7 @@
 #pragma once
 // What one engine step costs. A cost model is pure: it never reads the clock, and equal
 // batch shapes give equal costs. The engine turns `total_ns` into a step-end event.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -55,6 +56,14 @@ struct OpTiming {
   std::string algorithm;
 };
 
+// A decode run's step from decode_run_memory_costs' parts.
+inline StepCost run_step_cost(const StepCost& shared, Tick memory_ns) {
+  StepCost cost = shared;
+  cost.memory_ns = memory_ns;
+  cost.total_ns = std::max<Tick>(1, cost.compute_ns + cost.memory_ns + cost.comm_ns);
+  return cost;
+}
+
 class CostModel {
  public:
   virtual ~CostModel() = default;
@@ -71,6 +80,17 @@ class CostModel {
       batch.decode_context_sum = context_sum + static_cast<std::int64_t>(k) * seqs;
       out[k] = step_cost(batch);
     }
+  }
+  // decode_run_costs for a model whose run steps differ in their memory time alone:
+  // `shared` is every step's cost but for memory_ns and total_ns, memory_ns[k] step k's,
+  // and step k's cost is run_step_cost(shared, memory_ns[k]), decode_run_costs' out[k] bit
+  // for bit. Returns false, writing nothing, where the steps differ in more (this one): a
+  // decode run then keeps whole costs. A run keeps 8 bytes a priced step instead of a
+  // StepCost's 64, and applies its steps with the shared parts read once.
+  virtual bool decode_run_memory_costs(std::int64_t seqs, std::int64_t context_sum, StepCost& shared,
+                                       std::span<Tick> memory_ns) const {
+    (void)seqs, (void)context_sum, (void)shared, (void)memory_ns;
+    return false;
   }
   // Per-operator breakdown of the same step (empty for models without operators).
   virtual std::vector<OpTiming> breakdown(const BatchShape& batch) const { (void)batch; return {}; }

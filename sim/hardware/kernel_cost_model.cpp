@@ -485,17 +485,26 @@ StepCost KernelCostModel::step_cost(const BatchShape& batch) const {
 }
 
 void KernelCostModel::decode_run_costs(std::int64_t seqs, std::int64_t context_sum, std::span<StepCost> out) const {
+  StepCost shared;
+  std::vector<Tick> memory_ns(out.size());
+  if (!decode_run_memory_costs(seqs, context_sum, shared, memory_ns))
+    return CostModel::decode_run_costs(seqs, context_sum, out);
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = run_step_cost(shared, memory_ns[k]);
+}
+
+bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t context_sum, StepCost& shared,
+                                              std::span<Tick> memory_ns) const {
   // step_cost's decode-only path, with what the steps share worked out once: the padded
   // rows' sums (compute and communication are the same in every step) and the place on
   // the attention curve, which moves up by one token of mean length a step. The same
   // expressions in the same order as step_cost and assemble, so each cost is theirs bit
   // for bit (tests/hardware/kernel_cost_model_test.cpp compares them).
   const std::int64_t rows = graph_rows(seqs);
-  if (!tables_->generation_attention || rows > kMaxCachedRows || seqs > kMaxCachedRows || out.empty())
-    return CostModel::decode_run_costs(seqs, context_sum, out);
+  if (!tables_->generation_attention || rows > kMaxCachedRows || seqs > kMaxCachedRows || memory_ns.empty())
+    return false;
   static const Sums kNone{};
   const Sums& a = decode_rest(rows);
-  StepCost shared;
+  shared = StepCost{};
   shared.compute_ns = ticks_from_seconds(a.bucket_s[0] + kNone.bucket_s[0] + 0.0);
   shared.comm_ns = ticks_from_seconds(a.bucket_s[2] + kNone.bucket_s[2]);
   shared.table_fallback_ops = a.fallbacks + kNone.fallbacks;
@@ -506,7 +515,7 @@ void KernelCostModel::decode_run_costs(std::int64_t seqs, std::int64_t context_s
   const std::vector<double>& curve = decode_curve(seqs);
   const double b = static_cast<double>(seqs);
   std::size_t hi = 0;  // first measured length above s; s never decreases along the run
-  for (std::size_t k = 0; k < out.size(); ++k) {
+  for (std::size_t k = 0; k < memory_ns.size(); ++k) {
     const std::int64_t sum = context_sum + static_cast<std::int64_t>(k) * seqs;
     const double s = static_cast<double>(sum) / b + 1.0;  // decode_attention_seconds
     double attention_s = 0;
@@ -516,11 +525,9 @@ void KernelCostModel::decode_run_costs(std::int64_t seqs, std::int64_t context_s
       while (hi < lengths.size() && lengths[hi] <= s) ++hi;
       attention_s = decode_curve_at(curve, hi, s);
     }
-    StepCost& cost = out[k];
-    cost = shared;
-    cost.memory_ns = ticks_from_seconds(memory_rest_s + attention_s * layers_);
-    cost.total_ns = std::max<Tick>(1, cost.compute_ns + cost.memory_ns + cost.comm_ns);
+    memory_ns[k] = ticks_from_seconds(memory_rest_s + attention_s * layers_);
   }
+  return true;
 }
 
 std::vector<OpTiming> KernelCostModel::breakdown(const BatchShape& batch) const {

@@ -42,6 +42,8 @@ class KernelCostModel : public CostModel {
 
   StepCost step_cost(const BatchShape& batch) const override;
   void decode_run_costs(std::int64_t seqs, std::int64_t context_sum, std::span<StepCost> out) const override;
+  bool decode_run_memory_costs(std::int64_t seqs, std::int64_t context_sum, StepCost& shared,
+                               std::span<Tick> memory_ns) const override;
   std::vector<OpTiming> breakdown(const BatchShape& batch) const override;
   std::string describe() const override;
 
