@@ -54,7 +54,10 @@ struct StepPlan {
   void clear() {
     chunks.clear();
     lazy_decodes = lazy_context_sum = 0;
-    shape = BatchShape{};
+    // Field by field: a fresh BatchShape would free the prefill list's memory, and the next
+    // step with a prompt chunk would allocate it again.
+    shape.prefills.clear();
+    shape.decode_seqs = shape.decode_context_sum = shape.extra_sampled_tokens = 0;
     preempted.clear();
     overhead_ns = swap_ns = draft_ns = kv_load_ns = 0;
     swap_out_tokens = swap_in_tokens = 0;

@@ -400,16 +400,18 @@ void KernelCostModel::Sums::add(const Priced& p) {
   fallbacks += p.fallback ? 1 : 0;
 }
 
-// The cache entry `key` of `cache`, built on first use from the operators of `probe` that
-// `keep` selects.
-template <class Keep>
-const KernelCostModel::Sums& KernelCostModel::cached_sums(std::vector<Sums>& cache, std::int64_t key,
-                                                          const BatchShape& probe, Keep keep) const {
+// The cache entry `key` of `cache`, built on first use from the operators of the shape
+// `probe()` makes that `keep` selects (made only then: a shape with a prefill chunk
+// allocates, and these are read at every step with a prompt chunk).
+template <class Probe, class Keep>
+const KernelCostModel::Sums& KernelCostModel::cached_sums(std::vector<Sums>& cache, std::int64_t key, Probe probe,
+                                                          Keep keep) const {
   if (cache.size() <= static_cast<std::size_t>(key)) cache.resize(static_cast<std::size_t>(key) + 1);
   Sums& sums = cache[static_cast<std::size_t>(key)];
   if (sums.built) return sums;
+  const BatchShape shape = probe();
   std::vector<std::pair<OpCost, Priced>> priced;
-  if (!probe.empty()) price_ops(probe, &priced, nullptr);
+  if (!shape.empty()) price_ops(shape, &priced, nullptr);
   for (const auto& [op, p] : priced)
     if (keep(op)) sums.add(p);
   sums.built = true;
@@ -417,25 +419,34 @@ const KernelCostModel::Sums& KernelCostModel::cached_sums(std::vector<Sums>& cac
 }
 
 const KernelCostModel::Sums& KernelCostModel::decode_rest(std::int64_t rows) const {
-  BatchShape probe;
-  probe.decode_seqs = rows;
+  const auto probe = [rows] {
+    BatchShape shape;
+    shape.decode_seqs = rows;
+    return shape;
+  };
   return cached_sums(decode_rest_, rows, probe, [](const OpCost& op) { return !named(op, "attn_decode"); });
 }
 
 const KernelCostModel::Sums& KernelCostModel::mixed_rest(std::int64_t tokens) const {
-  BatchShape probe;  // one chunk of every token: the same rows through every operator
-  probe.prefills.push_back({tokens, 0, true});
+  const auto probe = [tokens] {  // one chunk of every token: the same rows through every operator
+    BatchShape shape;
+    shape.prefills.push_back({tokens, 0, true});
+    return shape;
+  };
   return cached_sums(mixed_rest_, tokens, probe, [](const OpCost& op) {
     return !(named(op, "attn_prefill") || named(op, "attn_decode") || named(op, "final_norm") || named(op, "lm_head"));
   });
 }
 
 const KernelCostModel::Sums& KernelCostModel::sampled_tail(std::int64_t sampled) const {
-  BatchShape probe;  // `sampled` rows that all reach the final norm and lm_head
-  if (sampled > 0) {
-    probe.prefills.push_back({sampled, 0, true});
-    probe.extra_sampled_tokens = sampled - 1;
-  }
+  const auto probe = [sampled] {  // `sampled` rows that all reach the final norm and lm_head
+    BatchShape shape;
+    if (sampled > 0) {
+      shape.prefills.push_back({sampled, 0, true});
+      shape.extra_sampled_tokens = sampled - 1;
+    }
+    return shape;
+  };
   return cached_sums(sampled_tail_, sampled, probe,
                      [](const OpCost& op) { return named(op, "final_norm") || named(op, "lm_head"); });
 }

@@ -138,8 +138,8 @@ class KernelCostModel : public CostModel {
   mutable std::vector<Sums> mixed_rest_;
   mutable std::vector<Sums> sampled_tail_;
   static constexpr std::int64_t kMaxCachedRows = 16384;
-  template <class Keep>
-  const Sums& cached_sums(std::vector<Sums>& cache, std::int64_t key, const BatchShape& probe, Keep keep) const;
+  template <class Probe, class Keep>
+  const Sums& cached_sums(std::vector<Sums>& cache, std::int64_t key, Probe probe, Keep keep) const;
   const Sums& decode_rest(std::int64_t rows) const;
   const Sums& mixed_rest(std::int64_t tokens) const;
   const Sums& sampled_tail(std::int64_t sampled) const;
