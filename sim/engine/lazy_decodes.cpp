@@ -252,6 +252,13 @@ std::int64_t LazyDecodes::quiet_steps(std::int64_t most, bool& ends_due) {
   // While the free blocks cover every new block the stretch starts: a slot's lazy decodes
   // all start one at the steps of its residue (their next crossing is the slot's next).
   std::int64_t free = kv_.free_blocks();
+  // Each lazy decode sits in one wheel slot, and `most` steps visit a slot at most
+  // ceil(most / block_size) times: when the free blocks cover that many blocks a decode,
+  // the loop below could not run short, so it is spared.
+  if (count_ * ((most + block_size_ - 1) / block_size_) <= free) {
+    ends_due = due_within;
+    return most;
+  }
   for (std::int64_t k = 0; k < most; ++k) {
     free -= slot_counts_[slot_of(steps_ended_ + k)];
     if (free < 0) return k;
