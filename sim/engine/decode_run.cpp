@@ -21,16 +21,6 @@
 #include "sim/engine/replica.h"
 
 namespace servesim {
-namespace {
-
-// Longest stretch priced at once: a submit cuts a run short, and the steps priced past the
-// cut are thrown away, while a longer run spares events. With the kernels model's run
-// pricing (~90 instructions a step) 24 and 32 gave the fewest instructions of 16, 24, 32
-// and 64 at light load (1.1% fewer than 16; 64: 0.7% more; docs/performance.md); a
-// quiet stretch longer than that is run as several.
-constexpr std::int64_t kMostRunSteps = 32;
-
-}  // namespace
 
 bool Replica::start_decode_run() {
   const auto count = lazy_.count();
@@ -52,9 +42,13 @@ bool Replica::start_decode_run() {
   run_extra_ns_ = extra_ns;
   Tick at = sim_.now();
   const auto n = static_cast<std::size_t>(steps);
-  run_ends_.resize(n);
-  run_memory_ns_.resize(n);
-  run_shares_costs_ = cost_model_->decode_run_memory_costs(count, lazy_.context_sum(), run_shared_cost_, run_memory_ns_);
+  if (run_ends_.size() < static_cast<std::size_t>(kMostRunSteps)) {  // once: sized for every run
+    run_ends_.resize(kMostRunSteps);
+    run_memory_ns_.resize(kMostRunSteps);
+  }
+  run_steps_ = n;
+  run_shares_costs_ = cost_model_->decode_run_memory_costs(count, lazy_.context_sum(), run_shared_cost_,
+                                                           std::span<Tick>(run_memory_ns_.data(), n));
   if (run_shares_costs_) {
     const Tick shared_ns = run_shared_cost_.compute_ns + run_shared_cost_.comm_ns;
     for (std::size_t k = 0; k < n; ++k) {
@@ -75,7 +69,7 @@ bool Replica::start_decode_run() {
   stats_.decode_runs += 1;
   stats_.decode_run_priced_steps += steps;
   start_quiet_step();
-  run_event_ = sim_.schedule_at(run_ends_.back(), [this] { end_decode_run(); }, WarmUp{&Replica::warm_step_end, this},
+  run_event_ = sim_.schedule_at(run_ends_[n - 1], [this] { end_decode_run(); }, WarmUp{&Replica::warm_step_end, this},
                                 step_end_order());
   return true;
 }
@@ -85,21 +79,50 @@ void Replica::start_quiet_step() {
   // the due step that ends the run, every running request whole (nothing waits). The
   // shape, and so the price, is the same either way: the due requests decode one token.
   const Tick now = step_start_of_run_step();
+  StepCost cost;
   plan_.clear();
-  if (run_ends_due_ && run_step_ + 1 == run_ends_.size()) {
+  if (run_ends_due_ && run_step_ + 1 == run_steps_) {
     lazy_.make_due_explicit();
     std::int64_t budget = config_.max_batched_tokens;
     SchedulerState state{waiting_, running_, kv_, config_, &swap_, &scratch_, &lazy_};
     const bool planned = lazy_.plan_whole(state, plan_, budget, /*chunked=*/true, /*use_budget=*/true);
     SS_ASSERT(planned, "a decode run's due step could not plan every request whole");
+    note_load_change();
+    const StepCost priced = run_cost(run_step_);
+    cost = begin_step(now, &priced);
   } else {
     lazy_.plan_quiet_step(plan_);
+    note_load_change();
+    const StepCost priced = run_cost(run_step_);
+    cost = kv_.has_tiers() ? begin_step(now, &priced) : begin_quiet_step(now, priced);
   }
-  note_load_change();
-  const StepCost priced = run_cost(run_step_);
-  const StepCost cost = begin_step(now, &priced);
   stats_.decode_run_steps += 1;
   SS_ASSERT(now + cost.total_ns == run_ends_[run_step_], "a quiet step took other than its run planned");
+}
+
+StepCost Replica::begin_quiet_step(Tick now, StepCost cost) {
+  // begin_step's effects for a plan of the lazy decodes alone, without its visits of the
+  // plan's empty lists: prepare_step's extras are the run's (per step, and per token
+  // sampled: each decode samples one; nobody starts, no swap, no speculation), KV tiers
+  // load nothing (a replica with tiers takes begin_step: its stores are counted there),
+  // and async scheduling hides nothing (a run with extras is not async, start_decode_run).
+  // The split is account_step_start's for a step without chunks or preemptions.
+  SS_ASSERT(plan_.chunks.empty() && plan_.preempted.empty() && plan_.lazy_decodes > 0 && !kv_.has_tiers(),
+            "a quiet step plans the lazy decodes alone");
+  const Tick extra_ns = run_extra_ns_;
+  plan_.decode_work_chunks = plan_.lazy_decodes;
+  plan_.overhead_ns = extra_ns;
+  stats_.overhead_ns += extra_ns;
+  cost.total_ns += extra_ns;
+  split_ = split_step(plan_.decode_work_chunks, 0, cost.total_ns, extra_ns, cost, nullptr);
+  lazy_.charge_step_start(split_.decode_units, now);
+  stats_.lazy_decode_tokens += plan_.lazy_decodes;
+  stats_.add_utilisation(split_);
+  stats_.add_bound_time(cost.compute_ns, cost.memory_ns);
+  busy_ = true;
+  step_start_ns_ = now;
+  note_load_change();
+  return cost;
 }
 
 Tick Replica::step_start_of_run_step() const {
@@ -114,7 +137,7 @@ void Replica::apply_run_steps() {
   // Every step end before the event being run has happened: earlier, or at the same
   // nanosecond and before it in SameTimeOrder. The last step's end is the run's event.
   const auto ended = [&](std::size_t k) {
-    return k + 1 < run_ends_.size() && (run_ends_[k] < now || (run_ends_[k] == now && mine < current));
+    return k + 1 < run_steps_ && (run_ends_[k] < now || (run_ends_[k] == now && mine < current));
   };
   if (!ended(run_step_)) return;
   end_step_counts(run_ends_[run_step_]);  // on_step_end of a step without explicit chunks
@@ -142,18 +165,21 @@ void Replica::apply_quiet_steps(std::size_t from, std::size_t to) {
     // is its whole time, all of it decode time (scale exactly 1), the decodes' work is the
     // shared cost's, and the prefill parts are +0.0, which leave the sums as they are.
     const StepCost& shared = run_shared_cost_;
-    const auto decodes = static_cast<double>(count);
+    double decode_time_ns = stats_.decode_time_ns, flops = stats_.decode_flops, bytes = stats_.decode_bytes;
     for (std::size_t k = from; k < to; ++k) {
-      const Tick end = run_ends_[k];
-      const Tick total_ns = end - run_ends_[k - 1];
-      stats_.decode_time_ns += static_cast<double>(total_ns);
-      stats_.decode_flops += shared.flops;
-      stats_.decode_bytes += shared.bytes;
+      decode_time_ns += static_cast<double>(run_ends_[k] - run_ends_[k - 1]);
+      flops += shared.flops;
+      bytes += shared.bytes;
       memory_ns += run_memory_ns_[k];
-      const std::int64_t units = GpuTimeShares::units_from_ns(static_cast<double>(total_ns) / decodes);
-      lazy_.run_quiet_step(total_ns, 0, total_ns, units, end);
     }
+    stats_.decode_time_ns = decode_time_ns;
+    stats_.decode_flops = flops;
+    stats_.decode_bytes = bytes;
     compute_ns = shared.compute_ns * steps;
+    const auto decodes = static_cast<double>(count);
+    lazy_.run_quiet_steps_without_extras(run_ends_[from - 1], run_ends_.data() + from, to - from, [decodes](Tick total_ns) {
+      return GpuTimeShares::units_from_ns(static_cast<double>(total_ns) / decodes);
+    });
   } else {
     for (std::size_t k = from; k < to; ++k) {
       const Tick start = run_ends_[k - 1], end = run_ends_[k];
@@ -182,19 +208,18 @@ void Replica::catch_up() {
 void Replica::interrupt_decode_run() {
   if (!in_run_) return;
   apply_run_steps();
-  if (run_step_ + 1 == run_ends_.size()) return;  // the step in flight is the last already
+  if (run_step_ + 1 == run_steps_) return;  // the step in flight is the last already
   run_ends_due_ = false;  // the due step is not reached
-  run_ends_.resize(run_step_ + 1);
-  if (run_shares_costs_) run_memory_ns_.resize(run_step_ + 1);
-  else run_costs_.resize(run_step_ + 1);
+  run_steps_ = run_step_ + 1;
+  if (!run_shares_costs_) run_costs_.resize(run_steps_);
   sim_.cancel(run_event_);
-  run_event_ = sim_.schedule_at(run_ends_.back(), [this] { end_decode_run(); }, WarmUp{&Replica::warm_step_end, this},
+  run_event_ = sim_.schedule_at(run_ends_[run_steps_ - 1], [this] { end_decode_run(); }, WarmUp{&Replica::warm_step_end, this},
                                 step_end_order());
 }
 
 void Replica::end_decode_run() {
   apply_run_steps();  // every step but the last
-  SS_ASSERT(run_step_ + 1 == run_ends_.size(), "a decode run ended before its last step");
+  SS_ASSERT(run_step_ + 1 == run_steps_, "a decode run ended before its last step");
   in_run_ = false;
   on_step_end();
 }

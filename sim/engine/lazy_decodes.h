@@ -125,6 +125,38 @@ class LazyDecodes {
     last_end_ns_ = end_ns;
     add_step_increments(total_ns, extra_ns, decode_ns);
   }
+  // run_quiet_step of the decode run's steps ending at ends[0], ..., ends[n - 1] (the first
+  // starting at `start_ns`, the last step's end) where no step has extras (so its decode time is its
+  // whole time), each decode's GPU-time share `units_of(step time)`: the same sums, kept
+  // in registers across the steps. Inline: a run applies ten or so at a time.
+  template <class UnitsOf>
+  void run_quiet_steps_without_extras(Tick start_ns, const Tick* ends, std::size_t n, UnitsOf units_of) {
+    SS_ASSERT(!in_step_ && count_ > 0 && start_ns == last_end_ns_, "a quiet step is all lazy decodes");
+    Tick last_end = last_end_ns_;
+    std::int64_t step = steps_ended_;
+    std::int64_t gpu_units = gpu_units_;
+    Tick own_ns = own_ns_;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Tick end = ends[i];
+      const Tick total_ns = end - last_end;
+      const std::size_t slot = slot_of(step);  // crossing_count() of this step
+      if (!slot_known_empty(slot) && !slot_counts_.empty() && slot_counts_[slot] > 0)
+        kv_.allocate_unassigned(slot_counts_[slot]);
+      gpu_units += units_of(total_ns);
+      ++step;
+      last_end = end;
+      own_ns += total_ns;  // add_step_increments: model time all decode time, no extras
+      pending_gaps_.push_back(total_ns);
+      if (pending_gaps_.size() >= 256) flush_gaps();  // reads none of the sums held here
+      while (!gap_maxima_.empty() && gap_maxima_.back().second <= total_ns) gap_maxima_.pop_back();
+      gap_maxima_.emplace_back(step, total_ns);
+    }
+    last_end_ns_ = last_end;
+    steps_ended_ = step;
+    gpu_units_ = gpu_units;
+    own_ns_ = own_ns;
+    context_sum_ += count_ * static_cast<std::int64_t>(n);  // each computed one more token a step
+  }
   // The gaps held back, to the metrics now (before the metrics are read).
   void flush_gaps();
   // Lazy requests whose next step needs them explicit (last token, a block whose hash

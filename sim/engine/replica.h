@@ -224,6 +224,12 @@ class Replica {
   // coming quiet steps as one event and starts the first; false when there are fewer
   // than two.
   bool start_decode_run();
+  // Longest stretch priced at once: a submit cuts a run short, and the steps priced past
+  // the cut are thrown away, while a longer run spares events. With the kernels model's run
+  // pricing (~90 instructions a step) 24 and 32 gave the fewest instructions of 16, 24, 32
+  // and 64 at light load (1.1% fewer than 16; 64: 0.7% more; docs/performance.md); a
+  // quiet stretch longer than that is run as several.
+  static constexpr std::int64_t kMostRunSteps = 32;
   // Applies the run's steps whose ends come before the event being run.
   void apply_run_steps();
   // Starts the run's step run_step_ as maybe_start_step would; its start time.
@@ -232,6 +238,9 @@ class Replica {
   // alone. REQUIRES: 1 <= from < to.
   void apply_quiet_steps(std::size_t from, std::size_t to);
   Tick step_start_of_run_step() const;
+  // begin_step for a quiet step that is not the run's due step (plan_: the lazy decodes
+  // alone) priced `cost`, with the same effects. REQUIRES: no KV tiers.
+  StepCost begin_quiet_step(Tick now, StepCost cost);
   // The price of the run's step k.
   StepCost run_cost(std::size_t k) const {
     return run_shares_costs_ ? run_step_cost(run_shared_cost_, run_memory_ns_[k]) : run_costs_[k];
@@ -284,11 +293,14 @@ class Replica {
   StepCost run_shared_cost_;
   std::vector<Tick> run_memory_ns_;
   std::vector<StepCost> run_costs_;
+  // The run's first run_steps_ entries of run_ends_ and run_memory_ns_, which keep their
+  // size (kMostRunSteps) from run to run, so that a run writes only what it prices.
+  std::size_t run_steps_ = 0;
   std::vector<Tick> run_ends_;       // each step's end, extras included
   Tick run_extra_ns_ = 0;            // each step's extras (prepare_step's overheads)
   std::size_t run_step_ = 0;         // the run's step in flight
   bool run_ends_due_ = false;        // the run's last step is its first due request's
-  EventHandle run_event_;            // at run_ends_.back()
+  EventHandle run_event_;            // at run_ends_[run_steps_ - 1]
   SwapSpace swap_;
   KvTierLink tier_link_;  // with KV tiers (set_kv_tiers)
   SpeculativeDecoding speculation_;  // used only with config_.speculative.enabled
