@@ -68,13 +68,18 @@ void BlockPool::release_plain_reversed(const std::int32_t* blocks, std::size_t n
 
 void BlockPool::allocate_into(std::vector<std::int32_t>& out, std::int64_t n) {
   SS_ASSERT(n >= 0 && n <= num_free_, "allocation from an empty block pool");
+  if (n == 1) {  // most calls (a decode's new block): the loops below for one block are allocate()
+    out.push_back(allocate());
+    return;
+  }
   const std::size_t first = out.size();
   out.resize(first + static_cast<std::size_t>(n));
   std::int32_t* to = out.data() + first;
   std::int64_t i = 0;
   // The plain blocks ahead of the ring first: plain, so their records stay as they are.
   const std::int64_t ahead = std::min(n, head_run_);
-  for (; i < ahead; ++i) to[i] = take_plain_id();
+  take_plain_ids(to, ahead);
+  i = ahead;
   head_run_ -= ahead;
   num_free_ -= ahead;
   // The usual case inline: runs of plain blocks at the head (no record, no eviction), their
@@ -84,7 +89,7 @@ void BlockPool::allocate_into(std::vector<std::int32_t>& out, std::int64_t n) {
     if (!(entry & kPlainEntry)) break;
     const std::uint32_t run = entry & ~kPlainEntry;
     const auto take = static_cast<std::uint32_t>(std::min<std::int64_t>(run, n - i));
-    for (std::uint32_t k = 0; k < take; ++k) to[i + k] = take_plain_id();
+    take_plain_ids(to + i, take);
     i += take;
     num_free_ -= take;
     if (take == run) {

@@ -44,6 +44,7 @@
 // in memory committed only as it is first written (zeroed_array.h): allocating a plain
 // block writes nothing either, and a pool of many replicas' worth of blocks costs memory
 // only for the records of blocks that got a hash.
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <vector>
@@ -164,6 +165,14 @@ class BlockPool {
     const std::int32_t b = plain_ids_.back();
     plain_ids_.pop_back();
     return b;
+  }
+  // `n` take_plain_id()s into out[0], ..., out[n - 1]: the stack's top ids, then fresh ones.
+  void take_plain_ids(std::int32_t* out, std::int64_t n) {
+    const auto from_stack = static_cast<std::size_t>(std::min<std::int64_t>(n, static_cast<std::int64_t>(plain_ids_.size())));
+    const auto top = plain_ids_.end();
+    std::reverse_copy(top - static_cast<std::ptrdiff_t>(from_stack), top, out);
+    plain_ids_.resize(plain_ids_.size() - from_stack);
+    for (auto k = static_cast<std::int64_t>(from_stack); k < n; ++k) out[k] = next_fresh_++;
   }
   std::int32_t next_fresh_ = 0;  // blocks [next_fresh_, num_blocks_) were never used
   std::int64_t head_run_;        // plain blocks at the head of the queue, ahead of the ring
