@@ -1,5 +1,5 @@
 // Console and JSON output of a benchmark replay.
-#include "sim/cli/replay_report.h"
+#include "sim/report/replay_report.h"
 
 #include <cmath>
 #include <cstdio>
@@ -7,7 +7,7 @@
 #include "sim/study/benchmark_match.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 std::string describe_benchmark(const BenchmarkReplay& replay) {
   const BenchmarkRun& b = replay.benchmark();
@@ -33,13 +33,6 @@ bool check_benchmark_deployment(const BenchmarkRun& bench, const Scenario& scena
   }
   err << command << ": the benchmark measured another deployment than " << scenario.source_file
       << " describes; correct the scenario (or --set its keys), or pass --force to go on anyway\n";
-  return false;
-}
-
-bool asks_for_formats(const std::vector<std::string>& args) {
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--format" && (i + 1 == args.size() || args[i + 1].rfind('-', 0) == 0)) return true;
-  }
   return false;
 }
 
@@ -88,14 +81,6 @@ void print_replay(const BenchmarkReplay& replay, const SimulatedReplay& simulate
   }
 }
 
-int count_beyond(const std::vector<ReplaySet>& sets, double tolerance) {
-  int beyond = 0;
-  for (const ReplaySet& set : sets) {
-    for (const FigureComparison& row : set.rows) beyond += std::isfinite(row.error) && std::fabs(row.error) > tolerance;
-  }
-  return beyond;
-}
-
 nlohmann::ordered_json replay_set_json(const ReplaySet& set) {
   nlohmann::ordered_json s;
   s["name"] = set.name;
@@ -140,4 +125,4 @@ nlohmann::ordered_json replay_json(const BenchmarkReplay& replay, const Simulate
   return j;
 }
 
-}  // namespace servesim::cli
+}  // namespace servesim

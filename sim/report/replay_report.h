@@ -8,17 +8,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/study/benchmark_replay.h"
+#include "sim/study/replay_study.h"
 
-namespace servesim::cli {
+namespace servesim {
 
 // The benchmark line and the simulated outcome, then one table per set.
 void print_replay(const BenchmarkReplay& replay, const SimulatedReplay& simulated, const std::vector<ReplaySet>& sets,
                   std::ostream& out);
 // One set's table: figure, measured, simulated, signed error.
 void print_replay_set(const ReplaySet& set, std::ostream& out);
-// Figures whose |error| exceeds `tolerance` (a fraction), over every set.
-int count_beyond(const std::vector<ReplaySet>& sets, double tolerance);
 nlohmann::ordered_json replay_set_json(const ReplaySet& set);
 nlohmann::ordered_json replay_json(const BenchmarkReplay& replay, const SimulatedReplay& simulated,
                                    const std::vector<ReplaySet>& sets, std::optional<double> tolerance);
@@ -32,9 +30,7 @@ std::string describe_benchmark(const BenchmarkReplay& replay);
 bool check_benchmark_deployment(const BenchmarkRun& bench, const Scenario& scenario, bool force,
                                 const std::string& command, std::ostream& err);
 
-// `--format` with no name after it (the last word, or another option next): the user asks
-// which names there are. print_benchmark_formats lists them with the tool each reads.
-bool asks_for_formats(const std::vector<std::string>& args);
+// The benchmark formats `--format` takes, with the tool each reads.
 void print_benchmark_formats(std::ostream& out);
 
-}  // namespace servesim::cli
+}  // namespace servesim
