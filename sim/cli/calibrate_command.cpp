@@ -1,55 +1,20 @@
 // `servesim calibrate --hardware H --model M --measurements FILE.csv [-o OUT.yaml]`: fits
 // the roofline parameters of a hardware profile to measured step and kernel times
-// (sim/hardware/calibration.h) and writes the calibrated profile, with every row's
-// measured / predicted / error in its comments (docs/cost-model.md section 5).
-#include <cstdio>
-#include <fstream>
+// (sim/study/roofline_calibration.h) and writes the calibrated profile, with every row's
+// measured / predicted / error in its comments (sim/report/calibration_report.h,
+// docs/cost-model.md section 5).
 #include <ostream>
-#include <sstream>
 
 #include <boost/program_options.hpp>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
-#include "sim/core/errors.h"
-#include "sim/hardware/calibration.h"
-#include "sim/report/calibrated_hardware_writer.h"
-#include "sim/scenario/measurements_csv.h"
-#include "sim/scenario/model_loader.h"
+#include "sim/report/calibration_report.h"
+#include "sim/study/roofline_calibration.h"
 
 namespace po = boost::program_options;
 
 namespace servesim::cli {
-
-namespace {
-
-void print_summary(std::ostream& os, const CalibrationResult& r) {
-  char buf[200];
-  os << "row                              measured ms  predicted ms    error  role\n";
-  for (const CalibratedRow& row : r.rows) {
-    if (row.measurement.kind != MeasurementKind::step) continue;
-    std::snprintf(buf, sizeof buf, "%-32s %11.3f %13.3f %+7.1f%%  %s\n",
-                  row.measurement.label().c_str(), row.measurement.ms, row.predicted_ms,
-                  100 * row.error, row.role == RowRole::fitted ? "fitted" : "held out");
-    os << buf;
-  }
-  const auto line = [&](const char* what, const ErrorSummary& s) {
-    if (s.rows == 0) return;
-    std::snprintf(buf, sizeof buf, "%s: %d rows, median |error| %.1f%%, max %.1f%%\n", what,
-                  s.rows, 100 * s.median_abs, 100 * s.max_abs);
-    os << buf;
-  };
-  line("whole steps fitted", r.fitted_steps);
-  line("whole steps held out", r.held_out_steps);
-  line("gemm rows", r.summary(MeasurementKind::gemm, RowRole::fitted));
-  line("attn_prefill rows", r.summary(MeasurementKind::attn_prefill, RowRole::fitted));
-  line("attn_decode rows", r.summary(MeasurementKind::attn_decode, RowRole::fitted));
-  for (const auto& b : r.at_bounds) {
-    os << "warning: " << b << ": the rows do not pin it down; add gemm and attn_* rows\n";
-  }
-}
-
-}  // namespace
 
 int calibrate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   // Three calibrations share the command: engine overheads from a real benchmark run, and
@@ -97,43 +62,16 @@ int calibrate_command(const std::vector<std::string>& args, std::ostream& out, s
     err << "servesim calibrate: --fit-max-prefill and --fit-max-context must be >= 0\n";
     return 2;
   }
-  try {
-    const std::string profile_path = hardware_profile_path(hardware);
-    std::ifstream profile(profile_path);
-    std::stringstream profile_text;
-    profile_text << profile.rdbuf();
-    const HardwareSpec start = load_hardware(hardware);
-    const ModelSpec spec = load_model(model);
-    const std::vector<Measurement> rows = read_measurements(measurements);
-
-    CalibrationOptions options;
-    if (max_prefill > 0 || max_context > 0) {
-      options.fit_step = [=](const Measurement& m) {
-        return (max_prefill == 0 || m.prefill_tokens <= max_prefill) &&
-               (max_context == 0 || m.decode_context <= max_context);
-      };
-    }
-    CalibrationResult result;
-    try {
-      result = calibrate(spec, start, rows, options);
-    } catch (const ConfigError& e) {
-      throw ConfigError(measurements, e.line(), e.key(), e.message());
-    }
-
-    CalibrationProvenance prov;
-    prov.command = "servesim calibrate --hardware " + hardware + " --model " + model +
-                   " --measurements " + measurements;
-    if (max_prefill > 0) prov.command += " --fit-max-prefill " + std::to_string(max_prefill);
-    if (max_context > 0) prov.command += " --fit-max-context " + std::to_string(max_context);
-    prov.measurements_path = measurements;
-    prov.model_name = spec.name;
-    std::ostringstream yaml;
-    write_calibrated_hardware(yaml, profile_text.str(), result, prov);
-    return emit_fitted_profile(yaml.str(), output, [&](std::ostream& to) { print_summary(to, result); }, out, err);
-  } catch (const ConfigError& e) {
-    err << "servesim calibrate: error: " << e.what() << "\n";
-    return 2;
-  }
+  MeasuredFitRequest request;
+  request.hardware = hardware;
+  request.model = model;
+  request.measurements_path = measurements;
+  request.fit_max_prefill_tokens = max_prefill;
+  request.fit_max_context_tokens = max_context;
+  const MeasuredFitStudy study = calibrate_to_measurements(request);
+  emit_fitted_profile(measured_fit_profile(request, study), output,
+                      [&](std::ostream& to) { print_measured_fit(study.result, to); }, out, err);
+  return 0;
 }
 
 }  // namespace servesim::cli

@@ -1,45 +1,20 @@
 // `servesim calibrate --from-kernels SET --hardware H [-o OUT.yaml]`: re-derives the
 // roofline's parameters of a hardware profile from a measured kernel-table set
-// (sim/hardware/kernels/roofline_fit.h), prints each op family's fit error, and writes the
-// profile with the fitted values and their provenance in a marked block.
-#include <filesystem>
-#include <fstream>
+// (sim/study/roofline_calibration.h), prints each op family's fit error, and writes the
+// profile with the fitted values and their provenance in a marked block
+// (sim/report/calibration_report.h).
 #include <ostream>
-#include <sstream>
 
 #include <boost/program_options.hpp>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
-#include "sim/core/errors.h"
-#include "sim/report/calibrated_hardware_writer.h"
-#include "sim/scenario/model_loader.h"
-#include "sim/report/kernel_fit_hardware_writer.h"
-#include "sim/scenario/resource_paths.h"
+#include "sim/report/calibration_report.h"
+#include "sim/study/roofline_calibration.h"
 
 namespace po = boost::program_options;
 
 namespace servesim::cli {
-namespace {
-
-void print_fit(const TableFitResult& r, std::ostream& out) {
-  char buf[240];
-  out << "family          rows  |error| median    p90     max  fitted\n";
-  for (const TableFitFamily& f : r.families) {
-    std::string keys;
-    for (const auto& [key, value] : f.values) {
-      std::snprintf(buf, sizeof buf, "%s%s=%.4g", keys.empty() ? "" : " ", key.c_str(), value);
-      keys += buf;
-    }
-    std::snprintf(buf, sizeof buf, "%-14s %6d  %13.1f%% %6.1f%% %6.1f%%  %s\n", f.name.c_str(), f.rows,
-                  100 * f.median_abs_error, 100 * f.p90_abs_error, 100 * f.max_abs_error,
-                  keys.empty() ? "(reported, not fitted)" : keys.c_str());
-    out << buf;
-  }
-  for (const std::string& why : r.derived_why) out << why << "\n";
-}
-
-}  // namespace
 
 int calibrate_from_kernels_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("servesim calibrate --from-kernels SET --hardware H [options]");
@@ -66,31 +41,10 @@ int calibrate_from_kernels_command(const std::vector<std::string>& args, std::os
     err << "servesim calibrate: --from-kernels and --hardware are required (servesim calibrate --help)\n";
     return 2;
   }
-  try {
-    namespace fs = std::filesystem;
-    std::string dir = set;
-    if (!fs::is_directory(dir)) dir = resource_root() + "/data/kernels/" + set;
-    if (!fs::is_directory(dir)) {
-      err << "servesim calibrate: error: --from-kernels: no kernel-table set '" << set
-          << "' (a folder, or GPU/ENGINE-VERSION under data/kernels/, such as h100_sxm/vllm-0.14.0)\n";
-      return 2;
-    }
-    const fs::path p = fs::path(dir).lexically_normal();
-    const std::string name = p.parent_path().filename().string() + "/" + p.filename().string();
-    const std::string profile_path = hardware_profile_path(hardware);
-    std::ifstream profile(profile_path);
-    std::stringstream profile_text;
-    profile_text << profile.rdbuf();
-    const HardwareSpec start = load_hardware(hardware);
-    const TableFitResult result = fit_roofline_to_tables(start, dir, name);
-    std::ostringstream yaml;
-    write_kernel_fit_hardware(yaml, profile_text.str(), result,
-                              "servesim calibrate --from-kernels " + set + " --hardware " + hardware);
-    return emit_fitted_profile(yaml.str(), output, [&](std::ostream& to) { print_fit(result, to); }, out, err);
-  } catch (const ConfigError& e) {
-    err << "servesim calibrate: error: " << e.what() << "\n";
-    return 2;
-  }
+  const KernelFitStudy study = calibrate_to_kernel_tables({set, hardware});
+  emit_fitted_profile(kernel_fit_profile(study), output, [&](std::ostream& to) { print_kernel_fit(study.result, to); },
+                      out, err);
+  return 0;
 }
 
 }  // namespace servesim::cli

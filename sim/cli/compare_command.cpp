@@ -78,7 +78,7 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
   for (const auto& item : per_field) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError("--tolerance-for", 0, item, "expected FIELD=PERCENT, e.g. p99_ttft_ms=10%");
+      throw option_error("--tolerance-for", item, "expected FIELD=PERCENT, e.g. p99_ttft_ms=10%");
     tol.per_field[item.substr(0, eq)] = parse_percent_or_throw(item.substr(eq + 1), "--tolerance-for");
   }
 

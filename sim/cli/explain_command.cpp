@@ -37,7 +37,7 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
       "owns each metric. Overloaded variants (saturated, or rejecting requests) are ranked last.\n";
   po::variables_map vm;
   if (const auto done = parse_scenario_command("explain", args, opts, about, scenario_path, vm, out, err)) return *done;
-  if (jobs < 1) throw ConfigError("--jobs", 0, std::to_string(jobs), "must be at least 1");
+  if (jobs < 1) throw option_error("--jobs", std::to_string(jobs), "must be at least 1");
 
   ExplainRequest request;
   request.scenario_path = scenario_path;

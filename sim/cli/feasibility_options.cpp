@@ -1,5 +1,6 @@
 #include "sim/cli/feasibility_options.h"
 
+#include "sim/cli/options.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/percent.h"
 #include "sim/scenario/set_overrides.h"
@@ -24,7 +25,7 @@ po::options_description FeasibilityOptions::describe(const std::string& run_noun
 void FeasibilityOptions::read(const po::variables_map& vm) {
   reject_share = parse_percent_or_throw(max_rejected, "--max-rejected");
   // A share of the requests: above 100% it would allow nothing more than 100% does.
-  if (reject_share > 1) throw ConfigError("--max-rejected", 0, max_rejected, "must be at most 100% (a share of the requests)");
+  if (reject_share > 1) throw option_error("--max-rejected", max_rejected, "must be at most 100% (a share of the requests)");
   early_stop = vm.count("no-early-stop") == 0;
   if (vm.count("seed")) seed = vm["seed"].as<std::uint64_t>();
   // --seed is applied to every loaded run, so a --set seed=N beside it would do nothing.

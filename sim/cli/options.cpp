@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
+#include <sstream>
 
 #include "sim/core/errors.h"
 
@@ -12,6 +12,13 @@ namespace servesim::cli {
 
 bool asks_for_help(const std::vector<std::string>& args) {
   return std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+}
+
+bool asks_for_formats(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--format" && (i + 1 == args.size() || args[i + 1].rfind('-', 0) == 0)) return true;
+  }
+  return false;
 }
 
 namespace {
@@ -84,23 +91,14 @@ std::optional<int> parse_scenario_command(const std::string& command, const std:
   return std::nullopt;
 }
 
-int emit_fitted_profile(const std::string& yaml, const std::string& output,
-                        const std::function<void(std::ostream&)>& report, std::ostream& out, std::ostream& err) {
-  if (output.empty()) {
-    out << yaml;
-    report(err);
-    return 0;
-  }
-  std::ofstream file(output);
-  file << yaml;
-  file.close();
-  if (!file) {
-    err << "servesim calibrate: error: cannot write " << output << "\n";
-    return 2;
-  }
-  report(out);
-  out << "wrote " << output << "\n";
-  return 0;
+std::string options_text(const po::options_description& opts) {
+  std::ostringstream text;
+  text << opts;
+  return text.str();
+}
+
+ConfigError option_error(const std::string& option, const std::string& value, const std::string& message) {
+  return ConfigError("", 0, option, value + ": " + message);
 }
 
 }  // namespace servesim::cli

@@ -1,25 +1,38 @@
 #pragma once
 // Shared Program_options plumbing for the subcommands.
 #include <boost/program_options.hpp>
-#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "sim/core/errors.h"
 #include "sim/study/replicates.h"  // check_replicates
 
 namespace servesim::cli {
 
-// A command's own check of its options failed: printed with "servesim COMMAND: " before it,
-// exit code 2.
+// A command's own check of its options failed. run_subcommand (sim/cli/subcommands.h), the
+// one place that handles it, prints "servesim COMMAND: MESSAGE", a newline, then `help` (the
+// options, or where to find them), and exits 2.
 struct UsageError {
   std::string message;
+  std::string help;
 };
+
+// The options' help text, as `err << opts` prints it.
+std::string options_text(const boost::program_options::options_description& opts);
+
+// A bad value of a command-line option, as ConfigError expresses it: no file, the option
+// in the key slot, and the value before the message ("--jobs: 0: must be at least 1").
+ConfigError option_error(const std::string& option, const std::string& value, const std::string& message);
 
 // Whether `args` hold --help or -h: a command asked for its help prints it and exits 0 even
 // when another option's value is missing or bad (`calibrate --from-benchmark --help`).
 bool asks_for_help(const std::vector<std::string>& args);
+
+// `--format` with no name after it (the last word, or another option next): the user asks
+// which benchmark formats there are (replay, calibrate --from-benchmark).
+bool asks_for_formats(const std::vector<std::string>& args);
 
 // Parses `args` into `vm`; on a usage error prints it with the help text and returns false,
 // unless `args` ask for the help (then `vm` holds only "help"). A negative value for an
@@ -39,12 +52,5 @@ std::optional<int> parse_scenario_command(const std::string& command, const std:
                                           boost::program_options::variables_map& vm, std::ostream& out,
                                           std::ostream& err);
 
-
-// How `calibrate` hands over a fitted profile: without `output`, the YAML on `out` and
-// `report` (the fit's figures) on `err`, so the YAML can be piped; with it, the file
-// written and `report` on `out`, then "wrote FILE". Returns the exit code: 0, or 2 when the
-// file cannot be written.
-int emit_fitted_profile(const std::string& yaml, const std::string& output,
-                        const std::function<void(std::ostream&)>& report, std::ostream& out, std::ostream& err);
 
 }  // namespace servesim::cli

@@ -1,9 +1,8 @@
 // `servesim replay BENCH --scenario S [--tolerance 10%] [--json]`: replays the requests of a
 // real benchmark run (vllm bench serve, inference-perf, GuideLLM) through the scenario's
 // deployment and prints measured against simulated, figure by figure, with signed errors.
-// Exit 1 when --tolerance is given and a figure is off by more; 2 on bad input.
-#include <cmath>
-#include <cstdio>
+// Exit 1 when --tolerance is given and a figure is off by more; 2 on bad input. The study is
+// sim/study/replay_study.h, its report sim/report/replay_report.h.
 #include <ostream>
 
 #include <boost/program_options.hpp>
@@ -11,10 +10,10 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
-#include "sim/cli/replay_report.h"
+#include "sim/report/replay_report.h"
 #include "sim/scenario/percent.h"
 #include "sim/scenario/scenario_loader.h"
-#include "sim/study/benchmark_replay.h"
+#include "sim/study/replay_study.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
 
 namespace po = boost::program_options;
@@ -67,13 +66,13 @@ int replay_command(const std::vector<std::string>& args, std::ostream& out, std:
   Scenario scenario = load_deployment(scenario_path, sets);
   if (!check_benchmark_deployment(bench, scenario, vm.count("force") > 0, "servesim replay", err)) return 2;
   const BenchmarkReplay replay(std::move(scenario), std::move(bench));
-  const SimulatedReplay simulated = replay.simulate();
-  const std::vector<ReplaySet> sets_compared = replay.compare_all(simulated);
-  const int beyond = tolerance_fraction ? count_beyond(sets_compared, *tolerance_fraction) : 0;
+  const ReplayStudy study = run_replay(replay, tolerance_fraction);
+  const SimulatedReplay& simulated = study.simulated;
+  const int beyond = study.beyond_tolerance;
   if (vm.count("json")) {
-    out << replay_json(replay, simulated, sets_compared, tolerance_fraction).dump(2) << "\n";
+    out << replay_json(replay, simulated, study.sets, tolerance_fraction).dump(2) << "\n";
   } else {
-    print_replay(replay, simulated, sets_compared, out);
+    print_replay(replay, simulated, study.sets, out);
     if (tolerance_fraction) {
       out << beyond << " figure" << (beyond == 1 ? "" : "s") << " beyond the tolerance of "
           << tolerance << "\n";

@@ -11,7 +11,6 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
-#include "sim/core/errors.h"
 #include "sim/report/step_report.h"
 #include "sim/study/step_study.h"
 
@@ -21,6 +20,11 @@ namespace {
 
 namespace po = boost::program_options;
 
+// What follows a usage error: where the options are listed.
+const char* const kStepUsageHelp = "(servesim step --help lists the options)\n";
+
+UsageError step_usage(const std::string& message) { return UsageError{message, kStepUsageHelp}; }
+
 // Counts are capped at a billion so that sums of products stay far inside int64.
 constexpr std::int64_t kMaxCount = 1'000'000'000;
 
@@ -29,8 +33,8 @@ std::int64_t parse_count(const std::string& text, const std::string& what, std::
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < lowest ||
       v > kMaxCount) {
-    throw UsageError{what + " must be a whole number from " + std::to_string(lowest) + " to " +
-                     std::to_string(kMaxCount) + ", got '" + text + "'"};
+    throw step_usage(what + " must be a whole number from " + std::to_string(lowest) + " to " +
+                     std::to_string(kMaxCount) + ", got '" + text + "'");
   }
   return v;
 }
@@ -50,14 +54,14 @@ PrefillChunk parse_prefill(const std::string& text) {
 // "B:CTX" -> B sequences of CTX context tokens each.
 std::pair<std::int64_t, std::int64_t> parse_decode(const std::string& text) {
   const std::size_t colon = text.find(':');
-  if (colon == std::string::npos) throw UsageError{"--decode takes B:CTX, got '" + text + "'"};
+  if (colon == std::string::npos) throw step_usage("--decode takes B:CTX, got '" + text + "'");
   return {parse_count(text.substr(0, colon), "--decode B", 1),
           parse_count(text.substr(colon + 1), "--decode CTX", 0)};
 }
 
 Dtype parse_format(const std::string& text, const std::string& option) {
   if (auto d = parse_dtype(text)) return *d;
-  throw UsageError{option + " must be bf16, fp8, int8 or int4, got '" + text + "'"};
+  throw step_usage(option + " must be bf16, fp8, int8 or int4, got '" + text + "'");
 }
 
 po::options_description step_options() {
@@ -96,127 +100,147 @@ po::options_description step_options() {
   return o;
 }
 
-}  // namespace
-
-int step_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const po::options_description options = step_options();
+// `--model --help` asks for the help, though Program_options would read "--help" as the model.
+po::variables_map parse_step_options(const std::vector<std::string>& args, const po::options_description& options) {
   po::variables_map vm;
   try {
-    // `--model --help` asks for the help, though Program_options would read "--help" as the model.
     po::store(po::command_line_parser(asks_for_help(args) ? std::vector<std::string>{"--help"} : args)
                   .options(options)
                   .run(),
               vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    err << "servesim step: " << e.what() << "\n(servesim step --help lists the options)\n";
-    return 2;
+    throw step_usage(e.what());  // Program_options' own words, as a usage error of this command
   }
+  return vm;
+}
+
+void print_step_help(const po::options_description& options, std::ostream& out) {
+  out << "usage: servesim step --model M --hardware H [--tp N] [--pp N] [--ep N] [--micro-batches N]\n"
+         "                     [--weights DTYPE] [--kv DTYPE] [--activations DTYPE]\n"
+         "                     [--prefill N[:PAST]]... [--decode B:CTX]...\n"
+         "                     [--json]\n\n"
+         "Predicts the duration of ONE engine iteration whose batch holds every --prefill\n"
+         "sequence and every --decode group, from the kernel latencies measured under the\n"
+         "engine on this GPU (data/kernels/) where they cover it, else from the hardware\n"
+         "profile's roofline, and shows each operator's FLOPs, bytes, time, bound and source.\n\n"
+      << options << "\n";
+}
+
+Deployment step_deployment(const po::variables_map& vm) {
+  Deployment dep;
+  dep.tp = vm["tp"].as<int>();
+  dep.pp = vm["pp"].as<int>();
+  dep.ep = vm["ep"].as<int>();
+  dep.micro_batches = vm["micro-batches"].as<int>();
+  if (dep.micro_batches < 0) throw step_usage("--micro-batches must be 0 or more");
+  // As a scenario's micro_batches: one stage has no pipeline to split the batch across.
+  if (dep.micro_batches > 0 && dep.pp < 2) throw step_usage("--micro-batches needs --pp 2 or more");
+  if (dep.tp < 1 || dep.pp < 1 || dep.ep < 1) throw step_usage("--tp, --pp and --ep must be at least 1");
+  dep.weights = parse_format(vm["weights"].as<std::string>(), "--weights");
+  dep.kv = parse_format(vm["kv"].as<std::string>(), "--kv");
+  dep.activations = parse_format(vm["activations"].as<std::string>(), "--activations");
+  if (dep.activations != Dtype::bf16 && dep.activations != Dtype::fp8) {
+    throw step_usage("--activations must be bf16 or fp8");
+  }
+  if (dep.kv == Dtype::int4 || dep.kv == Dtype::int8) {
+    throw step_usage("--kv must be bf16 or fp8 (no serving engine stores an int KV cache here)");
+  }
+  return dep;
+}
+
+// The batch of every --prefill and --decode; `longest_tokens` becomes the longest sequence
+// once the step is done.
+BatchShape step_batch(const po::variables_map& vm, std::int64_t& longest_tokens) {
+  BatchShape batch;
+  longest_tokens = 0;
+  if (vm.count("prefill")) {
+    for (const std::string& p : vm["prefill"].as<std::vector<std::string>>()) {
+      batch.prefills.push_back(parse_prefill(p));
+      longest_tokens = std::max(longest_tokens, batch.prefills.back().past_tokens + batch.prefills.back().new_tokens);
+    }
+  }
+  if (vm.count("decode")) {
+    const auto& groups = vm["decode"].as<std::vector<std::string>>();
+    if (groups.size() > 1000) throw step_usage("at most 1000 --decode groups");
+    for (const std::string& d : groups) {
+      const auto [seqs, context] = parse_decode(d);
+      longest_tokens = std::max(longest_tokens, context + 1);
+      batch.decode_seqs += seqs;
+      batch.decode_context_sum += seqs * context;
+    }
+  }
+  if (batch.empty()) throw step_usage("give at least one --prefill N[:PAST] or --decode B:CTX");
+  return batch;
+}
+
+// Whether --engine, --engine-version or --cuda-graphs was given: these pick and shape the
+// measured kernel tables; a step the roofline or a Vidur table prices would come out the
+// same whatever they say.
+bool engine_options_given(const po::variables_map& vm) {
+  return !vm["engine"].defaulted() || vm.count("engine-version") > 0 || !vm["cuda-graphs"].defaulted();
+}
+
+StepRequest step_request(const po::variables_map& vm) {
+  StepRequest request;
+  request.model = vm["model"].as<std::string>();
+  request.hardware = vm["hardware"].as<std::string>();
+  request.cost_model = vm.count("cost-model") ? vm["cost-model"].as<std::string>() : "";
+  if (vm.count("table")) {
+    if (!request.cost_model.empty()) throw step_usage("give --table or --cost-model, not both");
+    request.table_path = vm["table"].as<std::string>();
+  }
+  request.engine = vm["engine"].as<std::string>();
+  request.engine_version = vm.count("engine-version") ? vm["engine-version"].as<std::string>() : "";
+  request.cuda_graph_max_batch = vm["cuda-graphs"].as<int>();
+  if (engine_options_given(vm) && (request.cost_model == "roofline" || !request.table_path.empty())) {
+    throw step_usage("--engine, --engine-version and --cuda-graphs choose the measured kernel tables, which " +
+                     std::string(request.table_path.empty() ? "--cost-model roofline" : "--table") + " does not use");
+  }
+  return request;
+}
+
+// A sequence beyond the model's context is priced all the same (the operators scale), but
+// no engine serving the model runs it; engine options the roofline ignored had no effect.
+void print_step_warnings(const StepStudy& step, std::int64_t longest_tokens, bool engine_options, std::ostream& err) {
+  if (step.model.max_context_tokens > 0 && longest_tokens > step.model.max_context_tokens)
+    err << "servesim step: warning: a sequence reaches " << longest_tokens << " tokens, beyond " << step.model.name
+        << "'s context of " << step.model.max_context_tokens
+        << " (max_context_tokens): an engine serving it refuses such a request\n";
+  // The release the tables stand for, or why the roofline priced the step after all.
+  if (engine_options && !step.cost_model_note.empty()) {
+    err << "servesim step: warning: ";
+    if (step.cost_model.rfind("roofline", 0) == 0)
+      err << "the roofline priced the step, so --engine, --engine-version and --cuda-graphs had no effect; ";
+    err << step.cost_model_note << "\n";
+  }
+}
+
+}  // namespace
+
+int step_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const po::options_description options = step_options();
+  const po::variables_map vm = parse_step_options(args, options);
   if (vm.count("help")) {
-    out << "usage: servesim step --model M --hardware H [--tp N] [--pp N] [--ep N] [--micro-batches N]\n"
-           "                     [--weights DTYPE] [--kv DTYPE] [--activations DTYPE]\n"
-           "                     [--prefill N[:PAST]]... [--decode B:CTX]...\n"
-           "                     [--json]\n\n"
-           "Predicts the duration of ONE engine iteration whose batch holds every --prefill\n"
-           "sequence and every --decode group, from the kernel latencies measured under the\n"
-           "engine on this GPU (data/kernels/) where they cover it, else from the hardware\n"
-           "profile's roofline, and shows each operator's FLOPs, bytes, time, bound and source.\n\n"
-        << options << "\n";
+    print_step_help(options, out);
     return 0;
   }
-
-  try {
-    if (!vm.count("model") || !vm.count("hardware")) {
-      throw UsageError{"--model and --hardware are required"};
-    }
-    Deployment dep;
-    dep.tp = vm["tp"].as<int>();
-    dep.pp = vm["pp"].as<int>();
-    dep.ep = vm["ep"].as<int>();
-    dep.micro_batches = vm["micro-batches"].as<int>();
-    if (dep.micro_batches < 0) throw UsageError{"--micro-batches must be 0 or more"};
-    // As a scenario's micro_batches: one stage has no pipeline to split the batch across.
-    if (dep.micro_batches > 0 && dep.pp < 2) throw UsageError{"--micro-batches needs --pp 2 or more"};
-    if (dep.tp < 1 || dep.pp < 1 || dep.ep < 1) {
-      throw UsageError{"--tp, --pp and --ep must be at least 1"};
-    }
-    dep.weights = parse_format(vm["weights"].as<std::string>(), "--weights");
-    dep.kv = parse_format(vm["kv"].as<std::string>(), "--kv");
-    dep.activations = parse_format(vm["activations"].as<std::string>(), "--activations");
-    if (dep.activations != Dtype::bf16 && dep.activations != Dtype::fp8) {
-      throw UsageError{"--activations must be bf16 or fp8"};
-    }
-    if (dep.kv == Dtype::int4 || dep.kv == Dtype::int8) {
-      throw UsageError{"--kv must be bf16 or fp8 (no serving engine stores an int KV cache here)"};
-    }
-
-    BatchShape batch;
-    std::int64_t longest_tokens = 0;  // the longest sequence once this step is done
-    if (vm.count("prefill")) {
-      for (const std::string& p : vm["prefill"].as<std::vector<std::string>>()) {
-        batch.prefills.push_back(parse_prefill(p));
-        longest_tokens = std::max(longest_tokens, batch.prefills.back().past_tokens + batch.prefills.back().new_tokens);
-      }
-    }
-    if (vm.count("decode")) {
-      const auto& groups = vm["decode"].as<std::vector<std::string>>();
-      if (groups.size() > 1000) throw UsageError{"at most 1000 --decode groups"};
-      for (const std::string& d : groups) {
-        const auto [seqs, context] = parse_decode(d);
-        longest_tokens = std::max(longest_tokens, context + 1);
-        batch.decode_seqs += seqs;
-        batch.decode_context_sum += seqs * context;
-      }
-    }
-    if (batch.empty()) throw UsageError{"give at least one --prefill N[:PAST] or --decode B:CTX"};
-
-    StepRequest request;
-    request.model = vm["model"].as<std::string>();
-    request.hardware = vm["hardware"].as<std::string>();
-    request.dep = dep;
-    request.batch = batch;
-    request.cost_model = vm.count("cost-model") ? vm["cost-model"].as<std::string>() : "";
-    if (vm.count("table")) {
-      if (!request.cost_model.empty()) throw UsageError{"give --table or --cost-model, not both"};
-      request.table_path = vm["table"].as<std::string>();
-    }
-    request.engine = vm["engine"].as<std::string>();
-    request.engine_version = vm.count("engine-version") ? vm["engine-version"].as<std::string>() : "";
-    request.cuda_graph_max_batch = vm["cuda-graphs"].as<int>();
-    // These pick and shape the measured kernel tables; a step the roofline or a Vidur table
-    // prices would come out the same whatever they say.
-    const bool engine_options =
-        !vm["engine"].defaulted() || vm.count("engine-version") > 0 || !vm["cuda-graphs"].defaulted();
-    if (engine_options && (request.cost_model == "roofline" || !request.table_path.empty())) {
-      throw UsageError{"--engine, --engine-version and --cuda-graphs choose the measured kernel tables, which " +
-                       std::string(request.table_path.empty() ? "--cost-model roofline" : "--table") + " does not use"};
-    }
-    // price_step checks the cost model, engine and CUDA-graph size (ConfigError, exit 2).
-    const StepStudy step = price_step(request);
-    // The release the tables stand for, or why the roofline priced the step after all.
-    // Priced all the same (the operators scale), but no engine serving the model runs it.
-    if (step.model.max_context_tokens > 0 && longest_tokens > step.model.max_context_tokens)
-      err << "servesim step: warning: a sequence reaches " << longest_tokens << " tokens, beyond " << step.model.name
-          << "'s context of " << step.model.max_context_tokens
-          << " (max_context_tokens): an engine serving it refuses such a request\n";
-    if (engine_options && !step.cost_model_note.empty()) {
-      err << "servesim step: warning: ";
-      if (step.cost_model.rfind("roofline", 0) == 0)
-        err << "the roofline priced the step, so --engine, --engine-version and --cuda-graphs had no effect; ";
-      err << step.cost_model_note << "\n";
-    }
-    if (vm.count("json")) {
-      out << step_to_json(step).dump(2) << "\n";
-    } else {
-      print_step_table(step, out);
-    }
-    return 0;
-  } catch (const UsageError& e) {
-    err << "servesim step: " << e.message << "\n(servesim step --help lists the options)\n";
-  } catch (const ConfigError& e) {
-    err << "servesim step: error: " << e.what() << "\n";
+  if (!vm.count("model") || !vm.count("hardware")) throw step_usage("--model and --hardware are required");
+  const Deployment dep = step_deployment(vm);
+  std::int64_t longest_tokens = 0;
+  const BatchShape batch = step_batch(vm, longest_tokens);
+  StepRequest request = step_request(vm);
+  request.dep = dep;
+  request.batch = batch;
+  // price_step checks the cost model, engine and CUDA-graph size (ConfigError, exit 2).
+  const StepStudy step = price_step(request);
+  print_step_warnings(step, longest_tokens, engine_options_given(vm), err);
+  if (vm.count("json")) {
+    out << step_to_json(step).dump(2) << "\n";
+  } else {
+    print_step_table(step, out);
   }
-  return 2;
+  return 0;
 }
 
 }  // namespace servesim::cli

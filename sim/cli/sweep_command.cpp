@@ -20,6 +20,52 @@ namespace fs = std::filesystem;
 
 namespace servesim::cli {
 
+namespace {
+
+SweepRequest sweep_request(const std::string& scenario_path, const std::vector<std::string>& axis_texts,
+                           const std::string& shard_text, const std::vector<std::string>& sets,
+                           const std::string& pareto_text, int jobs, const po::variables_map& vm) {
+  if (jobs < 1) throw option_error("--jobs", std::to_string(jobs), "must be at least 1");
+  const int replicates = vm.count("replicates") ? vm["replicates"].as<int>() : 1;
+  check_replicates(replicates);
+  SweepRequest request;
+  request.scenario_path = scenario_path;
+  for (const auto& text : axis_texts) request.axes.push_back(parse_axis(text));
+  request.mode = vm.count("zip") ? SweepMode::zip : SweepMode::product;
+  if (!shard_text.empty()) request.shard = parse_shard(shard_text);
+  request.sets = sets;
+  if (vm.count("seed")) request.seed = vm["seed"].as<std::uint64_t>();
+  if (request.seed) check_set_not_overwritten(sets, "seed", "the key --seed sets,");
+  request.replicates = replicates;
+  request.jobs = jobs;
+  if (!pareto_text.empty()) request.objectives = parse_objectives(pareto_text, "--pareto", pareto_text);
+  return request;
+}
+
+// The table with its Pareto front, the points that failed or ran too short, the files.
+void print_sweep_outcome(const SweepStudy& study, const std::string& json_path, const std::string& csv_path,
+                         std::ostream& out) {
+  const SweepTable& table = study.table;
+  out << "servesim sweep: " << table.scenario << ", " << table.rows.size() << " of " << table.points << " points ("
+      << table.mode << ")";
+  if (table.shard) out << ", shard " << table.shard->index << "/" << table.shard->count;
+  out << "; * marks the Pareto front\n";
+  print_sweep_table(table, out);
+  if (study.failed)
+    out << "warning: " << study.failed << (study.failed == 1 ? " point" : " points") << " could not run; see the error column\n";
+  if (const std::string note = pareto_exclusion_note(table); !note.empty()) out << "note: " << note << "\n";
+  for (const auto& t : study.too_short) {
+    out << "note: point " << t.point << " is too short to judge whether it kept up";
+    if (t.stop_key.empty()) out << "; give it a stop.requests or stop.time to lengthen it\n";
+    else
+      out << "; " << t.stop_key << "=" << t.stop_value
+          << " or longer would judge it, as far as its own arrivals tell (capacity and explain lengthen runs so)\n";
+  }
+  out << "wrote " << json_path << ", " << csv_path << "\n";
+}
+
+}  // namespace
+
 int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("servesim sweep SCENARIO.yaml --axis KEY=V1,V2,... [options]");
   std::string scenario_path, out_dir, shard_text, pareto_text;
@@ -44,22 +90,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
       "one row per point with its values, the summary figures and the Pareto front.\n";
   po::variables_map vm;
   if (const auto done = parse_scenario_command("sweep", args, opts, about, scenario_path, vm, out, err)) return *done;
-  if (jobs < 1) throw ConfigError("--jobs", 0, std::to_string(jobs), "must be at least 1");
-  const int replicates = vm.count("replicates") ? vm["replicates"].as<int>() : 1;
-  check_replicates(replicates);
-
-  SweepRequest request;
-  request.scenario_path = scenario_path;
-  for (const auto& text : axis_texts) request.axes.push_back(parse_axis(text));
-  request.mode = vm.count("zip") ? SweepMode::zip : SweepMode::product;
-  if (!shard_text.empty()) request.shard = parse_shard(shard_text);
-  request.sets = sets;
-  if (vm.count("seed")) request.seed = vm["seed"].as<std::uint64_t>();
-  if (request.seed) check_set_not_overwritten(sets, "seed", "the key --seed sets,");
-  request.replicates = replicates;
-  request.jobs = jobs;
-  if (!pareto_text.empty()) request.objectives = parse_objectives(pareto_text, "--pareto", pareto_text);
-
+  const SweepRequest request = sweep_request(scenario_path, axis_texts, shard_text, sets, pareto_text, jobs, vm);
   const bool quiet = vm.count("quiet") > 0;
   const bool point_summaries = vm.count("point-summaries") > 0;
   std::size_t done = 0, running = 0;
@@ -88,24 +119,7 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
   write_file_atomically(json_path, "--out", [&](std::ostream& f) { write_sweep_json(table, f); });
   write_file_atomically(csv_path, "--out", [&](std::ostream& f) { write_sweep_csv(table, f); });
 
-  if (!quiet) {
-    out << "servesim sweep: " << table.scenario << ", " << table.rows.size() << " of " << table.points << " points ("
-        << table.mode << ")";
-    if (table.shard) out << ", shard " << table.shard->index << "/" << table.shard->count;
-    out << "; * marks the Pareto front\n";
-    print_sweep_table(table, out);
-    if (study.failed)
-      out << "warning: " << study.failed << (study.failed == 1 ? " point" : " points") << " could not run; see the error column\n";
-    if (const std::string note = pareto_exclusion_note(table); !note.empty()) out << "note: " << note << "\n";
-    for (const auto& t : study.too_short) {
-      out << "note: point " << t.point << " is too short to judge whether it kept up";
-      if (t.stop_key.empty()) out << "; give it a stop.requests or stop.time to lengthen it\n";
-      else
-        out << "; " << t.stop_key << "=" << t.stop_value
-            << " or longer would judge it, as far as its own arrivals tell (capacity and explain lengthen runs so)\n";
-    }
-    out << "wrote " << json_path << ", " << csv_path << "\n";
-  }
+  if (!quiet) print_sweep_outcome(study, json_path, csv_path, out);
   return 0;
 }
 

@@ -8,7 +8,6 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
 #include "sim/cluster/engine_setup.h"
-#include "sim/core/errors.h"
 #include "sim/scenario/run_size.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/scenario/scenario_summary.h"
@@ -31,21 +30,16 @@ int validate_command(const std::vector<std::string>& args, std::ostream& out, st
       "file, line and key and exits 2.\n";
   po::variables_map vm;
   if (const auto done = parse_scenario_command("validate", args, opts, about, scenario_path, vm, out, err)) return *done;
-  try {
-    const Scenario scenario = load_scenario(scenario_path, sets);
-    // The checks `run` makes before it runs (refusing what cannot be served at all).
-    const Servability servable = check_servability(scenario, sets);
-    if (const std::string warning = long_run_warning(scenario); !warning.empty()) err << warning << "\n";
-    out << describe_scenario(scenario);
-    for (std::size_t i = 0; i < scenario.cluster.pools.size(); ++i)
-      out << kv_cache_report(scenario.cluster.pools[i], "cluster.pools." + std::to_string(i)) << "\n";
-    for (const std::string& w : servable.warnings) err << "servesim validate: warning: " << w << "\n";
-    out << "ok: the scenario is valid\n";
-    return 0;
-  } catch (const ConfigError& e) {
-    err << "servesim validate: error: " << e.what() << "\n";
-    return 2;
-  }
+  const Scenario scenario = load_scenario(scenario_path, sets);
+  // The checks `run` makes before it runs (refusing what cannot be served at all).
+  const Servability servable = check_servability(scenario, sets);
+  if (const std::string warning = long_run_warning(scenario); !warning.empty()) err << warning << "\n";
+  out << describe_scenario(scenario);
+  for (std::size_t i = 0; i < scenario.cluster.pools.size(); ++i)
+    out << kv_cache_report(scenario.cluster.pools[i], "cluster.pools." + std::to_string(i)) << "\n";
+  for (const std::string& w : servable.warnings) err << "servesim validate: warning: " << w << "\n";
+  out << "ok: the scenario is valid\n";
+  return 0;
 }
 
 }  // namespace servesim::cli

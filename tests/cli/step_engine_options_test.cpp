@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/commands.h"
+#include "sim/cli/subcommands.h"
 
 namespace step_engine_options_test {
 
-using servesim::cli::step_command;
+using servesim::cli::run_subcommand;
 
 namespace {
 
@@ -27,7 +27,7 @@ Outcome step(std::vector<std::string> extra) {
   std::vector<std::string> args = {"--model", "llama-3-8b", "--hardware", "h100-sxm", "--decode", "8:1024", "--json"};
   args.insert(args.end(), extra.begin(), extra.end());
   std::ostringstream out, err;
-  const int code = step_command(args, out, err);
+  const int code = run_subcommand("step", args, out, err);
   return {code, out.str(), err.str()};
 }
 

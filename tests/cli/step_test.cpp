@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_test_util.h"
-#include "sim/cli/commands.h"
+#include "sim/cli/subcommands.h"
 
 namespace step_test {
 
-using servesim::cli::step_command;
+using servesim::cli::run_subcommand;
 
 namespace {
 
@@ -23,7 +23,7 @@ struct Outcome {
 
 Outcome step(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  const int code = step_command(args, out, err);
+  const int code = run_subcommand("step", args, out, err);
   return {code, out.str(), err.str()};
 }
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "scenario/scenario_fixture.h"
-#include "sim/cli/commands.h"
+#include "sim/cli/subcommands.h"
 
 using servesim::testing::edit_line;
 using servesim::testing::kMinimalScenario;
@@ -24,7 +24,7 @@ struct Result {
 
 Result validate(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  const int code = validate_command(args, out, err);
+  const int code = run_subcommand("validate", args, out, err);
   return {code, out.str(), err.str()};
 }
 

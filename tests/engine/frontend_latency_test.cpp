@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "scenario/scenario_fixture.h"
-#include "sim/cli/commands.h"
+#include "sim/cli/subcommands.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
@@ -243,7 +243,7 @@ TEST_CASE("frontend latency: a negative or unit-less figure exits 2 naming file 
     INFO(row.engine);
     const std::string path = dir.write("bad.yaml", edit_line(kMinimalScenario, 11, row.engine));
     std::ostringstream out, err;
-    const int code = cli::validate_command({path}, out, err);
+    const int code = cli::run_subcommand("validate", {path}, out, err);
     if (std::string(row.key).empty()) {
       CHECK(code == 0);
       continue;

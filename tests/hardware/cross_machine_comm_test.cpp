@@ -26,7 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/commands.h"
+#include "sim/cli/subcommands.h"
 #include "sim/core/errors.h"
 #include "sim/hardware/nccl_all_reduce.h"
 #include "sim/hardware/roofline.h"
@@ -204,7 +204,7 @@ TEST_CASE("cross-machine: expert parallelism across machines pays the network in
 TEST_CASE("cross-machine: servesim step shows the link and prices tp 16 above tp 8 with either cost model", "[hardware][network][step]") {
   const auto run = [](const std::string& tp, const std::string& cost_model) {
     std::ostringstream out, err;
-    const int code = cli::step_command({"--model", "llama-3-70b", "--hardware", "h100-sxm", "--tp", tp,
+    const int code = cli::run_subcommand("step", {"--model", "llama-3-70b", "--hardware", "h100-sxm", "--tp", tp,
                                         "--prefill", "2048", "--cost-model", cost_model, "--json"},
                                        out, err);
     REQUIRE(code == 0);
@@ -243,7 +243,7 @@ TEST_CASE("cross-machine: servesim step shows the link and prices tp 16 above tp
   // across two machines NCCL's tree/LL, 38.6433 us.
   {
     std::ostringstream out, err;
-    REQUIRE(cli::step_command({"--model", "llama-3-70b", "--hardware", "h100-sxm", "--tp", "16", "--decode", "8:1000",
+    REQUIRE(cli::run_subcommand("step", {"--model", "llama-3-70b", "--hardware", "h100-sxm", "--tp", "16", "--decode", "8:1000",
                                "--cost-model", "kernels", "--json"},
                               out, err) == 0);
     const auto j = nlohmann::json::parse(out.str());
@@ -258,7 +258,7 @@ TEST_CASE("cross-machine: servesim step shows the link and prices tp 16 above tp
     CHECK(saw);
   }
   std::ostringstream out, err;
-  REQUIRE(cli::step_command({"--model", "llama-3-70b", "--hardware", "h100-sxm", "--tp", "16", "--prefill", "2048",
+  REQUIRE(cli::run_subcommand("step", {"--model", "llama-3-70b", "--hardware", "h100-sxm", "--tp", "16", "--prefill", "2048",
                              "--cost-model", "roofline"},
                             out, err) == 0);
   CHECK(out.str().find("communication over network (NCCL ring/LL128)") != std::string::npos);
@@ -284,7 +284,7 @@ TEST_CASE("cross-machine: bad interconnect domain and network keys name the file
     }
     // The command line: exit 2 and a message with the file, the line and the key.
     std::ostringstream out, err;
-    CHECK(cli::step_command({"--model", "llama-3-8b", "--hardware", path, "--decode", "1:100"}, out, err) == 2);
+    CHECK(cli::run_subcommand("step", {"--model", "llama-3-8b", "--hardware", path, "--decode", "1:100"}, out, err) == 2);
     CHECK(err.str().find(file) != std::string::npos);
     CHECK(err.str().find(":" + std::to_string(line)) != std::string::npos);
     CHECK(err.str().find(key) != std::string::npos);

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/commands.h"
+#include "sim/cli/subcommands.h"
 #include "sim/hardware/pipeline_cost_model.h"
 #include "sim/hardware/simple_cost_models.h"
 
@@ -85,7 +85,7 @@ TEST_CASE("pipeline: micro-batches split decodes evenly and put each chunk on th
 TEST_CASE("pipeline: servesim step with micro-batches reports the bubble", "[hardware][pipeline][step]") {
   const auto run = [](const std::string& m) {
     std::ostringstream out, err;
-    REQUIRE(cli::step_command({"--model", "llama-3-70b", "--hardware", "h100-sxm", "--tp", "2", "--pp", "4",
+    REQUIRE(cli::run_subcommand("step", {"--model", "llama-3-70b", "--hardware", "h100-sxm", "--tp", "2", "--pp", "4",
                                "--micro-batches", m, "--decode", "64:2048", "--json"},
                               out, err) == 0);
     return nlohmann::json::parse(out.str());

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cli/commands.h"
+#include "sim/cli/subcommands.h"
 #include "sim/hardware/hardware_spec.h"
 #include "sim/scenario/model_loader.h"
 
@@ -21,7 +21,7 @@ namespace {
 
 nlohmann::json step_json(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  const int code = cli::step_command(args, out, err);
+  const int code = cli::run_subcommand("step", args, out, err);
   INFO(err.str());
   REQUIRE(code == 0);
   return nlohmann::json::parse(out.str());
@@ -77,7 +77,7 @@ TEST_CASE("bundled models: expert parallelism on Mixtral slows a one-token decod
   // tp=8's larger routed-activation traffic adds: 9.82 against 9.61 ms).
   CHECK(ms("8", "256:1024") == Approx(ms("1", "256:1024")).epsilon(0.03));
   std::ostringstream out, err;
-  CHECK(cli::step_command({"--model", "mixtral-8x7b", "--hardware", "h200", "--tp", "8", "--ep", "3",
+  CHECK(cli::run_subcommand("step", {"--model", "mixtral-8x7b", "--hardware", "h200", "--tp", "8", "--ep", "3",
                            "--decode", "1:1"},
                           out, err) == 2);
   CHECK(err.str().find("ep=3 must divide tp=8") != std::string::npos);

@@ -13,7 +13,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "sim/cli/commands.h"
+#include "sim/cli/subcommands.h"
 #include "sim/core/errors.h"
 #include "sim/model/op_graph.h"
 #include "sim/model/shard.h"
@@ -310,7 +310,7 @@ TEST_CASE("llama4: an unknown model_type is refused naming it and the supported 
     }
   }
   std::ostringstream out, err;
-  CHECK(cli::step_command({"--model", f.path, "--hardware", "h200", "--decode", "1:100"}, out, err) == 2);
+  CHECK(cli::run_subcommand("step", {"--model", f.path, "--hardware", "h200", "--decode", "1:100"}, out, err) == 2);
   CHECK_THAT(err.str(), Catch::Contains("gemma2") && Catch::Contains("llama4"));
 
   // A wrapper whose text model is a supported family reads as that family.

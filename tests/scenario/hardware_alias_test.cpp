@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/commands.h"
+#include "sim/cli/subcommands.h"
 #include "sim/scenario/model_loader.h"
 #include "sim/scenario/resource_paths.h"
 
@@ -24,7 +24,7 @@ struct Outcome {
 
 Outcome step(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  const int code = cli::step_command(args, out, err);
+  const int code = cli::run_subcommand("step", args, out, err);
   return {code, out.str(), err.str()};
 }
 
