@@ -4,7 +4,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
-#include "sim/study/class_selector.h"
+#include "sim/study/feasibility.h"
 #include "sim/study/run_judgement.h"
 #include "sim/study/slo_targets.h"
 
@@ -13,7 +13,6 @@ namespace servesim {
 namespace {
 
 // How much longer than asked a trial may run to be long enough to judge.
-constexpr double kMaxLengthening = 16;
 
 // The rate key of one class: its arrival rate, its concurrency (closed loop) or its
 // trace's speedup. `scalable`: whether "scale every class" touches it (closed loops keep
@@ -72,12 +71,8 @@ CapacityPlan plan_capacity(const CapacityRequest& request) {
   const Scenario base = load_scenario(path, request.sets);
   CapacityPlan plan;
   plan.scenario_name = base.name;
-  int class_index = -1;
-  if (!request.class_name.empty()) {
-    class_index = class_index_or_throw(base, request.class_name, path);
-  } else if (base.workload.size() == 1) {
-    class_index = 0;  // one class: its own rate, in its own unit
-  }
+  // A named class, or the only one: its own rate, in its own unit.
+  const int class_index = judged_class_index(base, request.class_name, path);
 
   CapacityKnob& knob = plan.knob;
   if (!request.rate_key.empty()) {
@@ -108,16 +103,7 @@ CapacityPlan plan_capacity(const CapacityRequest& request) {
   if (request.start) knob.start = *request.start;
   if (!(knob.start > 0)) throw ConfigError(path, 0, knob.keys.front().first, "is not > 0; give --start VALUE");
 
-  if (!request.slo_text.empty()) {
-    plan.scopes.push_back({request.class_name, parse_slo_targets(request.slo_text)});
-  } else {
-    for (const auto& c : base.workload)
-      if (request.class_name.empty() || c.name == request.class_name) {
-        auto targets = slo_targets_from_spec(c.slo);
-        if (!targets.empty()) plan.scopes.push_back({c.name, std::move(targets)});
-      }
-    if (plan.scopes.empty()) throw ConfigError(path, 0, "--slo", "give --slo ttft_p99=2s,... or an slo: in the class");
-  }
+  plan.scopes = slo_scopes(base, request.class_name, request.slo_text, path);
   return plan;
 }
 
@@ -171,7 +157,7 @@ CapacityStudy run_capacity(const CapacityRequest& request, const CapacityPlan& p
   rep.capacities.push_back(capacity_of(study.search));
   rep.capped = study.search.best && study.search.capped ? 1 : 0;
   for (int k = 1; k < request.replicates; ++k) {
-    const std::uint64_t seed = first_seed + static_cast<std::uint64_t>(k);
+    const std::uint64_t seed = replicate_seed(first_seed, k);
     const CapacitySearchResult again = search_capacity(params, [&](double x) {
       const CapacityTrialRun t = judge_at(x, seed);
       return CapacityTrial{x, t.feasible, t.reason, t.fails_at_any_load};

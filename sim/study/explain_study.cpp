@@ -4,12 +4,12 @@
 #include <cmath>
 #include <cstdio>
 
-#include "sim/cluster/parallel_runs.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/study/explain_comparable.h"
 #include "sim/study/run_judgement.h"
+#include "sim/study/study_runs.h"
 
 namespace servesim {
 namespace {
@@ -101,31 +101,32 @@ std::string ExplainVariant::not_comparable(const ExplainMetric& m) const {
   return "";
 }
 
-ExplainStudy run_explain(const ExplainRequest& request) {
-  const std::string& scenario_path = request.scenario_path;
-  const std::vector<std::string>& sets = request.sets;
-  Scenario base = load_scenario(scenario_path, sets);
-  if (request.seed) base.seed = *request.seed;
-  std::string split_skip;
-  const std::string split = disaggregation_override(scenario_path, sets, split_skip);
-  ExplainStudy study;
-  study.scenario = base.name;
-  study.seed = base.seed;
-  study.base_several_tokens = several_tokens_per_step(base);
-  study.levers = make_levers(base, split, split_skip);
-  std::vector<Lever>& levers = study.levers;
+namespace {
 
-  // Load every variant first: one that does not validate is skipped with the loader's
-  // message, before anything runs.
-  constexpr std::size_t kNoLever = static_cast<std::size_t>(-1);
-  std::vector<Scenario> scenarios = {base};
-  std::vector<std::size_t> lever_of_run = {kNoLever};
-  // A variant that leaves the measured kernel tables (int4 weights, fp8 on a GPU without
-  // fp8 rows) is priced by the roofline; it is compared with the base priced by the
-  // roofline too, so the change is the lever's and not the gap between the two models.
-  std::vector<std::size_t> base_of_run = {0};
+// The runs of an explain study: the base, each lever's variant, and the roofline-priced
+// bases that variants leaving the measured kernel tables are compared with.
+struct ExplainRuns {
+  static constexpr std::size_t kNoLever = static_cast<std::size_t>(-1);
+  std::vector<Scenario> scenarios;
+  std::vector<std::size_t> lever_of_run;  // kNoLever for a base
+  std::vector<std::size_t> base_of_run;   // the run each one is compared with
+  std::vector<std::string> baseline_of_lever;
+};
+
+// Loads every variant first: one that does not validate is skipped with the loader's
+// message, before anything runs. A variant that leaves the measured kernel tables (int4
+// weights, fp8 on a GPU without fp8 rows) is priced by the roofline; it is compared with the
+// base priced by the roofline too, so the change is the lever's and not the gap between the
+// two models.
+ExplainRuns load_explain_runs(const std::string& scenario_path, const std::vector<std::string>& sets,
+                              const Scenario& base, std::vector<Lever>& levers) {
+  constexpr std::size_t kNoLever = ExplainRuns::kNoLever;
+  ExplainRuns runs;
+  runs.scenarios = {base};
+  runs.lever_of_run = {kNoLever};
+  runs.base_of_run = {0};
+  runs.baseline_of_lever.assign(levers.size(), "base");
   std::map<std::string, std::size_t> roofline_bases;
-  std::vector<std::string> baseline_of_lever(levers.size(), "base");
   for (std::size_t i = 0; i < levers.size(); ++i) {
     if (!levers[i].skip_reason.empty()) continue;
     std::vector<std::string> overrides = sets;
@@ -151,41 +152,44 @@ ExplainStudy run_explain(const ExplainRequest& request) {
           base_overrides.insert(base_overrides.end(), to_roofline.begin(), to_roofline.end());
           Scenario rb = load_scenario(scenario_path, base_overrides);
           rb.seed = base.seed;
-          scenarios.push_back(std::move(rb));
-          lever_of_run.push_back(kNoLever);
-          base_of_run.push_back(scenarios.size() - 1);
-          it = roofline_bases.emplace(key, scenarios.size() - 1).first;
+          runs.scenarios.push_back(std::move(rb));
+          runs.lever_of_run.push_back(kNoLever);
+          runs.base_of_run.push_back(runs.scenarios.size() - 1);
+          it = roofline_bases.emplace(key, runs.scenarios.size() - 1).first;
         }
         base_run = it->second;
-        baseline_of_lever[i] = "base priced by the roofline (" + key.substr(0, key.size() - 1) +
-                               "): the variant leaves the measured kernel tables";
+        runs.baseline_of_lever[i] = "base priced by the roofline (" + key.substr(0, key.size() - 1) +
+                                    "): the variant leaves the measured kernel tables";
       }
-      scenarios.push_back(std::move(s));
-      lever_of_run.push_back(i);
-      base_of_run.push_back(base_run);
+      runs.scenarios.push_back(std::move(s));
+      runs.lever_of_run.push_back(i);
+      runs.base_of_run.push_back(base_run);
     } catch (const ConfigError& e) {
       levers[i].skip_reason = e.message();
     }
   }
+  return runs;
+}
 
+// Runs them all. A run too short to judge whether it kept up cannot be ranked: every run is
+// lengthened alike (the base's figures must stay those of the variants' length), by what
+// the shortest asks and at least 2x, as `capacity` does (judge_long_enough), up to
+// kExplainMaxLengthen; `lengthened` then says how far.
+std::vector<RunOutcomeOrError> run_explain_runs(const std::vector<Scenario>& scenarios, int jobs, const Scenario& base,
+                                                std::string& lengthened_note) {
   std::vector<RunOutcomeOrError> outcomes(scenarios.size());
   const auto run_all = [&](double scale) {
-    run_parallel(scenarios.size(), request.jobs, [&](std::size_t i) {
+    const auto errors = run_each(scenarios.size(), jobs, [&](std::size_t i) {
       const Scenario s = lengthened(scenarios[i], scale);
       outcomes[i] = RunOutcomeOrError{};
-      try {
-        Simulation sim(s.seed, s.stop, s.workload, s.cluster);
-        RunResult r = sim.run();
-        if (r.too_short_to_judge) outcomes[i].needed_scale = r.sustained.needed_scale;
-        outcomes[i].summary = std::move(r.summary);
-      } catch (const ConfigError& e) {
-        outcomes[i].error = e.message();
-      }
+      Simulation sim(s.seed, s.stop, s.workload, s.cluster);
+      RunResult r = sim.run();
+      if (r.too_short_to_judge) outcomes[i].needed_scale = r.sustained.needed_scale;
+      outcomes[i].summary = std::move(r.summary);
     });
+    for (std::size_t i = 0; i < scenarios.size(); ++i)
+      if (errors[i]) outcomes[i].error = errors[i]->message();
   };
-  // A run too short to judge whether it kept up cannot be ranked: lengthen every run alike
-  // (the base's figures must stay those of the variants' length), by what the shortest asks
-  // and at least 2x, as `capacity` does (judge_long_enough), up to kExplainMaxLengthen.
   run_all(1);
   double scale = 1;
   const bool can_lengthen = base.stop.requests || base.stop.time_ns;
@@ -203,39 +207,65 @@ ExplainStudy run_explain(const ExplainRequest& request) {
     else
       std::snprintf(buf, sizeof buf, "every run lengthened %.3gx to %.4g s, so each can be judged", scale,
                     seconds_from_ticks(*longer.stop.time_ns));
-    study.lengthened = buf;
+    lengthened_note = buf;
   }
-  if (!outcomes[0].summary) {
-    throw ConfigError(scenario_path, 0, "", "the base scenario cannot run: " + outcomes[0].error);
-  }
-  study.base = outcomes[0].summary->overall;
-  study.base_overload = overload_of(study.base, nullptr);
-  study.base_too_short = too_short_of(study.base);
+  return outcomes;
+}
 
+// The variants each run compares with its base, in lever order; a lever whose run (or whose
+// roofline-priced base) cannot run is skipped with the reason.
+void collect_variants(const ExplainRuns& runs, const std::vector<RunOutcomeOrError>& outcomes, ExplainStudy& study) {
+  std::vector<Lever>& levers = study.levers;
+  const std::vector<Scenario>& scenarios = runs.scenarios;
   for (std::size_t i = 1; i < scenarios.size(); ++i) {
-    if (lever_of_run[i] == kNoLever) continue;  // a roofline-priced base
-    Lever& lever = levers[lever_of_run[i]];
+    if (runs.lever_of_run[i] == ExplainRuns::kNoLever) continue;  // a roofline-priced base
+    Lever& lever = levers[runs.lever_of_run[i]];
     if (!outcomes[i].summary) {
       lever.skip_reason = outcomes[i].error;
       continue;
     }
-    const RunOutcomeOrError& compared = outcomes[base_of_run[i]];
+    const RunOutcomeOrError& compared = outcomes[runs.base_of_run[i]];
     if (!compared.summary) {
       lever.skip_reason = "its roofline-priced base cannot run: " + compared.error;
       continue;
     }
     ExplainVariant v;
-    v.lever = lever_of_run[i];
+    v.lever = runs.lever_of_run[i];
     v.overload = overload_of(outcomes[i].summary->overall, &compared.summary->overall);
     v.too_short = too_short_of(outcomes[i].summary->overall);
-    v.several_tokens = several_tokens_per_step(scenarios[i]) || several_tokens_per_step(scenarios[base_of_run[i]]);
-    v.compared_with = baseline_of_lever[v.lever];
+    v.several_tokens = several_tokens_per_step(scenarios[i]) || several_tokens_per_step(scenarios[runs.base_of_run[i]]);
+    v.compared_with = runs.baseline_of_lever[v.lever];
     for (const auto& m : explain_metrics()) {
       v.values.push_back(outcomes[i].summary->overall.get(m.field));
       v.changes.push_back(relative_change(compared.summary->overall.get(m.field), v.values.back()));
     }
     study.variants.push_back(std::move(v));
   }
+}
+
+}  // namespace
+
+ExplainStudy run_explain(const ExplainRequest& request) {
+  const std::string& scenario_path = request.scenario_path;
+  Scenario base = load_scenario(scenario_path, request.sets);
+  if (request.seed) base.seed = *request.seed;
+  std::string split_skip;
+  const std::string split = disaggregation_override(scenario_path, request.sets, split_skip);
+  ExplainStudy study;
+  study.scenario = base.name;
+  study.seed = base.seed;
+  study.base_several_tokens = several_tokens_per_step(base);
+  study.levers = make_levers(base, split, split_skip);
+
+  const ExplainRuns runs = load_explain_runs(scenario_path, request.sets, base, study.levers);
+  const std::vector<RunOutcomeOrError> outcomes = run_explain_runs(runs.scenarios, request.jobs, base, study.lengthened);
+  if (!outcomes[0].summary) {
+    throw ConfigError(scenario_path, 0, "", "the base scenario cannot run: " + outcomes[0].error);
+  }
+  study.base = outcomes[0].summary->overall;
+  study.base_overload = overload_of(study.base, nullptr);
+  study.base_too_short = too_short_of(study.base);
+  collect_variants(runs, outcomes, study);
   for (std::size_t m = 0; m < explain_metrics().size(); ++m) study.rankings.push_back(rank(study, m));
   return study;
 }

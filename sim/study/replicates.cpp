@@ -4,6 +4,7 @@
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario.h"
+#include "sim/study/feasibility.h"
 
 namespace servesim {
 
@@ -12,7 +13,7 @@ ReplicateIntervals run_replicates(const Scenario& s, const RunSummary& first, in
   std::vector<RunSummary> runs = {first};
   std::vector<std::uint64_t> seeds = {s.seed};
   for (int k = 1; k < replicates; ++k) {
-    const std::uint64_t seed = s.seed + static_cast<std::uint64_t>(k);
+    const std::uint64_t seed = replicate_seed(s.seed, k);
     Simulation sim(seed, s.stop, s.workload, s.cluster);
     runs.push_back(sim.run().summary);
     seeds.push_back(seed);

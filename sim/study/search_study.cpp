@@ -3,20 +3,19 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <mutex>
 #include <regex>
 
 #include <nlohmann/json.hpp>
 
-#include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/scenario/set_overrides.h"
-#include "sim/study/class_selector.h"
+#include "sim/study/feasibility.h"
 #include "sim/study/run_judgement.h"
 #include "sim/study/search_cost.h"
 #include "sim/study/search_space.h"
+#include "sim/study/study_runs.h"
 #include "sim/study/sweep_spec.h"
 
 namespace servesim {
@@ -52,9 +51,10 @@ RunVerdict run_candidate(const Scenario& s, const std::vector<std::pair<std::str
   try {
     std::vector<SloScope> scopes;
     for (const auto& [cls, target] : slo) scopes.push_back({cls, {target}});
-    // As capacity does: a run too short to judge is lengthened (up to 16x) before it counts.
+    // As capacity does: a run too short to judge is lengthened before it counts.
     std::string lengthened;
-    RunJudgement judged = judge_long_enough(s, scopes, reject_share, early_stop, true, kSustainTolerance, 16, &lengthened);
+    RunJudgement judged =
+        judge_long_enough(s, scopes, reject_share, early_stop, true, kSustainTolerance, kMaxLengthening, &lengthened);
     v.summary = judged.result.summary;
     v.sustained = judged.sustained;
     const double hours = static_cast<double>(judged.result.end_ns) / 3.6e12;
@@ -118,29 +118,12 @@ void rank_candidates(SearchReport& report) {
   }
 }
 
-SearchReport run_search(const SearchRequest& request, const std::function<void(const SearchReport&)>& on_loaded,
-                        const std::function<void(std::size_t, bool, const std::string&)>& on_done) {
+namespace {
+
+// The --set overrides every candidate gets: the user's, and --rate on the judged class.
+std::vector<std::string> common_overrides(const SearchRequest& request, const Scenario& base, int class_index,
+                                          SearchReport& report) {
   const std::string& scenario_path = request.scenario_path;
-  const auto prices = request.price_text.empty() ? std::map<std::string, double>{} : parse_prices(request.price_text);
-  const SearchSpace space = load_search_space(request.space_path);
-
-  const Scenario base = load_scenario(scenario_path, request.sets);
-  SearchReport report;
-  report.scenario = base.name;
-  report.space_path = request.space_path;
-  report.replicates = request.replicates;
-  // A candidate with more replicas than one that met the SLO under some seeds may meet it
-  // under more: the replica order settles nothing about probabilities.
-  report.prune = request.prune && request.replicates == 1;
-  for (const auto& a : space.axes) report.axes.push_back(a.key);
-  for (const auto& a : space.axes) check_set_not_overwritten(request.sets, a.key, "a key of the search space");
-
-  int class_index = -1;
-  if (!request.class_name.empty()) {
-    class_index = class_index_or_throw(base, request.class_name, scenario_path);
-  } else if (base.workload.size() == 1) {
-    class_index = 0;
-  }
   std::vector<std::string> common = request.sets;
   if (request.rate) {
     if (class_index < 0) throw ConfigError(scenario_path, 0, "--rate", "the scenario has several classes: name one with --class");
@@ -153,22 +136,15 @@ SearchReport run_search(const SearchRequest& request, const std::function<void(c
     report.rate = *request.rate;
     common.push_back(report.rate_key + "=" + nlohmann::json(*request.rate).dump());
   }
+  return common;
+}
 
-  // The objectives, as for capacity.
-  report.slo_class = request.class_name;
-  if (!request.slo_text.empty()) {
-    for (const auto& t : parse_slo_targets(request.slo_text)) report.slo.push_back({request.class_name, t});
-  } else {
-    for (const auto& c : base.workload)
-      if (request.class_name.empty() || c.name == request.class_name)
-        for (const auto& t : slo_targets_from_spec(c.slo)) report.slo.push_back({c.name, t});
-    if (report.slo.empty()) throw ConfigError(scenario_path, 0, "--slo", "give --slo ttft_p99=2s,... or an slo: in the class");
-  }
-
-  // Every candidate is loaded (so validated) and priced before any runs.
+// Every candidate loaded (so validated) and priced before any runs, in the space's order.
+void load_candidates(const SearchRequest& request, const SearchSpace& space, const std::vector<std::string>& common,
+                     const std::map<std::string, double>& prices, SearchReport& report, std::vector<Scenario>& scenarios,
+                     std::vector<PlanEntry>& entries) {
+  const std::string& scenario_path = request.scenario_path;
   const std::size_t count = sweep_point_count(space.axes, SweepMode::product);
-  std::vector<Scenario> scenarios;
-  std::vector<PlanEntry> entries;
   for (std::size_t p = 0; p < count; ++p) {
     std::vector<std::string> overrides = common;
     for (auto& o : sweep_point_overrides(space.axes, SweepMode::product, p)) overrides.push_back(std::move(o));
@@ -197,8 +173,11 @@ SearchReport run_search(const SearchRequest& request, const std::function<void(c
     entries.push_back(std::move(e));
     scenarios.push_back(std::move(s));
   }
-  // A --price for hardware no candidate runs on is most often a misspelt name, and would
-  // leave the ranking on the profiles' own prices without a word.
+}
+
+// A --price for hardware no candidate runs on is most often a misspelt name, and would
+// leave the ranking on the profiles' own prices without a word.
+void check_prices_used(const std::map<std::string, double>& prices, const std::vector<Scenario>& scenarios) {
   std::vector<std::string> hardware;
   for (const Scenario& s : scenarios)
     for (const auto& pool : s.cluster.pools)
@@ -211,57 +190,96 @@ SearchReport run_search(const SearchRequest& request, const std::function<void(c
                       "no candidate runs on hardware '" + name + "'" +
                           (near ? "; did you mean '" + *near + "'?" : "; the candidates run on " + join_choices(hardware)));
   }
+}
+
+// One candidate and its replicates: the same candidate under the seeds after its own; the
+// first run's figures stand in the table, the count of feasible seeds ranks it.
+// run_candidate keeps a candidate that cannot be built as its verdict's reason.
+RunVerdict run_with_replicates(const SearchRequest& request, const Scenario& s, const SearchReport& report) {
+  RunVerdict verdict = run_candidate(s, report.slo, request.reject_share, request.early_stop);
+  verdict.met = verdict.feasible ? 1 : 0;
+  const bool buildable = verdict.summary.has_value();
+  for (int r = 1; r < request.replicates && buildable; ++r) {
+    Scenario again = s;
+    again.seed = replicate_seed(s.seed, r);
+    const RunVerdict v = run_candidate(again, report.slo, request.reject_share, request.early_stop);
+    verdict.met += v.feasible ? 1 : 0;
+    if (!v.feasible && verdict.reason.empty()) verdict.reason = "seed " + std::to_string(again.seed) + ": " + v.reason;
+  }
+  if (request.replicates >= 2 && buildable) verdict.feasible = verdict.met > 0;
+  return verdict;
+}
+
+// A candidate's row from its verdict.
+void settle_candidate(const SearchRequest& request, const Scenario& s, const std::map<std::string, double>& prices,
+                      RunVerdict& verdict, SearchCandidate& candidate) {
+  candidate.summary = std::move(verdict.summary);
+  // An autoscaled pool is priced by the time it paid for, as a sweep prices it
+  // (summary.json's fleet_cost_usd), not at autoscale.max_replicas: a candidate whose
+  // ceiling it never reached costs what it ran.
+  if (verdict.paid_gpus.size() == s.cluster.pools.size() &&
+      std::any_of(s.cluster.pools.begin(), s.cluster.pools.end(), [](const PoolConfig& p) { return p.autoscale.has_value(); })) {
+    double per_hour = 0;
+    for (std::size_t p = 0; p < s.cluster.pools.size(); ++p) {
+      const PoolConfig& pool = s.cluster.pools[p];
+      const auto o = prices.find(pool.hardware.name);
+      per_hour += verdict.paid_gpus[p] * (o != prices.end() ? o->second : pool.hardware.price_per_gpu_hour);
+    }
+    candidate.cost_per_hour = per_hour;
+  }
+  if (verdict.sustained.offered_per_s > 0) {
+    candidate.offered_rate = verdict.sustained.offered_per_s;
+    candidate.served_rate = verdict.sustained.served_per_s;
+  }
+  if (request.replicates >= 2 && candidate.summary) {
+    candidate.replicates_met = verdict.met;
+    candidate.slo_probability = share_interval(verdict.met, request.replicates);
+  }
+}
+
+}  // namespace
+
+SearchReport run_search(const SearchRequest& request, const std::function<void(const SearchReport&)>& on_loaded,
+                        const std::function<void(std::size_t, bool, const std::string&)>& on_done) {
+  const std::string& scenario_path = request.scenario_path;
+  const auto prices = request.price_text.empty() ? std::map<std::string, double>{} : parse_prices(request.price_text);
+  const SearchSpace space = load_search_space(request.space_path);
+
+  const Scenario base = load_scenario(scenario_path, request.sets);
+  SearchReport report;
+  report.scenario = base.name;
+  report.space_path = request.space_path;
+  report.replicates = request.replicates;
+  // A candidate with more replicas than one that met the SLO under some seeds may meet it
+  // under more: the replica order settles nothing about probabilities.
+  report.prune = request.prune && request.replicates == 1;
+  for (const auto& a : space.axes) report.axes.push_back(a.key);
+  for (const auto& a : space.axes) check_set_not_overwritten(request.sets, a.key, "a key of the search space");
+  const int class_index = judged_class_index(base, request.class_name, scenario_path);
+  const std::vector<std::string> common = common_overrides(request, base, class_index, report);
+
+  // The objectives, as for capacity.
+  report.slo_class = request.class_name;
+  for (const SloScope& scope : slo_scopes(base, request.class_name, request.slo_text, scenario_path))
+    for (const SloTarget& t : scope.targets) report.slo.push_back({scope.class_name, t});
+
+  std::vector<Scenario> scenarios;
+  std::vector<PlanEntry> entries;
+  load_candidates(request, space, common, prices, report, scenarios, entries);
+  check_prices_used(prices, scenarios);
   if (on_loaded) on_loaded(report);
 
   // Rounds: each runs its candidates in parallel, then settles them in index order.
   SearchPlan plan(std::move(entries), report.prune);
-  std::mutex progress_mutex;
   for (auto round = plan.next_round(); !round.empty(); round = plan.next_round()) {
     std::vector<RunVerdict> verdicts(round.size());
-    run_parallel(round.size(), request.jobs, [&](std::size_t k) {
-      verdicts[k] = run_candidate(scenarios[round[k]], report.slo, request.reject_share, request.early_stop);
-      verdicts[k].met = verdicts[k].feasible ? 1 : 0;
-      // Replicates: the same candidate under the seeds after its own; the first run's
-      // figures stand in the table, the count of feasible seeds ranks it.
-      const bool buildable = verdicts[k].summary.has_value();
-      for (int r = 1; r < request.replicates && buildable; ++r) {
-        Scenario again = scenarios[round[k]];
-        again.seed += static_cast<std::uint64_t>(r);
-        const RunVerdict v = run_candidate(again, report.slo, request.reject_share, request.early_stop);
-        verdicts[k].met += v.feasible ? 1 : 0;
-        if (!v.feasible && verdicts[k].reason.empty()) verdicts[k].reason = "seed " + std::to_string(again.seed) + ": " + v.reason;
-      }
-      if (request.replicates >= 2 && buildable) verdicts[k].feasible = verdicts[k].met > 0;
-      if (on_done) {
-        std::lock_guard<std::mutex> lock(progress_mutex);
-        on_done(round[k], verdicts[k].feasible, verdicts[k].reason);
-      }
+    const auto run_one = [&](std::size_t k) { verdicts[k] = run_with_replicates(request, scenarios[round[k]], report); };
+    run_each(round.size(), request.jobs, run_one, [&](std::size_t k, const ConfigError*) {
+      if (on_done) on_done(round[k], verdicts[k].feasible, verdicts[k].reason);
     });
     for (std::size_t k = 0; k < round.size(); ++k) {
       const std::size_t i = round[k];
-      report.candidates[i].summary = std::move(verdicts[k].summary);
-      // An autoscaled pool is priced by the time it paid for, as a sweep prices it
-      // (summary.json's fleet_cost_usd), not at autoscale.max_replicas: a candidate whose
-      // ceiling it never reached costs what it ran.
-      const Scenario& s = scenarios[i];
-      if (verdicts[k].paid_gpus.size() == s.cluster.pools.size() &&
-          std::any_of(s.cluster.pools.begin(), s.cluster.pools.end(), [](const PoolConfig& p) { return p.autoscale.has_value(); })) {
-        double per_hour = 0;
-        for (std::size_t p = 0; p < s.cluster.pools.size(); ++p) {
-          const PoolConfig& pool = s.cluster.pools[p];
-          const auto o = prices.find(pool.hardware.name);
-          per_hour += verdicts[k].paid_gpus[p] * (o != prices.end() ? o->second : pool.hardware.price_per_gpu_hour);
-        }
-        report.candidates[i].cost_per_hour = per_hour;
-      }
-      if (verdicts[k].sustained.offered_per_s > 0) {
-        report.candidates[i].offered_rate = verdicts[k].sustained.offered_per_s;
-        report.candidates[i].served_rate = verdicts[k].sustained.served_per_s;
-      }
-      if (request.replicates >= 2 && report.candidates[i].summary) {
-        report.candidates[i].replicates_met = verdicts[k].met;
-        report.candidates[i].slo_probability = share_interval(verdicts[k].met, request.replicates);
-      }
+      settle_candidate(request, scenarios[i], prices, verdicts[k], report.candidates[i]);
       plan.record(i, verdicts[k].feasible, verdicts[k].load_failure, verdicts[k].reason, "candidate " + std::to_string(i));
     }
   }

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <mutex>
 
-#include "sim/cluster/parallel_runs.h"
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
@@ -13,6 +11,7 @@
 #include "sim/scenario/run_size.h"
 #include "sim/study/replicates.h"
 #include "sim/study/run_judgement.h"
+#include "sim/study/study_runs.h"
 #include "sim/study/sweep_fingerprint.h"
 #include "sim/study/search_cost.h"
 #include "sim/study/summary_json.h"
@@ -118,28 +117,23 @@ SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const
   }
 
   std::vector<PointResult> results(indices.size());
-  std::mutex progress_mutex;
-  run_parallel(indices.size(), request.jobs, [&](std::size_t i) {
+  const auto run_point = [&](std::size_t i) {
     const Scenario& s = scenarios[i];
-    try {
-      Simulation sim(s.seed, s.stop, s.workload, s.cluster);
-      RunResult run = sim.run();
-      describe_deployment(run.summary, s);  // the point's own deployment, in --point-summaries
-      results[i].too_short = run.too_short_to_judge;
-      if (run.too_short_to_judge) results[i].needed_scale = std::max(1.0, run.sustained.needed_scale);
-      results[i].cost_per_hour = cluster_cost_per_hour(s, run);
-      results[i].summary = std::move(run.summary);
-      if (request.replicates >= 2) results[i].replicates = run_replicates(s, *results[i].summary, request.replicates);
-    } catch (const ConfigError& e) {
-      // The configuration of this point cannot be built (weights larger than memory at this
-      // tp, say): a fact about the point, recorded in its row, not a reason to stop the rest.
-      results[i].error = format_config_error(e.file().empty() ? s.source_file : e.file(), e.line(), e.column(),
-                                             e.key(), e.message());
-    }
-    if (on_point) {
-      std::lock_guard<std::mutex> lock(progress_mutex);
-      on_point(indices[i], results[i].summary ? &*results[i].summary : nullptr, results[i].error);
-    }
+    Simulation sim(s.seed, s.stop, s.workload, s.cluster);
+    RunResult run = sim.run();
+    describe_deployment(run.summary, s);  // the point's own deployment, in --point-summaries
+    results[i].too_short = run.too_short_to_judge;
+    if (run.too_short_to_judge) results[i].needed_scale = std::max(1.0, run.sustained.needed_scale);
+    results[i].cost_per_hour = cluster_cost_per_hour(s, run);
+    results[i].summary = std::move(run.summary);
+    if (request.replicates >= 2) results[i].replicates = run_replicates(s, *results[i].summary, request.replicates);
+  };
+  // A point that cannot be built has its error in its row, named by the scenario's file.
+  run_each(indices.size(), request.jobs, run_point, [&](std::size_t i, const ConfigError* e) {
+    if (e)
+      results[i].error = format_config_error(e->file().empty() ? scenarios[i].source_file : e->file(), e->line(),
+                                             e->column(), e->key(), e->message());
+    if (on_point) on_point(indices[i], results[i].summary ? &*results[i].summary : nullptr, results[i].error);
   });
 
   for (std::size_t i = 0; i < indices.size(); ++i) {
