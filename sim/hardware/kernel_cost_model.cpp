@@ -522,19 +522,37 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
   shared.flops = a.flops + kNone.flops;
   shared.bytes = a.bytes + kNone.bytes;
   const double memory_rest_s = a.bucket_s[1] + kNone.bucket_s[1];
-  const std::vector<double>& lengths = decode_lengths_;
   const std::vector<double>& curve = decode_curve(seqs);
+  const double* lengths = decode_lengths_.data();
+  const std::size_t measured = decode_lengths_.size();
+  const double shortest = lengths[0], longest = lengths[measured - 1];
   const double b = static_cast<double>(seqs);
   std::size_t hi = 0;  // first measured length above s; s never decreases along the run
+  // decode_curve_at's segment [lo, hi], its terms kept while s stays in it (the same
+  // doubles, so the same result).
+  std::size_t segment = 0;
+  double from = 0, width = 1, base = 0, rise = 0;
   for (std::size_t k = 0; k < memory_ns.size(); ++k) {
     const std::int64_t sum = context_sum + static_cast<std::int64_t>(k) * seqs;
     const double s = static_cast<double>(sum) / b + 1.0;  // decode_attention_seconds
     double attention_s = 0;
-    if (s < lengths.front() || s > lengths.back()) {
+    if (s < shortest || s > longest) {
       attention_s = decode_attention_grid_s(b, s);
     } else {
-      while (hi < lengths.size() && lengths[hi] <= s) ++hi;
-      attention_s = decode_curve_at(curve, hi, s);
+      while (hi < measured && lengths[hi] <= s) ++hi;
+      if (hi == measured) {
+        attention_s = curve[measured - 1];
+      } else {
+        if (hi != segment) {
+          segment = hi;
+          from = lengths[hi - 1];
+          width = lengths[hi] - lengths[hi - 1];
+          base = curve[hi - 1];
+          rise = curve[hi] - curve[hi - 1];
+        }
+        const double t = (s - from) / width;
+        attention_s = base + t * rise;
+      }
     }
     memory_ns[k] = ticks_from_seconds(memory_rest_s + attention_s * layers_);
   }
