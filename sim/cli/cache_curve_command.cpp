@@ -50,7 +50,7 @@ po::options_description cache_curve_options(CacheCurveOptions& o) {
 
 // "inf", or a whole number of tokens with an optional k / M / G (powers of 1000) suffix;
 // `option` names the option in the error, `help` follows it.
-std::int64_t parse_size(const std::string& text, const std::string& option, const std::string& help) {
+std::int64_t parse_cache_size(const std::string& text, const std::string& option, const std::string& help) {
   if (text == "inf") return kUnlimitedCacheTokens;
   std::int64_t scale = 1;
   std::string digits = text;
@@ -70,11 +70,11 @@ std::int64_t parse_size(const std::string& text, const std::string& option, cons
   return v * scale;
 }
 
-std::vector<std::int64_t> parse_sizes(const std::string& list, const std::string& help) {
+std::vector<std::int64_t> parse_cache_sizes(const std::string& list, const std::string& help) {
   std::vector<std::int64_t> sizes;
   std::stringstream in(list);
   std::string item;
-  while (std::getline(in, item, ',')) sizes.push_back(parse_size(item, "--sizes", help));
+  while (std::getline(in, item, ',')) sizes.push_back(parse_cache_size(item, "--sizes", help));
   if (sizes.empty()) throw UsageError{"--sizes needs at least one size", help};
   return sizes;
 }
@@ -96,12 +96,12 @@ CacheCurveRequest cache_curve_request(const CacheCurveOptions& o, const po::vari
   CacheCurveRequest request;
   request.trace_path = o.trace_path;
   request.format = o.format;
-  request.sizes = parse_sizes(o.sizes_text, help);
+  request.sizes = parse_cache_sizes(o.sizes_text, help);
   request.replicas = o.replicas;
   request.router = o.router_name;
   request.hash_block_tokens = o.hash_block_tokens;
-  if (!o.cpu_text.empty()) request.tiers.cpu_tokens = parse_size(o.cpu_text, "--cpu-tokens", help);
-  if (!o.disk_text.empty()) request.tiers.disk_tokens = parse_size(o.disk_text, "--disk-tokens", help);
+  if (!o.cpu_text.empty()) request.tiers.cpu_tokens = parse_cache_size(o.cpu_text, "--cpu-tokens", help);
+  if (!o.disk_text.empty()) request.tiers.disk_tokens = parse_cache_size(o.disk_text, "--disk-tokens", help);
   if (make_router_registry().find(o.router_name) == nullptr)
     throw usage("unknown router '" + o.router_name + "'; valid: " + make_router_registry().names());
   return request;

@@ -52,5 +52,4 @@ std::optional<int> parse_scenario_command(const std::string& command, const std:
                                           boost::program_options::variables_map& vm, std::ostream& out,
                                           std::ostream& err);
 
-
 }  // namespace servesim::cli
