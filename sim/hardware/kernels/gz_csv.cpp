@@ -3,8 +3,10 @@
 #include <zlib.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "sim/core/errors.h"
 
@@ -159,7 +161,29 @@ double GzCsvReader::number(const std::vector<std::string_view>& cells, std::size
   if (ec != std::errc() || end != text.data() + text.size()) {
     throw ConfigError(path_, line_, header_[column], "expected a number, got '" + std::string(text) + "'");
   }
+  // from_chars reads "nan" and "inf": a grid cannot sort or interpolate them.
+  if (!std::isfinite(value)) {
+    throw ConfigError(path_, line_, header_[column], "expected a finite number, got '" + std::string(text) + "'");
+  }
   return value;
+}
+
+double GzCsvReader::non_negative(const std::vector<std::string_view>& cells, std::size_t column) const {
+  const double value = number(cells, column);
+  if (value < 0) {
+    throw ConfigError(path_, line_, header_[column], "expected a number >= 0, got '" + std::string(cells[column]) + "'");
+  }
+  return value;
+}
+
+int GzCsvReader::whole_number(const std::vector<std::string_view>& cells, std::size_t column) const {
+  const double value = number(cells, column);
+  // Converting a double outside int's range to int is undefined behaviour, not an error.
+  if (!(value >= 0 && value <= std::numeric_limits<int>::max()) || value != std::floor(value)) {
+    throw ConfigError(path_, line_, header_[column],
+                      "expected a whole number from 0 to 2147483647, got '" + std::string(cells[column]) + "'");
+  }
+  return static_cast<int>(value);
 }
 
 }  // namespace servesim

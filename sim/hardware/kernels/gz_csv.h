@@ -32,8 +32,14 @@ class GzCsvReader {
   bool next(std::vector<std::string_view>& cells);
   int line() const { return line_; }  // 1-based line of the row `next` returned
   const std::string& path() const { return path_; }
-  // A cell as a number; throws ConfigError (file, line, column name) when it is not one.
+  // A cell as a finite number; throws ConfigError (file, line, column name) when it is not one.
   double number(const std::vector<std::string_view>& cells, std::size_t column) const;
+  // A cell as a finite number >= 0 (a measured time); throws ConfigError (file, line,
+  // column name) otherwise.
+  double non_negative(const std::vector<std::string_view>& cells, std::size_t column) const;
+  // A cell as a whole number from 0 to int's maximum (a size or count a table is keyed
+  // on); throws ConfigError (file, line, column name) otherwise.
+  int whole_number(const std::vector<std::string_view>& cells, std::size_t column) const;
 
  private:
   bool read_line();

@@ -95,19 +95,19 @@ void load_gemm(const std::string& path, KernelTables& t, Fp8Evidence* evidence =
   double floor_s = std::numeric_limits<double>::infinity();
   std::vector<double> streaming;
   while (r.next(c)) {
-    const double latency_s = r.number(c, lat) * kSecondsPerMs;
-    const double rows = r.number(c, m);
+    const double latency_s = r.non_negative(c, lat) * kSecondsPerMs;
+    const double rows = r.non_negative(c, m);
     if (rows >= 1 && latency_s > 0) floor_s = std::min(floor_s, latency_s);  // m = 0 rows are empty launches
     if (rows >= 1 && rows <= 8 && latency_s > 0 && c[dtype] == "bfloat16") {
-      const double nn = r.number(c, n), kk = r.number(c, k);
+      const double nn = r.non_negative(c, n), kk = r.non_negative(c, k);
       if (nn * kk >= 16e6) streaming.push_back(2.0 * (rows * nn + rows * kk + nn * kk) / latency_s);
     }
     if (evidence && rows >= kComputeBoundTokens && (c[dtype] == "fp8" || c[dtype] == "bfloat16") &&
-        r.number(c, n) >= kLayerSizedFeatures && r.number(c, k) >= kLayerSizedFeatures) {
+        r.non_negative(c, n) >= kLayerSizedFeatures && r.non_negative(c, k) >= kLayerSizedFeatures) {
       evidence->add(c[dtype] == "fp8", std::string(c[m]) + "," + std::string(c[n]) + "," + std::string(c[k]), latency_s);
     }
     if (c[dtype] != t.query.gemm_dtype || rows < 1) continue;
-    const auto site = std::make_pair(static_cast<int>(r.number(c, n)), static_cast<int>(r.number(c, k)));
+    const auto site = std::make_pair(r.whole_number(c, n), r.whole_number(c, k));
     auto it = t.gemm.find(site);
     if (it == t.gemm.end()) it = t.gemm.emplace(site, KernelGrid(1)).first;
     it->second.add({rows, 0, 0}, latency_s);
@@ -138,15 +138,15 @@ std::optional<KernelGrid> load_attention(const std::string& path, const KernelTa
   while (r.next(c)) {
     if (c[kv] != t.query.kv_dtype || c[attn] != "bfloat16") continue;
     if (window != std::string::npos && c[window] != "0") continue;
-    if (static_cast<int>(r.number(c, d)) != t.query.head_dim) continue;
-    const double row_heads = r.number(c, heads);
-    const double row_kv = r.number(c, kvh);
+    if (r.whole_number(c, d) != t.query.head_dim) continue;
+    const double row_heads = r.non_negative(c, heads);
+    const double row_kv = r.non_negative(c, kvh);
     if (mha ? row_kv != row_heads : row_kv != t.query.kv_heads) continue;
-    const double latency_s = r.number(c, lat) * kSecondsPerMs;
+    const double latency_s = r.non_negative(c, lat) * kSecondsPerMs;
     if (generation) {
-      grid.add({row_heads, r.number(c, b), r.number(c, isl) + r.number(c, step)}, latency_s);
+      grid.add({row_heads, r.non_negative(c, b), r.non_negative(c, isl) + r.non_negative(c, step)}, latency_s);
     } else {
-      grid.add({row_heads, r.number(c, isl), r.number(c, b)}, latency_s);
+      grid.add({row_heads, r.non_negative(c, isl), r.non_negative(c, b)}, latency_s);
     }
     ++kept;
   }
@@ -168,11 +168,11 @@ std::optional<KernelGrid> load_mla(const std::string& path, const KernelTables& 
   std::vector<std::string_view> c;
   while (r.next(c)) {
     if (c[kv] != t.query.kv_dtype || c[dtype] != "bfloat16") continue;
-    const double latency_s = r.number(c, lat) * kSecondsPerMs;
+    const double latency_s = r.non_negative(c, lat) * kSecondsPerMs;
     if (generation) {
-      grid.add({r.number(c, heads), r.number(c, b), r.number(c, isl) + r.number(c, step)}, latency_s);
+      grid.add({r.non_negative(c, heads), r.non_negative(c, b), r.non_negative(c, isl) + r.non_negative(c, step)}, latency_s);
     } else {
-      grid.add({r.number(c, heads), r.number(c, isl), r.number(c, b)}, latency_s);
+      grid.add({r.non_negative(c, heads), r.non_negative(c, isl), r.non_negative(c, b)}, latency_s);
     }
     ++kept;
   }
@@ -193,8 +193,8 @@ std::optional<KernelGrid> load_all_reduce(const std::string& path, const KernelT
     // eager rows.
     if (backend != std::string::npos && ends_with(c[backend], "_eager")) continue;
     if (source != std::string::npos && ends_with(c[source], "_eager")) continue;
-    if (static_cast<int>(r.number(c, gpus)) != t.query.tp) continue;
-    grid.add({r.number(c, size), 0, 0}, r.number(c, lat) * kSecondsPerMs);
+    if (r.whole_number(c, gpus) != t.query.tp) continue;
+    grid.add({r.non_negative(c, size), 0, 0}, r.non_negative(c, lat) * kSecondsPerMs);
     ++kept;
   }
   if (grid.empty()) return std::nullopt;
@@ -212,8 +212,8 @@ std::optional<KernelGrid> load_nccl_all_reduce(const std::string& path, int gpus
   KernelGrid grid(1);
   std::vector<std::string_view> c;
   while (r.next(c)) {
-    if (c[op] != "all_reduce" || c[dtype] != "half" || static_cast<int>(r.number(c, n)) != gpus) continue;
-    grid.add({r.number(c, size), 0, 0}, r.number(c, lat) * kSecondsPerMs);
+    if (c[op] != "all_reduce" || c[dtype] != "half" || r.whole_number(c, n) != gpus) continue;
+    grid.add({r.non_negative(c, size), 0, 0}, r.non_negative(c, lat) * kSecondsPerMs);
     ++kept;
   }
   if (grid.empty()) return std::nullopt;
@@ -236,20 +236,20 @@ std::optional<KernelGrid> load_moe(const std::string& path, KernelTables& t, std
   std::map<std::string, KernelGrid> by_distribution;
   std::vector<std::string_view> c;
   while (r.next(c)) {
-    if (evidence && (c[dtype] == "fp8" || c[dtype] == "bfloat16") && r.number(c, tokens) >= kComputeBoundTokens) {
+    if (evidence && (c[dtype] == "fp8" || c[dtype] == "bfloat16") && r.non_negative(c, tokens) >= kComputeBoundTokens) {
       std::string key;
       for (const std::size_t col : {tokens, hidden, inter, topk, experts, mtp, mep, dist}) key.append(c[col]).push_back(',');
-      evidence->add(c[dtype] == "fp8", std::move(key), r.number(c, lat) * kSecondsPerMs);
+      evidence->add(c[dtype] == "fp8", std::move(key), r.non_negative(c, lat) * kSecondsPerMs);
     }
     if (c[dtype] != q.moe_dtype) continue;
-    if (static_cast<int>(r.number(c, hidden)) != q.moe_hidden || static_cast<int>(r.number(c, inter)) != q.moe_inter ||
-        static_cast<int>(r.number(c, topk)) != q.topk || static_cast<int>(r.number(c, experts)) != q.experts ||
-        static_cast<int>(r.number(c, mtp)) != q.moe_tp || static_cast<int>(r.number(c, mep)) != q.moe_ep) {
+    if (r.whole_number(c, hidden) != q.moe_hidden || r.whole_number(c, inter) != q.moe_inter ||
+        r.whole_number(c, topk) != q.topk || r.whole_number(c, experts) != q.experts ||
+        r.whole_number(c, mtp) != q.moe_tp || r.whole_number(c, mep) != q.moe_ep) {
       continue;
     }
     auto it = by_distribution.find(std::string(c[dist]));
     if (it == by_distribution.end()) it = by_distribution.emplace(std::string(c[dist]), KernelGrid(1)).first;
-    it->second.add({r.number(c, tokens), 0, 0}, r.number(c, lat) * kSecondsPerMs);
+    it->second.add({r.non_negative(c, tokens), 0, 0}, r.non_negative(c, lat) * kSecondsPerMs);
     ++kept;
   }
   for (const char* preferred : {"power_law_1.2", "balanced"}) {

@@ -95,8 +95,8 @@ GemmRows read_gemm(const std::string& path) {
   while (r.next(c)) {
     const bool fp8 = c[dtype] == "fp8";
     if (c[dtype] != "bfloat16" && !fp8) continue;
-    const double m = r.number(c, mc), n = r.number(c, nc), k = r.number(c, kc);
-    const double latency_s = r.number(c, lat) * kSecondsPerMs;
+    const double m = r.non_negative(c, mc), n = r.non_negative(c, nc), k = r.non_negative(c, kc);
+    const double latency_s = r.non_negative(c, lat) * kSecondsPerMs;
     if (m < 1 || !(latency_s > 0)) continue;
     // As the op graph lists a linear layer: weights in the GEMM's format, activations
     // read in it too (fp8 GEMMs take fp8 inputs), bf16 output.
@@ -135,16 +135,16 @@ AttentionRows read_attention(const std::string& path, bool generation) {
   std::map<std::tuple<int, int, int>, std::unique_ptr<AttentionKernels>> kernels;
   std::vector<std::string_view> c;
   while (r.next(c)) {
-    if (window != std::string::npos && r.number(c, window) != 0) continue;
-    const int head_dim = static_cast<int>(r.number(c, d));
-    const int n = static_cast<int>(r.number(c, heads));
-    int n_kv = static_cast<int>(r.number(c, kvh));
+    if (window != std::string::npos && r.non_negative(c, window) != 0) continue;
+    const int head_dim = r.whole_number(c, d);
+    const int n = r.whole_number(c, heads);
+    int n_kv = r.whole_number(c, kvh);
     if (n_kv == 0) n_kv = n;  // aiconfigurator writes 0 for MHA
     if (n_kv > n || n % n_kv != 0) continue;
-    const double latency_s = r.number(c, lat) * kSecondsPerMs;
-    const auto batch = static_cast<std::int64_t>(r.number(c, b));
-    const auto length = static_cast<std::int64_t>(r.number(c, isl));
-    const auto cached = static_cast<std::int64_t>(r.number(c, step));
+    const double latency_s = r.non_negative(c, lat) * kSecondsPerMs;
+    const auto batch = static_cast<std::int64_t>(r.whole_number(c, b));
+    const auto length = static_cast<std::int64_t>(r.whole_number(c, isl));
+    const auto cached = static_cast<std::int64_t>(r.whole_number(c, step));
     if (!(latency_s > 0) || batch < 1) continue;
     if (!generation && cached != 0) continue;
     const Dtype kv_dtype = kv_dtype_of(c[kv]);
@@ -184,7 +184,7 @@ std::vector<Row> read_all_reduce(const std::string& path) {
   while (r.next(c)) {
     // aiconfigurator drops the eager rows: a serving engine replays its collectives in a graph.
     if (source != std::string::npos && c[source].find("eager") != std::string_view::npos) continue;
-    const double g = r.number(c, gpus), elements = r.number(c, size), latency_s = r.number(c, lat) * kSecondsPerMs;
+    const double g = r.non_negative(c, gpus), elements = r.non_negative(c, size), latency_s = r.non_negative(c, lat) * kSecondsPerMs;
     if (g < 2 || !(latency_s > 0)) continue;
     Row row;
     row.op = OpCost{"attn_all_reduce", OpKind::communication};

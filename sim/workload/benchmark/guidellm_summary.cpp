@@ -40,8 +40,12 @@ const std::pair<const char*, double> kGuidellmPercentiles[] = {{"p50", 50}, {"p9
 bool lists_fewer(const json& benchmark) {
   const auto requests = benchmark.find("requests");
   if (requests == benchmark.end() || requests->is_null()) return true;
-  const json& totals = benchmark["metrics"]["request_totals"];
-  if (!requests->is_object() || !totals.is_object()) return false;
+  // find, not operator[]: a const json's operator[] on a missing key is undefined
+  // behaviour (an assertion in nlohmann's debug builds).
+  const json& metrics = benchmark["metrics"];  // recognises() checked it is an object
+  const auto totals_it = metrics.find("request_totals");
+  if (!requests->is_object() || totals_it == metrics.end() || !totals_it->is_object()) return false;
+  const json& totals = *totals_it;
   for (const char* status : kGuidellmStatuses) {
     const auto listed = requests->find(status);
     const auto counted = totals.find(status);

@@ -91,8 +91,17 @@ std::optional<std::string> read_inference_perf_load_type(const std::string& per_
   } catch (const YAML::Exception& e) {
     throw ConfigError(path.string(), e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "not valid YAML: " + e.msg);
   }
-  if (!root.IsMap() || !root["load"] || !root["load"]["type"]) return "constant";
-  const YAML::Node type = root["load"]["type"];
+  // Read through a const node: a non-const one's operator[] throws YAML::BadSubscript on a
+  // scalar (`load: 5`), which is no ConfigError.
+  const YAML::Node& config = root;
+  if (!config.IsMap() || !config["load"]) return "constant";
+  const YAML::Node load = config["load"];
+  if (!load.IsMap()) {
+    throw ConfigError(path.string(), load.Mark().line >= 0 ? load.Mark().line + 1 : 0, "load",
+                      "expected a map (with type and stages)");
+  }
+  if (!load["type"]) return "constant";
+  const YAML::Node type = load["type"];
   const int line = type.Mark().line >= 0 ? type.Mark().line + 1 : 0;
   static const std::set<std::string> known = {"constant", "poisson", "concurrent", "trace_replay", "trace_session_replay"};
   if (!type.IsScalar() || known.count(type.Scalar()) == 0) {

@@ -161,6 +161,15 @@ JsonDocument::JsonDocument(std::string path) : path_(std::move(path)) {
   } catch (const json::parse_error& e) {
     throw ConfigError(path_, line_at_offset(text_, e.byte == 0 ? 0 : e.byte - 1), "",
                       std::string("not valid JSON: ") + e.what());
+  } catch (const json::exception& e) {
+    // out_of_range for a number beyond a double ("1e400"), which carries no offset: the
+    // line is where the number it quotes first appears.
+    const std::string what = e.what();
+    const std::size_t open = what.find('\''), close = what.rfind('\'');
+    const std::size_t at = open != std::string::npos && close > open
+                               ? text_.find(what.substr(open + 1, close - open - 1))
+                               : std::string::npos;
+    throw ConfigError(path_, at == std::string::npos ? 0 : line_at_offset(text_, at), "", "not valid JSON: " + what);
   }
 }
 
