@@ -7,7 +7,10 @@
 #include <fstream>
 #include <iterator>
 
+#include "tests/fuzz/benchmark_bodies.h"
+#include "tests/fuzz/curve_bodies.h"
 #include "tests/fuzz/fuzz_bodies.h"
+#include "tests/fuzz/kernel_table_bodies.h"
 
 namespace fuzz_corpus_test {
 
@@ -58,6 +61,22 @@ TEST_CASE("fuzz corpora: every seed measurement CSV loads or is rejected with Co
 
 TEST_CASE("fuzz corpora: every seed compare input is compared or rejected with ConfigError", "[reliability]") {
   CHECK(replay("compare", compare_input) >= 5);
+}
+
+TEST_CASE("fuzz corpora: every seed benchmark result is replayed and summarised or rejected with ConfigError",
+          "[reliability]") {
+  CHECK(replay("vllm_bench", [](const std::uint8_t* d, std::size_t n) { benchmark_file_input("vllm-bench", d, n); }) >= 5);
+  CHECK(replay("guidellm", [](const std::uint8_t* d, std::size_t n) { benchmark_file_input("guidellm", d, n); }) >= 5);
+  CHECK(replay("inference_perf", inference_perf_input) >= 5);
+}
+
+TEST_CASE("fuzz corpora: every seed rate curve and rate scale loads or is rejected with ConfigError", "[reliability]") {
+  CHECK(replay("rate_curve", rate_curve_input) >= 5);
+  CHECK(replay("rate_scale", rate_scale_input) >= 5);
+}
+
+TEST_CASE("fuzz corpora: every seed kernel table set loads or is rejected with ConfigError", "[reliability]") {
+  CHECK(replay("kernel_table", kernel_table_input) >= 5);
 }
 
 }  // namespace fuzz_corpus_test

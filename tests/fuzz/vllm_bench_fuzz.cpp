@@ -1,0 +1,7 @@
+// libFuzzer target: vLLM's `vllm bench serve` result JSON, replayed as a trace and read as aggregates.
+#include "tests/fuzz/benchmark_bodies.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  servesim::fuzz::benchmark_file_input("vllm-bench", data, size);
+  return 0;
+}
