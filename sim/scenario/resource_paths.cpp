@@ -1,9 +1,14 @@
 #include "sim/scenario/resource_paths.h"
 
+#ifdef SERVESIM_PACKAGED_RESOURCES
+#include <dlfcn.h>
+#endif
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -56,10 +61,27 @@ std::vector<std::pair<std::string, std::string>> hardware_aliases() {
   return out;
 }
 
+#ifdef SERVESIM_PACKAGED_RESOURCES
+// An installed Python package (setup.py) carries its own copy of models/, configs/, data/
+// and vendor/ in SERVESIM_PACKAGED_RESOURCES beside the extension module, because the
+// source tree it was built from may be gone; this finds the module's file through the
+// dynamic loader.
+static std::optional<fs::path> packaged_root() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&packaged_root), &info) == 0 || info.dli_fname == nullptr) return std::nullopt;
+  const fs::path root = fs::path(info.dli_fname).parent_path() / SERVESIM_PACKAGED_RESOURCES;
+  if (!is_dir(root / "models")) return std::nullopt;
+  return root;
+}
+#endif
+
 std::string resource_root() {
   if (const char* home = std::getenv("SERVESIM_HOME"); home != nullptr && *home != '\0') {
     return home;
   }
+#ifdef SERVESIM_PACKAGED_RESOURCES
+  if (const auto packaged = packaged_root()) return packaged->string();
+#endif
   const fs::path built = build_tree_root();
   if (built.is_absolute() && is_dir(built / "models")) return built.string();
   return ".";

@@ -1,7 +1,8 @@
 #pragma once
-// Where bundled models/, configs/ and data/ live: $SERVESIM_HOME if set, else the source
-// tree the binary was built from (SERVESIM_SOURCE_DIR baked in at build time), else the
-// current directory.
+// Where bundled models/, configs/ and data/ live: $SERVESIM_HOME if set, else (an installed
+// Python package, built with SERVESIM_PACKAGED_RESOURCES) the copy beside its extension
+// module, else the source tree the binary was built from (SERVESIM_SOURCE_DIR baked in at
+// build time), else the current directory.
 #include <optional>
 #include <string>
 #include <utility>
