@@ -11,7 +11,8 @@ BUILD_DIR="${SERVESIM_BUILD_DIR:-$ROOT/build}"
 BUILD_PACKAGES=(build-essential cmake ninja-build libboost-graph-dev libboost-program-options-dev
                 nlohmann-json3-dev libyaml-cpp-dev catch2 zlib1g-dev)
 PYTHON_PACKAGES=(python3-matplotlib  # scripts/plot.py
-                 pybind11-dev python3-dev python3-pandas python3-pytest)  # the Python package (python/)
+                 pybind11-dev python3-dev python3-pandas python3-pytest  # the Python package (python/)
+                 python3-venv python3-wheel)  # `pip install .` (setup.py) and its test python_pip_install
 PACKAGES=("${BUILD_PACKAGES[@]}" "${PYTHON_PACKAGES[@]}")
 # For the test suite only: a real browser to render `servesim report`'s page
 # (tests/report/html_report_test.cpp), headless; the engines the sweep recipes run on
