@@ -202,12 +202,6 @@ std::pair<py::object, std::vector<std::string>> step(const std::string& model, c
                  const std::vector<std::pair<std::int64_t, std::int64_t>>& prefills,
                  const std::vector<std::pair<std::int64_t, std::int64_t>>& decodes, const std::string& cost_model,
                  const std::string& engine, const std::string& engine_version, int cuda_graphs) {
-  const auto dtype = [](const std::string& name, const char* key) {
-    for (const servesim::Dtype d : {servesim::Dtype::bf16, servesim::Dtype::fp8, servesim::Dtype::int8,
-                                    servesim::Dtype::int4})
-      if (name == servesim::dtype_name(d)) return d;
-    throw servesim::ConfigError("", 0, key, "must be bf16, fp8, int8 or int4, got '" + name + "'");
-  };
   servesim::StepRequest request;
   request.model = model;
   request.hardware = hardware;
@@ -215,17 +209,18 @@ std::pair<py::object, std::vector<std::string>> step(const std::string& model, c
   request.dep.pp = pp;
   request.dep.ep = ep;
   request.dep.micro_batches = micro_batches;
-  request.dep.weights = dtype(weights, "weights");
-  request.dep.kv = dtype(kv, "kv");
-  request.dep.activations = dtype(activations, "activations");
-  if (tp < 1 || pp < 1 || ep < 1 || micro_batches < 0)
-    throw servesim::ConfigError("", 0, "tp", "tp, pp and ep must be at least 1, micro_batches 0 or more");
-  for (const auto& [tokens, cached] : prefills) {
-    if (tokens < 1 || cached < 0) throw servesim::ConfigError("", 0, "prefill", "a chunk is >= 1 new tokens over >= 0 cached");
-    request.batch.prefills.push_back({tokens, cached, true});
-  }
+  constexpr std::int64_t kMaxCount = 1'000'000'000;  // as the CLI caps counts: products stay inside int64
+  // Every value is checked by price_step (check_step_request), as the CLI's step is.
+  request.dep.weights = servesim::parse_step_dtype(weights, "weights");
+  request.dep.kv = servesim::parse_step_dtype(kv, "kv");
+  request.dep.activations = servesim::parse_step_dtype(activations, "activations");
+  for (const auto& [tokens, cached] : prefills) request.batch.prefills.push_back({tokens, cached, true});
   for (const auto& [seqs, context] : decodes) {
-    if (seqs < 1 || context < 1) throw servesim::ConfigError("", 0, "decode", "a group is >= 1 sequences of >= 1 tokens");
+    // A group's sequences and context are read as the CLI reads --decode B:CTX.
+    if (seqs < 1 || seqs > kMaxCount)
+      throw servesim::ConfigError("", 0, "decode", "B must be a whole number from 1 to 1000000000, got " + std::to_string(seqs));
+    if (context < 0 || context > kMaxCount)
+      throw servesim::ConfigError("", 0, "decode", "CTX must be a whole number from 0 to 1000000000, got " + std::to_string(context));
     request.batch.decode_seqs += seqs;
     request.batch.decode_context_sum += seqs * context;
   }

@@ -233,6 +233,34 @@ def test_step_is_the_cli_step():
         servesim.step("llama-3-8b", "h100-sxm", decode=[(1, 10)], engine="tgi")
 
 
+# The same bad step requests through the CLI and the package: both are refused by
+# price_step's one check (sim/study/step_study.h), so the messages are the same words.
+BAD_STEPS = [
+    ({"kv": "int4"}, ["--kv", "int4"]),
+    ({"weights": "fp4"}, ["--weights", "fp4"]),
+    ({"activations": "int8"}, ["--activations", "int8"]),
+    ({"tp": 0}, ["--tp", "0"]),
+    ({"ep": -2}, ["--ep", "-2"]),
+    ({"micro_batches": 4}, ["--micro-batches", "4"]),
+    ({"micro_batches": -1, "pp": 2}, ["--micro-batches", "-1", "--pp", "2"]),
+    ({"engine": "tgi"}, ["--engine", "tgi"]),
+    ({"cuda_graphs": -1}, ["--cuda-graphs", "-1"]),
+]
+
+
+@pytest.mark.parametrize("kwargs,args", BAD_STEPS)
+def test_a_bad_step_is_refused_by_the_cli_and_the_package_in_the_same_words(kwargs, args):
+    done = subprocess.run([CLI, "step", "--model", "llama-3-8b", "--hardware", "h100-sxm", "--decode", "8:1024", *args],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    prefix = "servesim step: error: "
+    assert done.stderr.startswith(prefix), done.stderr
+    cli_message = done.stderr[len(prefix):].splitlines()[0]
+    with pytest.raises(servesim.ConfigError) as refused:
+        servesim.step("llama-3-8b", "h100-sxm", decode=[(8, 1024)], **kwargs)
+    assert str(refused.value) == cli_message
+
+
 def test_step_warns_as_the_cli_step_does():
     # data/kernels/h100_sxm has vllm-0.14.0 and vllm-0.24.0: 0.1 is older than both, so the
     # CLI warns that 0.14.0's tables priced it (tests/cli/step_engine_options_test.cpp).

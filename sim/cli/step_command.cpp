@@ -59,11 +59,6 @@ std::pair<std::int64_t, std::int64_t> parse_decode(const std::string& text) {
           parse_count(text.substr(colon + 1), "--decode CTX", 0)};
 }
 
-Dtype parse_format(const std::string& text, const std::string& option) {
-  if (auto d = parse_dtype(text)) return *d;
-  throw step_usage(option + " must be bf16, fp8, int8 or int4, got '" + text + "'");
-}
-
 po::options_description step_options() {
   po::options_description o("servesim step options");
   o.add_options()
@@ -133,19 +128,10 @@ Deployment step_deployment(const po::variables_map& vm) {
   dep.pp = vm["pp"].as<int>();
   dep.ep = vm["ep"].as<int>();
   dep.micro_batches = vm["micro-batches"].as<int>();
-  if (dep.micro_batches < 0) throw step_usage("--micro-batches must be 0 or more");
-  // As a scenario's micro_batches: one stage has no pipeline to split the batch across.
-  if (dep.micro_batches > 0 && dep.pp < 2) throw step_usage("--micro-batches needs --pp 2 or more");
-  if (dep.tp < 1 || dep.pp < 1 || dep.ep < 1) throw step_usage("--tp, --pp and --ep must be at least 1");
-  dep.weights = parse_format(vm["weights"].as<std::string>(), "--weights");
-  dep.kv = parse_format(vm["kv"].as<std::string>(), "--kv");
-  dep.activations = parse_format(vm["activations"].as<std::string>(), "--activations");
-  if (dep.activations != Dtype::bf16 && dep.activations != Dtype::fp8) {
-    throw step_usage("--activations must be bf16 or fp8");
-  }
-  if (dep.kv == Dtype::int4 || dep.kv == Dtype::int8) {
-    throw step_usage("--kv must be bf16 or fp8 (no serving engine stores an int KV cache here)");
-  }
+  // Checked by price_step (check_step_request), as the Python package's step is.
+  dep.weights = parse_step_dtype(vm["weights"].as<std::string>(), "weights");
+  dep.kv = parse_step_dtype(vm["kv"].as<std::string>(), "kv");
+  dep.activations = parse_step_dtype(vm["activations"].as<std::string>(), "activations");
   return dep;
 }
 
@@ -170,7 +156,6 @@ BatchShape step_batch(const po::variables_map& vm, std::int64_t& longest_tokens)
       batch.decode_context_sum += seqs * context;
     }
   }
-  if (batch.empty()) throw step_usage("give at least one --prefill N[:PAST] or --decode B:CTX");
   return batch;
 }
 

@@ -38,8 +38,21 @@ struct StepStudy {
   std::string cost_model_note;
 };
 
-// Throws ConfigError for a model, hardware or option it cannot use (the key names the
-// option: "cost_model", "engine", ...).
+// A weights, KV or activations format by name: bf16, fp8, int8 or int4. Throws
+// ConfigError("", 0, key, ...) for any other; the CLI and the Python package both read
+// their format arguments through it.
+Dtype parse_step_dtype(const std::string& text, const std::string& key);
+
+// Every check of a step request, in one place so that the CLI and the Python package refuse
+// the same requests with the same words: tp, pp and ep at least 1; micro_batches 0 or more,
+// and only with a pipeline (pp >= 2); activations bf16 or fp8; a KV cache of bf16 or fp8;
+// each prefill chunk at least 1 new token over 0 or more cached; decode counts not
+// negative; something to price; a cost model and engine by a known name. Throws ConfigError
+// whose key names the request field ("tp", "kv", "prefill", ...).
+void check_step_request(const StepRequest& request);
+
+// Prices the step (check_step_request first). Throws ConfigError for a model, hardware or
+// option it cannot use (the key names the option: "cost_model", "engine", ...).
 StepStudy price_step(const StepRequest& request);
 
 }  // namespace servesim

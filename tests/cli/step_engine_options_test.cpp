@@ -76,7 +76,7 @@ TEST_CASE("step: engine options with the roofline or a table are refused - a fal
 TEST_CASE("step: --micro-batches without a pipeline is refused - as a pool's micro_batches is", "[step]") {
   const Outcome r = step({"--micro-batches", "4"});
   CHECK(r.code == 2);
-  CHECK(r.err.find("--micro-batches needs --pp 2 or more") != std::string::npos);
+  CHECK(r.err.find("micro_batches: needs pp 2 or more") != std::string::npos);
   const Outcome piped = step({"--pp", "2", "--micro-batches", "4"});
   INFO(piped.err);
   CHECK(piped.code == 0);
