@@ -282,5 +282,7 @@ PYBIND11_MODULE(_servesim, m) {
   m.def("compare", &compare, py::arg("baseline"), py::arg("candidate"), py::arg("tolerance"),
         py::arg("per_field"));
   m.def("html_report", &servesim::html_report, py::arg("dir"));
+  // The CLI's reading of "5%" (sim/scenario/percent.h), so that both refuse the same texts.
+  m.def("parse_percent", &servesim::parse_percent_or_throw, py::arg("text"), py::arg("option"));
   m.attr("__version__") = SERVESIM_VERSION;
 }

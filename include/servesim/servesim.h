@@ -45,6 +45,7 @@
 #include "sim/study/cache_curve_study.h" // run_cache_curve
 #include "sim/study/capacity_study.h"    // plan_capacity, run_capacity
 #include "sim/study/compare_study.h"     // compare_files, Tolerances
+#include "sim/scenario/percent.h"        // parse_percent: "5%" as the CLI reads it
 #include "sim/study/explain_study.h"     // run_explain
 #include "sim/study/search_study.h"      // run_search
 #include "sim/study/sweep_study.h"       // run_sweep, parse_axis, write_sweep_csv

@@ -361,10 +361,7 @@ def explain(scenario: Scenario, set: Sets = None, seed: Optional[int] = None, jo
 def _fraction(value: Union[str, float]) -> float:
     """5% or 0.05 as 0.05."""
     if isinstance(value, str):
-        text = value.strip()
-        if not text.endswith("%"):
-            raise ConfigError(f"tolerance: {value!r}: expected a percentage with a % sign, e.g. 5%, or a fraction")
-        return float(text[:-1]) / 100
+        return _servesim.parse_percent(value, "tolerance")  # the CLI's reading of --tolerance
     return float(value)
 
 
@@ -377,15 +374,8 @@ def compare(baseline: str, candidate: str, tolerance: Union[str, float] = "5%",
     "skipped" lists the figures only one has (not compared) and "notes" what else differs.
     For two summary.json files, "deployment" says whether both record what ran ("checked")
     and lists what differs (model, hardware, tp, ...) under "differences"."""
-    def path_of(p):
-        p = os.fspath(p)
-        if os.path.isdir(p):
-            for name in ("summary.json", "sweep.json"):
-                if os.path.exists(os.path.join(p, name)):
-                    return os.path.join(p, name)
-        return p
-
     per_field = {k: _fraction(v) for k, v in (tolerance_for or {}).items()}
-    result = _servesim.compare(path_of(baseline), path_of(candidate), _fraction(tolerance), per_field)
+    # A run or sweep folder stands for its summary.json or sweep.json, as on the command line.
+    result = _servesim.compare(os.fspath(baseline), os.fspath(candidate), _fraction(tolerance), per_field)
     result["table"] = _pandas().DataFrame(result["changes"])
     return result

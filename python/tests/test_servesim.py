@@ -312,6 +312,19 @@ def test_compare_is_the_cli_compare(tmp_path):
     assert same["regressions"] == 0
 
 
+def test_compare_reads_a_tolerance_as_the_cli_does(tmp_path):
+    servesim.run(SMALL, out=str(tmp_path / "a"))
+    summary = str(tmp_path / "a" / "summary.json")
+    done = subprocess.run([CLI, "compare", summary, summary, "--tolerance", "5"], capture_output=True, text=True)
+    assert done.returncode == 2
+    cli_message = done.stderr.split("error: ", 1)[1].splitlines()[0]
+    with pytest.raises(servesim.ConfigError) as refused:
+        servesim.compare(tmp_path / "a", tmp_path / "a", tolerance="5")
+    # The same reading and words; only the option's name differs (--tolerance, tolerance).
+    assert str(refused.value) == cli_message.replace("--tolerance", "tolerance")
+    assert servesim.compare(tmp_path / "a", tmp_path / "a", tolerance=" 12.5 %")["regressions"] == 0
+
+
 def test_a_seed_that_is_not_a_whole_number_from_0_is_a_config_error(tmp_path):
     for seed in (-3, 2**64, 1.5, True, "3"):
         with pytest.raises(servesim.ConfigError, match=r"seed: must be a whole number from 0 to 2\^64-1"):

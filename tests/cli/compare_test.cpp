@@ -48,6 +48,22 @@ TEST_CASE("compare: an identical run passes with exit 0", "[sweep]") {
   CHECK(runs.compare(runs.sweep.string(), runs.sweep.string()).exit_code == 0);
 }
 
+TEST_CASE("compare: a run or sweep folder stands for its summary.json or sweep.json - as in Python", "[sweep]") {
+  Runs runs;
+  const std::string base_dir = runs.summary.parent_path().string();
+  const std::string sweep_dir = runs.sweep.parent_path().string();
+  const auto by_file = runs.compare(runs.summary.string(), runs.summary.string(), "--json");
+  const auto by_folder = runs.compare(base_dir, base_dir, "--json");
+  INFO(by_folder.output);
+  CHECK(by_folder.exit_code == 0);
+  CHECK(by_folder.output == by_file.output);
+  CHECK(runs.compare(sweep_dir, sweep_dir).exit_code == 0);
+  // A folder with neither file is refused, naming it.
+  const auto empty = runs.compare(runs.dir.path.string(), base_dir);
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.output.find("holding neither summary.json nor sweep.json") != std::string::npos);
+}
+
 TEST_CASE("compare: a field moved 20% the bad way is a regression - exit 1 - the good way is not", "[sweep]") {
   Runs runs;
   auto worse = runs.load(runs.summary);
