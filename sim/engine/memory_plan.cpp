@@ -124,6 +124,109 @@ double sglang_default_mem_fraction(double memory_bytes, std::int64_t chunked_pre
   return std::round((gpu_mem - reserved) / gpu_mem * 1000.0) / 1000.0;
 }
 
+namespace {
+
+// The start of every engine rule's explanation: the GPU's memory and the weights on it.
+void explain_weights_line(std::ostream& why, const ModelSpec& model, const Deployment& dep, const MemoryPlan& plan,
+                          double total) {
+  why << "per GPU: " << total / kBytesPerGiB << " GiB; weights " << plan.weight_bytes_per_gpu / kBytesPerGiB << " GiB ("
+      << model.name << ", tp=" << dep.tp << " pp=" << dep.pp
+      << (dep.ep > 1 ? " ep=" + std::to_string(dep.ep) : std::string()) << ", " << dtype_name(dep.weights);
+  if (model.has_vision()) why << ", vision tower " << plan.vision_weight_bytes_per_gpu / kBytesPerGiB << " GiB bf16 of it";
+  why << "); ";
+}
+
+// vllm/v1/worker/gpu_worker.py, Worker.determine_available_memory (vLLM 0.14):
+// available = requested_memory - non_kv_cache_memory, requested_memory = total x
+// gpu_memory_utilization, non_kv_cache_memory = weights + torch_peak_increase +
+// non_torch_increase of the profile run (vllm/utils/mem_utils.py memory_profiling).
+// CUDA-graph memory is not subtracted: its estimate is opt-in there
+// (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, off by default; vllm PR #30515), and
+// the graphs are captured after the KV cache, out of the (1 - utilisation) headroom.
+// non_torch_increase (cuBLAS/NCCL workspaces allocated after the baseline snapshot)
+// has no figure in the source: 0 here.
+// The profile run (GPUModelRunner.profile_run) is a forward pass over
+// max_num_batched_tokens, then _dummy_sampler_run over the last token of
+// min(max_num_seqs, max_num_batched_tokens) dummy requests: full-vocabulary logits
+// in the model dtype, which Sampler.forward copies to float32 (4 bytes), while the
+// pass's hidden states are still held.
+// Returns the KV bytes; fills the plan's activation reserve and encoder outputs.
+double vllm_rule_kv_bytes(const ModelSpec& model, const Deployment& dep, const EngineConfig& engine, double total,
+                          double forward_peak, MemoryPlan& plan, std::ostream& why) {
+  const double fraction = engine.gpu_memory_utilization;
+  const double tokens = static_cast<double>(engine.max_batched_tokens);
+  const double rows = static_cast<double>(std::min<std::int64_t>(engine.max_num_seqs, engine.max_batched_tokens));
+  const double act = bytes_per_element(dep.activations);
+  const double sampler_peak =
+      tokens * model.hidden_size * act + rows * static_cast<double>(model.vocab_size) * (act + 4.0);
+  std::int64_t images = 0;
+  plan.encoder_profile_bytes_per_gpu = encoder_outputs_bytes(model, dep, engine, &images);
+  plan.activation_reserve_bytes_per_gpu = std::max(forward_peak, sampler_peak) + plan.encoder_profile_bytes_per_gpu;
+  const double kv_bytes = total * fraction - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes_per_gpu;
+  why << "vLLM rule: " << total / kBytesPerGiB << " GiB x " << fraction << " - weights - profile peak "
+      << plan.activation_reserve_bytes_per_gpu / kBytesPerGiB << " GiB (forward over " << engine.max_batched_tokens
+      << " tokens, or sampler over " << rows << " rows";
+  if (images > 0)
+    why << "; plus the encoder outputs of " << images << " dummy images of " << model.vision_image_tokens
+        << " embeddings, " << plan.encoder_profile_bytes_per_gpu / kBytesPerGiB << " GiB";
+  why << ")";
+  return kv_bytes;
+}
+
+// python/sglang/srt/model_executor/model_runner.py, ModelRunner.profile_max_num_token:
+// rest_memory = available_gpu_memory (free after the weights) - total_gpu_memory (free
+// at start) x (1 - mem_fraction_static), i.e. total x fraction - weights. Activations,
+// CUDA graphs and the CUDA context live in the (1 - fraction) left over.
+// Returns the KV bytes; *fraction is the fraction applied (SGLang's default for 0).
+double sglang_rule_kv_bytes(const Deployment& dep, const EngineConfig& engine, double total, const MemoryPlan& plan,
+                            double* fraction, std::ostream& why) {
+  if (!(*fraction > 0))
+    *fraction = sglang_default_mem_fraction(total, engine.prefill_chunk_tokens, engine.cuda_graph_max_batch,
+                                            dep.tp, dep.pp);
+  why << "SGLang rule: " << total / kBytesPerGiB << " GiB x mem_fraction_static " << *fraction << " - weights";
+  return total * *fraction - plan.weight_bytes_per_gpu;
+}
+
+// tensorrt_llm/_torch/pyexecutor/_util.py, KvCacheCreator.configure_kv_cache_capacity
+// and _cal_max_memory: available_kv_mem = (total_gpu_memory - peak_memory +
+// allocated_bytes) x free_gpu_memory_fraction, peak_memory = the torch peak of a
+// warm-up over max_num_tokens (weights + activations) + memory outside torch
+// (NCCL, CUDA graphs, CUDA context; no figure in the source, 0 here), allocated_bytes
+// = the small KV cache of the estimation run, added back.
+// Returns the KV bytes; the forward peak is the plan's activation reserve.
+double trtllm_rule_kv_bytes(const EngineConfig& engine, double total, double forward_peak, MemoryPlan& plan,
+                            std::ostream& why) {
+  const double fraction = engine.gpu_memory_utilization;
+  plan.activation_reserve_bytes_per_gpu = forward_peak;
+  why << "TensorRT-LLM rule: free_gpu_memory_fraction " << fraction << " x (" << total / kBytesPerGiB
+      << " GiB - weights - activations " << forward_peak / kBytesPerGiB << " GiB of " << engine.max_batched_tokens
+      << " tokens)";
+  return fraction * (total - plan.weight_bytes_per_gpu - forward_peak);
+}
+
+// The hybrid KV cache manager's grouping (kv_cache_groups.h) for a model with chunked
+// local layers under the vLLM rule: the plan's capacity becomes the token count vLLM
+// logs. Each servesim block of block_size tokens stands for one block in every group, as
+// the logged figure counts.
+void vllm_hybrid_kv_capacity(const ModelSpec& model, const Deployment& dep, const EngineConfig& engine,
+                             const ShardShape& s, double kv_bytes, MemoryPlan& plan, std::ostream& why) {
+  const double per_layer = kv_elements_per_token_layer(model, s) * bytes_per_element(dep.kv);
+  const KvCacheGroups groups = vllm_kv_cache_groups(model, s.layers);
+  const std::int64_t blocks = plan.fits ? vllm_num_blocks(groups, kv_bytes, per_layer, engine.block_size) : 0;
+  plan.kv_capacity_tokens = vllm_logged_kv_tokens(groups, blocks, engine.block_size);
+  why.precision(6);
+  why << "; " << describe(groups, model.attention_chunk_size) << ": num_blocks = KV bytes // page "
+      << static_cast<std::int64_t>(engine.block_size * per_layer) << " B // " << groups.stage_group_size
+      << " layers = " << blocks << "; GPU KV cache size " << blocks << " // " << groups.groups() << " x "
+      << engine.block_size << " = " << plan.kv_capacity_tokens << " tokens; maximum concurrency for "
+      << model.max_context_tokens << " tokens per request "
+      << vllm_max_concurrency(groups, blocks, engine.block_size, model.max_context_tokens,
+                              engine.max_batched_tokens, model.attention_chunk_size)
+      << "x";
+}
+
+}  // namespace
+
 MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
                        const EngineConfig& engine) {
   if (engine.kv_memory_rule == KvMemoryRule::flat)
@@ -141,70 +244,17 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
   double kv_bytes = 0;
   std::ostringstream why;
   why.precision(4);
-  why << "per GPU: " << total / kBytesPerGiB << " GiB; weights " << plan.weight_bytes_per_gpu / kBytesPerGiB << " GiB ("
-      << model.name << ", tp=" << dep.tp << " pp=" << dep.pp
-      << (dep.ep > 1 ? " ep=" + std::to_string(dep.ep) : std::string()) << ", " << dtype_name(dep.weights);
-  if (model.has_vision()) why << ", vision tower " << plan.vision_weight_bytes_per_gpu / kBytesPerGiB << " GiB bf16 of it";
-  why << "); ";
-  std::int64_t images = 0;
+  explain_weights_line(why, model, dep, plan, total);
   switch (engine.kv_memory_rule) {
-    case KvMemoryRule::vllm: {
-      // vllm/v1/worker/gpu_worker.py, Worker.determine_available_memory (vLLM 0.14):
-      // available = requested_memory - non_kv_cache_memory, requested_memory = total x
-      // gpu_memory_utilization, non_kv_cache_memory = weights + torch_peak_increase +
-      // non_torch_increase of the profile run (vllm/utils/mem_utils.py memory_profiling).
-      // CUDA-graph memory is not subtracted: its estimate is opt-in there
-      // (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, off by default; vllm PR #30515), and
-      // the graphs are captured after the KV cache, out of the (1 - utilisation) headroom.
-      // non_torch_increase (cuBLAS/NCCL workspaces allocated after the baseline snapshot)
-      // has no figure in the source: 0 here.
-      // The profile run (GPUModelRunner.profile_run) is a forward pass over
-      // max_num_batched_tokens, then _dummy_sampler_run over the last token of
-      // min(max_num_seqs, max_num_batched_tokens) dummy requests: full-vocabulary logits
-      // in the model dtype, which Sampler.forward copies to float32 (4 bytes), while the
-      // pass's hidden states are still held.
-      const double rows = static_cast<double>(std::min<std::int64_t>(engine.max_num_seqs, engine.max_batched_tokens));
-      const double act = bytes_per_element(dep.activations);
-      const double sampler_peak =
-          tokens * model.hidden_size * act + rows * static_cast<double>(model.vocab_size) * (act + 4.0);
-      plan.encoder_profile_bytes_per_gpu = encoder_outputs_bytes(model, dep, engine, &images);
-      plan.activation_reserve_bytes_per_gpu = std::max(forward_peak, sampler_peak) + plan.encoder_profile_bytes_per_gpu;
-      kv_bytes = total * fraction - plan.weight_bytes_per_gpu - plan.activation_reserve_bytes_per_gpu;
-      why << "vLLM rule: " << total / kBytesPerGiB << " GiB x " << fraction << " - weights - profile peak "
-          << plan.activation_reserve_bytes_per_gpu / kBytesPerGiB << " GiB (forward over " << engine.max_batched_tokens
-          << " tokens, or sampler over " << rows << " rows";
-      if (images > 0)
-        why << "; plus the encoder outputs of " << images << " dummy images of " << model.vision_image_tokens
-            << " embeddings, " << plan.encoder_profile_bytes_per_gpu / kBytesPerGiB << " GiB";
-      why << ")";
+    case KvMemoryRule::vllm:
+      kv_bytes = vllm_rule_kv_bytes(model, dep, engine, total, forward_peak, plan, why);
       break;
-    }
-    case KvMemoryRule::sglang: {
-      // python/sglang/srt/model_executor/model_runner.py, ModelRunner.profile_max_num_token:
-      // rest_memory = available_gpu_memory (free after the weights) - total_gpu_memory (free
-      // at start) x (1 - mem_fraction_static), i.e. total x fraction - weights. Activations,
-      // CUDA graphs and the CUDA context live in the (1 - fraction) left over.
-      if (!(fraction > 0))
-        fraction = sglang_default_mem_fraction(total, engine.prefill_chunk_tokens, engine.cuda_graph_max_batch,
-                                               dep.tp, dep.pp);
-      kv_bytes = total * fraction - plan.weight_bytes_per_gpu;
-      why << "SGLang rule: " << total / kBytesPerGiB << " GiB x mem_fraction_static " << fraction << " - weights";
+    case KvMemoryRule::sglang:
+      kv_bytes = sglang_rule_kv_bytes(dep, engine, total, plan, &fraction, why);
       break;
-    }
-    case KvMemoryRule::trtllm: {
-      // tensorrt_llm/_torch/pyexecutor/_util.py, KvCacheCreator.configure_kv_cache_capacity
-      // and _cal_max_memory: available_kv_mem = (total_gpu_memory - peak_memory +
-      // allocated_bytes) x free_gpu_memory_fraction, peak_memory = the torch peak of a
-      // warm-up over max_num_tokens (weights + activations) + memory outside torch
-      // (NCCL, CUDA graphs, CUDA context; no figure in the source, 0 here), allocated_bytes
-      // = the small KV cache of the estimation run, added back.
-      plan.activation_reserve_bytes_per_gpu = forward_peak;
-      kv_bytes = fraction * (total - plan.weight_bytes_per_gpu - forward_peak);
-      why << "TensorRT-LLM rule: free_gpu_memory_fraction " << fraction << " x (" << total / kBytesPerGiB
-          << " GiB - weights - activations " << forward_peak / kBytesPerGiB << " GiB of " << engine.max_batched_tokens
-          << " tokens)";
+    case KvMemoryRule::trtllm:
+      kv_bytes = trtllm_rule_kv_bytes(engine, total, forward_peak, plan, why);
       break;
-    }
     case KvMemoryRule::flat:
       break;
   }
@@ -215,25 +265,10 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
       plan.fits ? static_cast<std::int64_t>(std::floor(kv_bytes / plan.kv_bytes_per_token_per_gpu)) : 0;
   why << " = KV cache " << kv_bytes / kBytesPerGiB << " GiB at " << plan.kv_bytes_per_token_per_gpu / 1024.0
       << " KiB/token";
-  if (engine.kv_memory_rule == KvMemoryRule::vllm && model.has_chunked_attention()) {
-    // The hybrid KV cache manager's grouping (kv_cache_groups.h). Each servesim block of
-    // block_size tokens stands for one block in every group, as the logged figure counts.
-    const double per_layer = kv_elements_per_token_layer(model, s) * bytes_per_element(dep.kv);
-    const KvCacheGroups groups = vllm_kv_cache_groups(model, s.layers);
-    const std::int64_t blocks = plan.fits ? vllm_num_blocks(groups, kv_bytes, per_layer, engine.block_size) : 0;
-    plan.kv_capacity_tokens = vllm_logged_kv_tokens(groups, blocks, engine.block_size);
-    why.precision(6);
-    why << "; " << describe(groups, model.attention_chunk_size) << ": num_blocks = KV bytes // page "
-        << static_cast<std::int64_t>(engine.block_size * per_layer) << " B // " << groups.stage_group_size
-        << " layers = " << blocks << "; GPU KV cache size " << blocks << " // " << groups.groups() << " x "
-        << engine.block_size << " = " << plan.kv_capacity_tokens << " tokens; maximum concurrency for "
-        << model.max_context_tokens << " tokens per request "
-        << vllm_max_concurrency(groups, blocks, engine.block_size, model.max_context_tokens,
-                                engine.max_batched_tokens, model.attention_chunk_size)
-        << "x";
-  } else {
+  if (engine.kv_memory_rule == KvMemoryRule::vllm && model.has_chunked_attention())
+    vllm_hybrid_kv_capacity(model, dep, engine, s, kv_bytes, plan, why);
+  else
     why << " = " << plan.kv_capacity_tokens << " tokens";
-  }
   if (!plan.fits) why << " (does not fit: the weights and reserve exceed the memory the rule gives)";
   plan.explanation = why.str();
   return plan;
