@@ -62,7 +62,6 @@ auto without_gil(Study&& study) {
 
 py::dict run(const std::string& scenario_path, const std::vector<std::string>& sets,
              std::optional<std::uint64_t> seed, int replicates, const std::string& out_dir) {
-  servesim::check_replicates(replicates, "replicates");
   servesim::ScenarioFile scenario = servesim::ScenarioFile::load(scenario_path, sets);
   if (seed) scenario.set_seed(*seed);
   // Refuses what `servesim run` refuses; its warnings go back to Python.
@@ -135,7 +134,6 @@ std::string merge(const std::vector<std::string>& shard_paths) {
 py::object capacity(const std::string& scenario_path, const std::vector<std::string>& sets,
                      const std::string& class_name, const std::string& slo, double tolerance,
                      double max_rejected, std::optional<std::uint64_t> seed, int replicates) {
-  servesim::check_replicates(replicates, "replicates");
   servesim::CapacityRequest request;
   request.scenario_path = scenario_path;
   request.sets = sets;
@@ -154,7 +152,6 @@ py::object search(const std::string& scenario_path, const std::string& space_pat
                    const std::vector<std::string>& sets, const std::string& class_name, std::optional<double> rate,
                    const std::string& slo, const std::string& prices, int jobs, std::optional<std::uint64_t> seed,
                    int replicates) {
-  servesim::check_replicates(replicates, "replicates");
   servesim::SearchRequest request;
   request.scenario_path = scenario_path;
   request.space_path = space_path;

@@ -40,6 +40,7 @@ void remove_stale_outputs(const fs::path& out_dir, const std::vector<std::string
 }  // namespace
 
 RunFilesOutcome run_to_files(const Scenario& scenario, const RunFilesOptions& options) {
+  check_replicates(options.replicates, "replicates");
   std::optional<Simulation> simulation;
   try {
     simulation.emplace(scenario.seed, scenario.stop, scenario.workload, scenario.cluster);

@@ -5,6 +5,7 @@
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 #include "sim/study/feasibility.h"
+#include "sim/study/replicates.h"
 #include "sim/study/run_judgement.h"
 #include "sim/study/slo_targets.h"
 
@@ -67,6 +68,7 @@ const CapacityTrialRun* CapacityStudy::at_capacity() const {
 }
 
 CapacityPlan plan_capacity(const CapacityRequest& request) {
+  check_replicates(request.replicates, "replicates");
   const std::string& path = request.scenario_path;
   const Scenario base = load_scenario(path, request.sets);
   CapacityPlan plan;

@@ -12,6 +12,7 @@
 #include "sim/scenario/scenario_loader.h"
 #include "sim/scenario/set_overrides.h"
 #include "sim/study/feasibility.h"
+#include "sim/study/replicates.h"
 #include "sim/study/run_judgement.h"
 #include "sim/study/search_cost.h"
 #include "sim/study/search_space.h"
@@ -241,6 +242,7 @@ void settle_candidate(const SearchRequest& request, const Scenario& s, const std
 
 SearchReport run_search(const SearchRequest& request, const std::function<void(const SearchReport&)>& on_loaded,
                         const std::function<void(std::size_t, bool, const std::string&)>& on_done) {
+  check_replicates(request.replicates, "replicates");
   const std::string& scenario_path = request.scenario_path;
   const auto prices = request.price_text.empty() ? std::map<std::string, double>{} : parse_prices(request.price_text);
   const SearchSpace space = load_search_space(request.space_path);
