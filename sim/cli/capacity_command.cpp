@@ -4,7 +4,6 @@
 // sim/study/capacity_study.h, its report sim/report/capacity_report.h. Exit 0 with the rate
 // and the figures at it; exit 1 if no rate is feasible.
 #include <boost/program_options.hpp>
-#include <filesystem>
 #include <ostream>
 #include <sstream>
 
@@ -13,14 +12,12 @@
 #include "sim/cli/options.h"
 #include "sim/cli/study_long_run.h"
 #include "sim/core/errors.h"
-#include "sim/report/atomic_write.h"
+#include "sim/report/capacity_files.h"
 #include "sim/report/capacity_report.h"
-#include "sim/report/summary_writer.h"
 #include "sim/scenario/percent.h"
 #include "sim/study/capacity_study.h"
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 
 namespace servesim::cli {
 
@@ -94,14 +91,7 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
         if (progress) out << "  seed " << seed << ": " << (capacity ? fmt(*capacity) + " " + plan.knob.unit : "no feasible value") << "\n";
       });
 
-  const nlohmann::ordered_json report = capacity_to_json(study, request.sustain_tolerance);
-  if (!out_dir.empty()) {
-    write_file_atomically((fs::path(out_dir) / "capacity.json").string(), "--out",
-                          [&](std::ostream& f) { f << report.dump(2) << "\n"; });
-    if (const CapacityTrialRun* best = study.at_capacity())
-      write_file_atomically((fs::path(out_dir) / "summary.json").string(), "--out",
-                            [&](std::ostream& f) { write_summary_json(best->summary, f); });
-  }
+  const nlohmann::ordered_json report = write_capacity_files(study, request.sustain_tolerance, out_dir);
   if (json) out << report.dump(2) << "\n";
   else print_capacity_result(study, out);
   return study.at_capacity() ? 0 : 1;

@@ -2,7 +2,6 @@
 // runs the explain study (sim/study/explain_study.h) and writes explain.json and the text
 // report (sim/report/explain_report.h).
 #include <boost/program_options.hpp>
-#include <filesystem>
 #include <ostream>
 
 #include "sim/cli/commands.h"
@@ -10,12 +9,11 @@
 #include "sim/cli/study_long_run.h"
 #include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
-#include "sim/report/atomic_write.h"
+#include "sim/report/explain_files.h"
 #include "sim/report/explain_report.h"
 #include "sim/study/explain_study.h"
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 
 namespace servesim::cli {
 
@@ -46,14 +44,11 @@ int explain_command(const std::vector<std::string>& args, std::ostream& out, std
   request.jobs = jobs;
   warn_long_study_runs("explain", request.scenario_path, request.sets, err);
   const ExplainStudy study = run_explain(request);
-  if (out_dir.empty()) out_dir = "results/" + study.scenario + "-explain";
-  const nlohmann::ordered_json j = explain_to_json(study);
-  const std::string json_path = (fs::path(out_dir) / "explain.json").string();
-  write_file_atomically(json_path, "--out", [&](std::ostream& f) { f << j.dump(2) << "\n"; });
+  const ExplainFiles files = write_explain_files(study, out_dir);
   if (vm.count("json")) {
-    out << j.dump(2) << "\n";
+    out << files.json.dump(2) << "\n";
   } else {
-    out << explain_text(study) << "\nwrote " << json_path << "\n";
+    out << explain_text(study) << "\nwrote " << files.json_path << "\n";
   }
   return 0;
 }

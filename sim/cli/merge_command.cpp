@@ -6,7 +6,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
-#include "sim/report/atomic_write.h"
+#include "sim/report/sweep_files.h"
 #include "sim/study/sweep_table.h"
 
 namespace po = boost::program_options;
@@ -51,22 +51,12 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
   const SweepTable merged = merge_sweep_tables(tables, paths, vm.count("allow-missing") > 0, &warnings);
   for (const auto& w : warnings) err << "warning: " << w << "\n";
 
-  fs::path json_path = out_path, csv_path;
-  if (json_path.extension() == ".json") {
-    csv_path = json_path;
-    csv_path.replace_extension(".csv");
-  } else {
-    json_path = fs::path(out_path) / "sweep.json";
-    csv_path = fs::path(out_path) / "sweep.csv";
-  }
-  write_file_atomically(json_path.string(), "--out", [&](std::ostream& f) { write_sweep_json(merged, f); });
-  write_file_atomically(csv_path.string(), "--out", [&](std::ostream& f) { write_sweep_csv(merged, f); });
+  const SweepFiles files = write_merged_sweep_files(merged, out_path);
   if (!vm.count("quiet")) {
     std::size_t front = 0;
     for (const auto& row : merged.rows) front += row["pareto"].get<bool>() ? 1 : 0;
     out << "servesim merge: " << tables.size() << " tables, " << merged.rows.size() << " of " << merged.points
-        << " points, " << front << " on the Pareto front\nwrote " << json_path.string() << ", " << csv_path.string()
-        << "\n";
+        << " points, " << front << " on the Pareto front\nwrote " << files.json_path << ", " << files.csv_path << "\n";
     if (const std::string note = pareto_exclusion_note(merged); !note.empty()) out << "note: " << note << "\n";
   }
   return 0;

@@ -1,16 +1,13 @@
 // `servesim report DIR [-o report.html]`: one self-contained HTML page for a run or sweep
-// folder (sim/report/html_report.h).
+// folder (sim/report/html_report.h, written by sim/report/html_report_files.h).
 #include <boost/program_options.hpp>
-#include <filesystem>
 #include <ostream>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
-#include "sim/report/atomic_write.h"
-#include "sim/report/html_report.h"
+#include "sim/report/html_report_files.h"
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 
 namespace servesim::cli {
 
@@ -38,23 +35,10 @@ int report_command(const std::vector<std::string>& args, std::ostream& out, std:
     err << "servesim report: give a run or sweep folder\n\n" << opts;
     return 2;
   }
-  if (out_path.empty()) out_path = (fs::path(dir) / "report.html").string();
-  const std::string page = html_report(dir);
-  write_file_atomically(out_path, "--out", [&](std::ostream& f) { f << page; });
+  const HtmlReportFile page = write_html_report_file(dir, out_path);
   if (!vm.count("quiet")) {
-    out << "wrote " << out_path << "\n";
-    // A run's page leaves out the sections whose files the run did not write: say which,
-    // and the output key that writes each, rather than let a missing chart pass unnoticed.
-    const fs::path folder(dir);
-    if (!fs::exists(folder / "sweep.json")) {
-      std::string missing;
-      if (!fs::exists(folder / "requests.csv"))
-        missing = "no latency distributions (no requests.csv: outputs.requests_csv: true writes it)";
-      if (!fs::exists(folder / "timeseries.csv"))
-        missing += (missing.empty() ? "" : " and ") +
-                   std::string("no timeline (no timeseries.csv: outputs.timeseries: true writes it)");
-      if (!missing.empty()) out << "the page has " << missing << "\n";
-    }
+    out << "wrote " << page.path << "\n";
+    if (!page.missing.empty()) out << "the page has " << page.missing << "\n";
   }
   return 0;
 }

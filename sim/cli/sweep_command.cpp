@@ -2,21 +2,18 @@
 //  [--jobs N] [--shard I/N] [--set KEY=VALUE]...`: one full run per point, the results in
 // one table (docs/sweeps.md). The study is sim/study/sweep_study.h.
 #include <boost/program_options.hpp>
-#include <filesystem>
 #include <ostream>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
 #include "sim/cluster/parallel_runs.h"
 #include "sim/core/errors.h"
-#include "sim/report/atomic_write.h"
-#include "sim/report/summary_writer.h"
+#include "sim/report/sweep_files.h"
 #include "sim/report/sweep_report.h"
 #include "sim/scenario/set_overrides.h"
 #include "sim/study/sweep_study.h"
 
 namespace po = boost::program_options;
-namespace fs = std::filesystem;
 
 namespace servesim::cli {
 
@@ -43,8 +40,7 @@ SweepRequest sweep_request(const std::string& scenario_path, const std::vector<s
 }
 
 // The table with its Pareto front, the points that failed or ran too short, the files.
-void print_sweep_outcome(const SweepStudy& study, const std::string& json_path, const std::string& csv_path,
-                         std::ostream& out) {
+void print_sweep_outcome(const SweepStudy& study, const SweepFiles& files, std::ostream& out) {
   const SweepTable& table = study.table;
   out << "servesim sweep: " << table.scenario << ", " << table.rows.size() << " of " << table.points << " points ("
       << table.mode << ")";
@@ -61,7 +57,7 @@ void print_sweep_outcome(const SweepStudy& study, const std::string& json_path, 
       out << "; " << t.stop_key << "=" << t.stop_value
           << " or longer would judge it, as far as its own arrivals tell (capacity and explain lengthen runs so)\n";
   }
-  out << "wrote " << json_path << ", " << csv_path << "\n";
+  out << "wrote " << files.json_path << ", " << files.csv_path << "\n";
 }
 
 }  // namespace
@@ -97,29 +93,18 @@ int sweep_command(const std::vector<std::string>& args, std::ostream& out, std::
   const SweepStudy study = run_sweep(
       request,
       [&](const SweepTable& header) {
-        if (out_dir.empty()) {
-          out_dir = "results/" + header.scenario + "-sweep";
-          if (header.shard) out_dir += "/shard-" + std::to_string(header.shard->index) + "-of-" + std::to_string(header.shard->count);
-        }
+        if (out_dir.empty()) out_dir = default_sweep_dir(header);
         for (std::size_t p = 0; p < static_cast<std::size_t>(header.points); ++p)
           running += !header.shard || header.shard->has(p) ? 1 : 0;
       },
       [&](std::size_t point, const RunSummary* summary, const std::string& error) {
-        if (point_summaries && summary) {
-          const auto path = fs::path(out_dir) / "points" / std::to_string(point) / "summary.json";
-          write_file_atomically(path.string(), "--out", [&](std::ostream& f) { write_summary_json(*summary, f); });
-        }
+        if (point_summaries && summary) write_sweep_point_summary(out_dir, point, *summary);
         if (!quiet) err << "[" << ++done << "/" << running << "] point " << point << (summary ? "" : " failed: " + error) << "\n";
       },
       [&](const std::string& warning) { err << warning << "\n"; });
 
-  const SweepTable& table = study.table;
-  const std::string json_path = (fs::path(out_dir) / "sweep.json").string();
-  const std::string csv_path = (fs::path(out_dir) / "sweep.csv").string();
-  write_file_atomically(json_path, "--out", [&](std::ostream& f) { write_sweep_json(table, f); });
-  write_file_atomically(csv_path, "--out", [&](std::ostream& f) { write_sweep_csv(table, f); });
-
-  if (!quiet) print_sweep_outcome(study, json_path, csv_path, out);
+  const SweepFiles files = write_sweep_files(study.table, out_dir);
+  if (!quiet) print_sweep_outcome(study, files, out);
   return 0;
 }
 
