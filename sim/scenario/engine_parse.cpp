@@ -158,40 +158,113 @@ SpeculativeConfig parse_speculative(const Field& f, const std::vector<std::strin
   return spec;
 }
 
+int parse_block_size(const Field& f) {
+  const int block_size = int_in_range(f, 1, 1 << 20);
+  if (!is_power_of_two(block_size)) {
+    f.fail("block_size must be a power of two (1, 2, 4, ..., 16, 32), got " + std::to_string(block_size));
+  }
+  return block_size;
+}
+
+// A fraction in (0, 1], or `auto`: the engine's own default, which only SGLang derives
+// (check_engine); 0 stands for auto.
+double parse_gpu_memory_utilization(const Field& f) {
+  if (f.is_scalar() && f.node().Scalar() == "auto") return 0.0;
+  const double v = f.as_double();
+  if (!(v > 0 && v <= 1)) f.fail("must be in (0, 1] or auto, got " + f.node().Scalar());
+  return v;
+}
+
+double parse_watermark(const Field& f) {
+  const double v = f.as_double();
+  if (!(v >= 0 && v < 1)) f.fail("must be in [0, 1), got " + f.node().Scalar());
+  return v;
+}
+
+// kv_offload's tiers: CPU and disk sizes, the disk's read bandwidth and the backend. At
+// least one tier, and a disk tier and its bandwidth come together.
+void parse_offload_tiers(const Field& f, KvOffloadConfig& o) {
+  if (auto g = f.get("cpu_gib")) o.cpu_bytes = g->non_negative_double() * kBytesPerGiB;
+  if (auto g = f.get("disk_gib")) o.disk_bytes = g->non_negative_double() * kBytesPerGiB;
+  if (auto g = f.get("disk_gb_s")) o.disk_bytes_per_s = g->positive_double() * 1e9;
+  if (auto g = f.get("backend"))
+    o.backend = choice(*g, "KV offload backend", "backends", {"native", "lmcache"}) == "lmcache"
+                    ? KvOffloadBackend::lmcache
+                    : KvOffloadBackend::native;
+  if (!o.enabled()) f.fail("gives no tier: set cpu_gib or disk_gib above 0");
+  if (o.disk_bytes > 0 && !f.has("disk_gb_s"))
+    f.get("disk_gib")->fail("a disk tier needs its read bandwidth: disk_gb_s (e.g. an NVMe drive's datasheet figure)");
+  if (f.has("disk_gb_s") && !(o.disk_bytes > 0)) f.get("disk_gb_s")->fail_at_key("only a disk tier (disk_gib > 0) uses it");
+}
+
+// kv_offload's shared store: reached over the network, priced either by the replica's
+// NIC bandwidth or by the topology's paths to the store's node (one of the two).
+void parse_offload_shared_store(const Field& f, KvOffloadConfig& o) {
+  if (auto g = f.get("shared")) o.shared = g->as_bool();
+  if (auto g = f.get("network_gb_s")) {
+    if (!o.shared) g->fail_at_key("only a shared store (shared: true) is reached over the network");
+    o.network_bytes_per_s = g->positive_double() * 1e9;
+  }
+  if (auto g = f.get("store_node")) {
+    if (!o.shared) g->fail_at_key("only a shared store (shared: true) sits on a node of the cluster topology");
+    if (f.has("network_gb_s")) g->fail_at_key("give network_gb_s or store_node, not both: the topology's paths price the network");
+    o.store_node = g->as_string();
+    if (o.store_node.empty()) g->fail("names no node");
+  }
+  if (o.shared && !f.has("network_gb_s") && !f.has("store_node"))
+    f.get("shared")->fail("a shared store is reached over the network: give network_gb_s (the replica's NIC "
+                          "bandwidth) or store_node (a node of cluster.topology)");
+}
+
+void parse_kv_offload(const Field& f, KvOffloadConfig& o) {
+  f.expect_map(kKvOffloadKeys);
+  parse_offload_tiers(f, o);
+  parse_offload_shared_store(f, o);
+}
+
+// Each key replaces only its own part of the overheads a preset gave.
+void parse_engine_overheads(const Field& f, EngineOverheads& o) {
+  f.expect_map(kOverheadKeys);
+  if (auto d = f.get("per_step")) o.per_step_ns = non_negative_duration(*d);
+  if (auto d = f.get("per_request")) o.per_request_ns = non_negative_duration(*d);
+  if (auto d = f.get("per_token")) o.per_token_ns = non_negative_duration(*d);
+  if (auto d = f.get("frontend")) parse_frontend(*d, o);
+}
+
+KvMemoryRule parse_kv_memory_rule(const Field& f) {
+  const std::string rule = choice(f, "KV memory rule", "rules", kKvMemoryRules);
+  return rule == "vllm"     ? KvMemoryRule::vllm
+         : rule == "sglang" ? KvMemoryRule::sglang
+         : rule == "trtllm" ? KvMemoryRule::trtllm
+                            : KvMemoryRule::flat;
+}
+
+// `speculative: off` (or false) turns off what a preset or the file turned on, so
+// `--set ...engine.speculative=off` gives the plain baseline of a speculative scenario.
+SpeculativeConfig speculative_or_off(const Field& f, const std::vector<std::string>& classes) {
+  if (f.is_scalar() && !f.is_null()) {
+    if (f.as_bool()) f.fail("speculative needs a mapping such as {draft: MODEL, k: 4, acceptance: 0.7}; 'off' disables it");
+    return SpeculativeConfig{};
+  }
+  return parse_speculative(f, classes);
+}
+
 // Reads every key of one engine mapping (a preset file's, or the scenario's) onto `e`.
+// The keys are read in this order, so the first bad one is the one reported.
 void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::string>& classes) {
   if (auto policy = f.get("policy")) {
     e.policy = choice(*policy, "scheduling policy", "policies", scheduling_policy_names());
   }
   if (auto v = f.get("max_num_seqs")) e.max_num_seqs = int_in_range(*v, 1, 1'000'000);
   if (auto v = f.get("max_batched_tokens")) e.max_batched_tokens = v->int_at_least(1);
-  if (auto v = f.get("block_size")) {
-    e.block_size = int_in_range(*v, 1, 1 << 20);
-    if (!is_power_of_two(e.block_size)) {
-      v->fail("block_size must be a power of two (1, 2, 4, ..., 16, 32), got " +
-              std::to_string(e.block_size));
-    }
-  }
+  if (auto v = f.get("block_size")) e.block_size = parse_block_size(*v);
   if (auto v = f.get("prefix_cache")) e.prefix_cache = v->as_bool();
   if (auto v = f.get("kv_cache_tokens")) e.kv_cache_tokens = v->int_at_least(1);
-  if (auto v = f.get("gpu_memory_utilization")) {
-    // `auto`: the engine's own default, which only SGLang derives (check_engine).
-    if (v->is_scalar() && v->node().Scalar() == "auto") {
-      e.gpu_memory_utilization = 0.0;
-    } else {
-      e.gpu_memory_utilization = v->as_double();
-      if (!(e.gpu_memory_utilization > 0 && e.gpu_memory_utilization <= 1)) {
-        v->fail("must be in (0, 1] or auto, got " + v->node().Scalar());
-      }
-    }
-  }
+  if (auto v = f.get("gpu_memory_utilization")) e.gpu_memory_utilization = parse_gpu_memory_utilization(*v);
   if (auto v = f.get("prefill_chunk_tokens")) e.prefill_chunk_tokens = v->int_at_least(0);
   if (auto v = f.get("decode_target_batch")) e.decode_target_batch = int_in_range(*v, 1, 1'000'000);
   if (auto v = f.get("preempt_lower_priority")) e.preempt_lower_priority = v->as_bool();
-  if (auto v = f.get("watermark")) {
-    e.watermark = v->as_double();
-    if (!(e.watermark >= 0 && e.watermark < 1)) v->fail("must be in [0, 1), got " + v->node().Scalar());
-  }
+  if (auto v = f.get("watermark")) e.watermark = parse_watermark(*v);
   if (auto v = f.get("kv_admission")) {
     e.kv_admission = choice(*v, "KV admission rule", "rules", {"greedy", "reserve-full"}) == "greedy"
                          ? KvAdmission::greedy
@@ -203,70 +276,21 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
                             : PreemptionMode::recompute;
   }
   if (auto v = f.get("swap_space_gb")) e.swap_space_bytes = v->non_negative_double() * kBytesPerGiB;
-  if (auto v = f.get("kv_offload")) {
-    v->expect_map(kKvOffloadKeys);
-    KvOffloadConfig& o = e.kv_offload;
-    if (auto g = v->get("cpu_gib")) o.cpu_bytes = g->non_negative_double() * kBytesPerGiB;
-    if (auto g = v->get("disk_gib")) o.disk_bytes = g->non_negative_double() * kBytesPerGiB;
-    if (auto g = v->get("disk_gb_s")) o.disk_bytes_per_s = g->positive_double() * 1e9;
-    if (auto g = v->get("backend"))
-      o.backend = choice(*g, "KV offload backend", "backends", {"native", "lmcache"}) == "lmcache"
-                      ? KvOffloadBackend::lmcache
-                      : KvOffloadBackend::native;
-    if (!o.enabled()) v->fail("gives no tier: set cpu_gib or disk_gib above 0");
-    if (o.disk_bytes > 0 && !v->has("disk_gb_s"))
-      v->get("disk_gib")->fail("a disk tier needs its read bandwidth: disk_gb_s (e.g. an NVMe drive's datasheet figure)");
-    if (v->has("disk_gb_s") && !(o.disk_bytes > 0)) v->get("disk_gb_s")->fail_at_key("only a disk tier (disk_gib > 0) uses it");
-    if (auto g = v->get("shared")) o.shared = g->as_bool();
-    if (auto g = v->get("network_gb_s")) {
-      if (!o.shared) g->fail_at_key("only a shared store (shared: true) is reached over the network");
-      o.network_bytes_per_s = g->positive_double() * 1e9;
-    }
-    if (auto g = v->get("store_node")) {
-      if (!o.shared) g->fail_at_key("only a shared store (shared: true) sits on a node of the cluster topology");
-      if (v->has("network_gb_s")) g->fail_at_key("give network_gb_s or store_node, not both: the topology's paths price the network");
-      o.store_node = g->as_string();
-      if (o.store_node.empty()) g->fail("names no node");
-    }
-    if (o.shared && !v->has("network_gb_s") && !v->has("store_node"))
-      v->get("shared")->fail("a shared store is reached over the network: give network_gb_s (the replica's NIC "
-                             "bandwidth) or store_node (a node of cluster.topology)");
-  }
-  if (auto v = f.get("overheads")) {
-    v->expect_map(kOverheadKeys);
-    if (auto d = v->get("per_step")) e.overheads.per_step_ns = non_negative_duration(*d);
-    if (auto d = v->get("per_request")) e.overheads.per_request_ns = non_negative_duration(*d);
-    if (auto d = v->get("per_token")) e.overheads.per_token_ns = non_negative_duration(*d);
-    if (auto d = v->get("frontend")) parse_frontend(*d, e.overheads);
-  }
+  if (auto v = f.get("kv_offload")) parse_kv_offload(*v, e.kv_offload);
+  if (auto v = f.get("overheads")) parse_engine_overheads(*v, e.overheads);
   if (auto v = f.get("version")) e.version = engine_version(*v);
   if (auto v = f.get("cuda_graphs")) e.cuda_graph_max_batch = parse_cuda_graphs(*v);
   if (auto v = f.get("async_scheduling")) {
     e.async_scheduling_auto = v->is_scalar() && v->node().Scalar() == "auto";  // parse_engine resolves it
     e.async_scheduling = e.async_scheduling_auto || v->as_bool();
   }
-  if (auto v = f.get("kv_memory_rule")) {
-    const std::string rule = choice(*v, "KV memory rule", "rules", kKvMemoryRules);
-    e.kv_memory_rule = rule == "vllm"     ? KvMemoryRule::vllm
-                       : rule == "sglang" ? KvMemoryRule::sglang
-                       : rule == "trtllm" ? KvMemoryRule::trtllm
-                                          : KvMemoryRule::flat;
-  }
+  if (auto v = f.get("kv_memory_rule")) e.kv_memory_rule = parse_kv_memory_rule(*v);
   if (auto v = f.get("on_context_overflow")) {
     e.on_context_overflow = choice(*v, "context overflow rule", "rules", {"reject", "truncate"}) == "reject"
                                 ? ContextOverflow::reject
                                 : ContextOverflow::truncate;
   }
-  if (auto v = f.get("speculative")) {
-    // `speculative: off` (or false) turns off what a preset or the file turned on, so
-    // `--set ...engine.speculative=off` gives the plain baseline of a speculative scenario.
-    if (v->is_scalar() && !v->is_null()) {
-      if (v->as_bool()) v->fail("speculative needs a mapping such as {draft: MODEL, k: 4, acceptance: 0.7}; 'off' disables it");
-      e.speculative = SpeculativeConfig{};
-    } else {
-      e.speculative = parse_speculative(*v, classes);
-    }
-  }
+  if (auto v = f.get("speculative")) e.speculative = speculative_or_off(*v, classes);
 }
 
 // A preset is an engine mapping in its own file; its errors point at that file. A preset
