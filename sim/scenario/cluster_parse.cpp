@@ -110,18 +110,8 @@ void check_buildable(const Field& f, const PoolConfig& pool) {
   }
 }
 
-PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
-                      const std::vector<ClassSpec>& classes) {
-  f.expect_map(kPoolKeys);
-  PoolConfig pool;
-  pool.name = pool_count == 1 ? "main" : "pool" + std::to_string(index);
-  if (auto name = f.get("name")) {
-    pool.name = name->as_string();
-    if (pool.name.empty()) name->fail("the pool name is empty");
-  }
-  if (auto v = f.get("replicas")) pool.replicas = small_int_at_least_1(*v, 100'000);
-  pool.model = load_model_for(f.require("model"));
-  pool.hardware = load_hardware_for(f.require("hardware"));
+// tp, pp, micro_batches and ep, each checked against the model as soon as it is read.
+void parse_pool_parallelism(const Field& f, PoolConfig& pool) {
   std::optional<Field> tp_field = f.get("tp");
   if (tp_field) pool.deployment.tp = small_int_at_least_1(*tp_field, 4096);
   if (auto v = f.get("pp")) {
@@ -147,6 +137,10 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
     const std::string problem = deployment_problem(pool.model, pool.deployment);
     if (problem.rfind("ep=", 0) == 0) v->fail(problem);
   }
+}
+
+// The number formats of weights, expert weights, KV cache and activations.
+void parse_pool_formats(const Field& f, PoolConfig& pool) {
   if (auto v = f.get("weights")) {
     pool.deployment.weights = parse_format(*v, kWeightFormats, "weight format");
   }
@@ -162,16 +156,14 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
     // fp8 activations (W8A8 / fp8 x fp8 GEMMs); bf16 and fp8 are the formats engines use.
     pool.deployment.activations = parse_format(*v, kKvFormats, "activation format");
   }
-  if (auto v = f.get("engine")) {
-    std::vector<std::string> class_names;
-    for (const ClassSpec& c : classes) class_names.push_back(c.name);
-    pool.engine = parse_engine(*v, class_names);
-    check_engine_for_pool(*v, pool);
-  }
+}
+
+// The pool's cost model: the one the scenario names, or measured kernel tables wherever
+// they cover the pool's GPU and engine (docs/cost-model.md, "kernels"). Needs the engine,
+// whose preset and version select the tables.
+void parse_pool_cost_model(const Field& f, PoolConfig& pool) {
   const std::optional<Field> cost_model_field = f.get("cost_model");
   if (cost_model_field) pool.cost_model = parse_cost_model(*cost_model_field);
-  // Measured kernel tables price the pool wherever they cover its GPU and engine, unless
-  // the scenario names another cost model (docs/cost-model.md, "kernels").
   if (!cost_model_field || pool.cost_model.kind == "kernels") {
     try {
       resolve_kernel_cost_model(pool.cost_model, cost_model_field.has_value(), resource_root() + "/data/kernels",
@@ -182,22 +174,28 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
       cost_model_field->fail(e.message());
     }
   }
-  check_buildable(f, pool);
-  if (auto v = f.get("classes")) {
-    std::vector<std::string> known;
-    for (const ClassSpec& c : classes) known.push_back(c.name);
-    for (const Field& item : v->items()) {
-      const std::string name = item.as_string();
-      if (!contains(known, name)) {
-        item.fail(unknown_choice_message("class", "classes", name, known));
-      }
-      if (contains(pool.classes, name)) item.fail("class '" + name + "' is listed twice");
-      pool.classes.push_back(name);
+}
+
+// `classes: [...]`: the workload classes routed to this pool, each known and listed once.
+void parse_pool_classes(const Field& v, const std::vector<ClassSpec>& classes, PoolConfig& pool) {
+  std::vector<std::string> known;
+  for (const ClassSpec& c : classes) known.push_back(c.name);
+  for (const Field& item : v.items()) {
+    const std::string name = item.as_string();
+    if (!contains(known, name)) {
+      item.fail(unknown_choice_message("class", "classes", name, known));
     }
-    if (pool.classes.empty()) {
-      v->fail("an empty list would route nothing here; leave 'classes' out to serve every class");
-    }
+    if (contains(pool.classes, name)) item.fail("class '" + name + "' is listed twice");
+    pool.classes.push_back(name);
   }
+  if (pool.classes.empty()) {
+    v.fail("an empty list would route nothing here; leave 'classes' out to serve every class");
+  }
+}
+
+// The pool's part in disaggregated serving: a prefill pool names its decode pool, and a
+// decode pool takes no classes of its own (parse_cluster checks the pairs).
+void parse_pool_role(const Field& f, PoolConfig& pool) {
   if (auto v = f.get("role")) {
     const std::string role = v->as_string();
     if (!contains(kRoles, role)) v->fail(unknown_choice_message("pool role", "roles", role, kRoles));
@@ -212,6 +210,34 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
   if (pool.role == PoolRole::decode && f.get("classes")) {
     f.get("classes")->fail("a decode pool takes requests only from prefill pools; route classes to the prefill pool");
   }
+}
+
+// One entry of cluster.pools. The keys are read in this order, so the first bad one is the
+// one reported, and each check sees what it depends on (the engine before the cost model).
+PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
+                      const std::vector<ClassSpec>& classes) {
+  f.expect_map(kPoolKeys);
+  PoolConfig pool;
+  pool.name = pool_count == 1 ? "main" : "pool" + std::to_string(index);
+  if (auto name = f.get("name")) {
+    pool.name = name->as_string();
+    if (pool.name.empty()) name->fail("the pool name is empty");
+  }
+  if (auto v = f.get("replicas")) pool.replicas = small_int_at_least_1(*v, 100'000);
+  pool.model = load_model_for(f.require("model"));
+  pool.hardware = load_hardware_for(f.require("hardware"));
+  parse_pool_parallelism(f, pool);
+  parse_pool_formats(f, pool);
+  if (auto v = f.get("engine")) {
+    std::vector<std::string> class_names;
+    for (const ClassSpec& c : classes) class_names.push_back(c.name);
+    pool.engine = parse_engine(*v, class_names);
+    check_engine_for_pool(*v, pool);
+  }
+  parse_pool_cost_model(f, pool);
+  check_buildable(f, pool);
+  if (auto v = f.get("classes")) parse_pool_classes(*v, classes, pool);
+  parse_pool_role(f, pool);
   if (auto v = f.get("autoscale")) {
     pool.autoscale = parse_autoscale(*v, f, pool);
     pool.replicas = pool.autoscale->max_replicas;  // built up front; off ones cost nothing
@@ -244,6 +270,81 @@ void check_kv_stores(const ClusterConfig& cluster, const Topology& topology, con
   }
 }
 
+// `router: NAME`, or `router: {name: NAME, staleness: 50ms}`. (Fields are never assigned
+// to each other: YAML::Node assignment would overwrite the tree.)
+void parse_cluster_router(const Field& router, ClusterConfig& cluster) {
+  auto read_name = [&](const Field& name) {
+    cluster.router = name.as_string();
+    const std::vector<std::string> routers = router_names();
+    if (!contains(routers, cluster.router)) {
+      name.fail(unknown_choice_message("router", "routers", cluster.router, routers));
+    }
+  };
+  if (router.is_map()) {
+    router.expect_map({"name", "staleness"});
+    if (auto s = router.get("staleness")) cluster.router_staleness_ns = s->as_duration_ns();
+    if (auto n = router.get("name")) read_name(*n);
+  } else {
+    read_name(router);
+  }
+}
+
+// Every prefill pool's decode_pool is a pool with role: decode, and every decode pool is
+// fed by some prefill pool.
+void check_decode_pools(const ClusterConfig& cluster, const std::vector<Field>& items) {
+  for (std::size_t i = 0; i < cluster.pools.size(); ++i) {
+    const PoolConfig& p = cluster.pools[i];
+    if (p.role == PoolRole::prefill) {
+      const auto d = std::find_if(cluster.pools.begin(), cluster.pools.end(),
+                                  [&](const PoolConfig& q) { return q.name == p.decode_pool; });
+      const Field at = *items[i].get("decode_pool");
+      if (d == cluster.pools.end()) at.fail("no pool named '" + p.decode_pool + "'");
+      if (d->role != PoolRole::decode) at.fail("pool '" + p.decode_pool + "' needs role: decode");
+    }
+    if (p.role == PoolRole::decode) {
+      const bool fed = std::any_of(cluster.pools.begin(), cluster.pools.end(),
+                                   [&](const PoolConfig& q) { return q.decode_pool == p.name; });
+      if (!fed) items[i].require("role").fail("no prefill pool names decode pool '" + p.name + "' as its decode_pool");
+    }
+  }
+}
+
+// Builds the network now, as `run` will, so too few GPUs, a bad link or a KV store no GPU
+// reaches fail at load time. Only disaggregated pools and shared KV stores use it.
+void check_cluster_network(const Field& f, const ClusterConfig& cluster, const std::vector<Field>& items) {
+  const bool disaggregated =
+      std::any_of(cluster.pools.begin(), cluster.pools.end(), [](const PoolConfig& p) { return p.role == PoolRole::prefill; });
+  const bool stores = std::any_of(cluster.pools.begin(), cluster.pools.end(),
+                                  [](const PoolConfig& p) { return !p.engine.kv_offload.store_node.empty(); });
+  if (!disaggregated && !stores) return;
+  int gpus = 0;
+  for (const PoolConfig& p : cluster.pools) gpus += p.replicas * p.deployment.tp * p.deployment.pp;
+  TopologySpec preset;
+  preset.preset = "dgx-h100";
+  std::optional<Topology> topology;
+  try {
+    topology = build_topology(cluster.topology.value_or(preset), gpus);
+  } catch (const ConfigError& e) {
+    const std::optional<Field> t = f.get("topology");
+    if (t) t->fail(e.message());
+    f.fail_at_key(e.message());
+  }
+  check_kv_stores(cluster, *topology, items);
+}
+
+// A class no pool accepts would have its requests dropped at the door.
+void check_classes_served(const Field& pools, const ClusterConfig& cluster, const std::vector<ClassSpec>& classes) {
+  for (const ClassSpec& c : classes) {
+    const bool served = std::any_of(
+        cluster.pools.begin(), cluster.pools.end(),
+        [&](const PoolConfig& p) { return p.role != PoolRole::decode && (p.classes.empty() || contains(p.classes, c.name)); });
+    if (!served) {
+      pools.fail_at_key("class '" + c.name +
+                        "' is not routed to any pool (add it to a pool's 'classes')");
+    }
+  }
+}
+
 }  // namespace
 
 ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classes) {
@@ -261,72 +362,12 @@ ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classe
     }
     cluster.pools.push_back(std::move(pool));
   }
-  if (auto router = f.get("router")) {
-    // `router: NAME`, or `router: {name: NAME, staleness: 50ms}`. (Fields are never
-    // assigned to each other: YAML::Node assignment would overwrite the tree.)
-    auto read_name = [&](const Field& name) {
-      cluster.router = name.as_string();
-      const std::vector<std::string> routers = router_names();
-      if (!contains(routers, cluster.router)) {
-        name.fail(unknown_choice_message("router", "routers", cluster.router, routers));
-      }
-    };
-    if (router->is_map()) {
-      router->expect_map({"name", "staleness"});
-      if (auto s = router->get("staleness")) cluster.router_staleness_ns = s->as_duration_ns();
-      if (auto n = router->get("name")) read_name(*n);
-    } else {
-      read_name(*router);
-    }
-  }
-  for (std::size_t i = 0; i < cluster.pools.size(); ++i) {
-    const PoolConfig& p = cluster.pools[i];
-    if (p.role == PoolRole::prefill) {
-      const auto d = std::find_if(cluster.pools.begin(), cluster.pools.end(),
-                                  [&](const PoolConfig& q) { return q.name == p.decode_pool; });
-      const Field at = *items[i].get("decode_pool");
-      if (d == cluster.pools.end()) at.fail("no pool named '" + p.decode_pool + "'");
-      if (d->role != PoolRole::decode) at.fail("pool '" + p.decode_pool + "' needs role: decode");
-    }
-    if (p.role == PoolRole::decode) {
-      const bool fed = std::any_of(cluster.pools.begin(), cluster.pools.end(),
-                                   [&](const PoolConfig& q) { return q.decode_pool == p.name; });
-      if (!fed) items[i].require("role").fail("no prefill pool names decode pool '" + p.name + "' as its decode_pool");
-    }
-  }
+  if (auto router = f.get("router")) parse_cluster_router(*router, cluster);
+  check_decode_pools(cluster, items);
   if (auto t = f.get("topology")) cluster.topology = parse_topology(*t);
-  // Builds the network now, as `run` will, so too few GPUs, a bad link or a KV store no GPU
-  // reaches fail at load time.
-  const bool disaggregated =
-      std::any_of(cluster.pools.begin(), cluster.pools.end(), [](const PoolConfig& p) { return p.role == PoolRole::prefill; });
-  const bool stores = std::any_of(cluster.pools.begin(), cluster.pools.end(),
-                                  [](const PoolConfig& p) { return !p.engine.kv_offload.store_node.empty(); });
-  if (disaggregated || stores) {
-    int gpus = 0;
-    for (const PoolConfig& p : cluster.pools) gpus += p.replicas * p.deployment.tp * p.deployment.pp;
-    TopologySpec preset;
-    preset.preset = "dgx-h100";
-    std::optional<Topology> topology;
-    try {
-      topology = build_topology(cluster.topology.value_or(preset), gpus);
-    } catch (const ConfigError& e) {
-      const std::optional<Field> t = f.get("topology");
-      if (t) t->fail(e.message());
-      f.fail_at_key(e.message());
-    }
-    check_kv_stores(cluster, *topology, items);
-  }
+  check_cluster_network(f, cluster, items);
   if (auto a = f.get("admission")) cluster.admission = parse_admission(*a, classes);
-  // A class no pool accepts would have its requests dropped at the door.
-  for (const ClassSpec& c : classes) {
-    const bool served = std::any_of(
-        cluster.pools.begin(), cluster.pools.end(),
-        [&](const PoolConfig& p) { return p.role != PoolRole::decode && (p.classes.empty() || contains(p.classes, c.name)); });
-    if (!served) {
-      pools.fail_at_key("class '" + c.name +
-                        "' is not routed to any pool (add it to a pool's 'classes')");
-    }
-  }
+  check_classes_served(pools, cluster, classes);
   return cluster;
 }
 
