@@ -190,6 +190,104 @@ HardwareSpec fit_stage(const ModelSpec& model, HardwareSpec hw, const std::vecto
   return hw;
 }
 
+// Every row turned into the shapes the cost model prices; a row the model cannot take is
+// an error naming the row's line.
+std::vector<Prepared> prepare_measurements(const ModelSpec& model, const std::vector<Measurement>& rows) {
+  std::vector<Prepared> prepared;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    try {
+      if (auto p = prepare(model, rows[i], i)) prepared.push_back(std::move(*p));
+    } catch (const ConfigError& e) {
+      throw ConfigError("", rows[i].line, "model", rows[i].label() + ": " + e.message());
+    }
+  }
+  return prepared;
+}
+
+// A step row the caller keeps in the fit (the others are held out to check it).
+bool is_fitted_step(const Prepared& p, const std::vector<Measurement>& rows, const CalibrationOptions& options) {
+  return p.kind == MeasurementKind::step && (!options.fit_step || options.fit_step(rows[p.index]));
+}
+
+// The rows each stage fits, and what the steps stage can tell apart.
+struct StageRows {
+  std::vector<Weighted> gemm, attn_prefill, steps;
+  std::set<std::int64_t> decode_batches;  // batch sizes of the decode rows among the steps
+  bool step_prefill = false;              // some fitted step has prefill tokens
+};
+
+StageRows rows_by_stage(const std::vector<Prepared>& prepared, const std::vector<Measurement>& rows,
+                        const CalibrationOptions& options) {
+  StageRows s;
+  for (const Prepared& p : prepared) {
+    if (p.kind == MeasurementKind::gemm) s.gemm.push_back({&p, 1.0});
+    if (p.kind == MeasurementKind::attn_prefill) s.attn_prefill.push_back({&p, 1.0});
+    if (p.kind == MeasurementKind::attn_decode && options.attn_decode_weight > 0) {
+      s.steps.push_back({&p, options.attn_decode_weight});
+      s.decode_batches.insert(rows[p.index].decode_batch);
+    }
+    if (is_fitted_step(p, rows, options)) {
+      s.steps.push_back({&p, 1.0});
+      if (rows[p.index].decode_batch > 0) s.decode_batches.insert(rows[p.index].decode_batch);
+      if (rows[p.index].prefill_tokens > 0) s.step_prefill = true;
+    }
+  }
+  return s;
+}
+
+// The steps stage fits what the kernel stages before it did not, and only what its rows
+// can tell apart.
+std::vector<std::string> steps_stage_keys(const StageRows& s) {
+  std::vector<std::string> keys;
+  if (s.gemm.empty()) keys = {"gemm_efficiency", "memory_efficiency"};
+  if (s.attn_prefill.empty() && s.step_prefill) {
+    keys.push_back("attention_efficiency");
+    keys.push_back("attention_row_overhead_keys");
+  }
+  if (!s.decode_batches.empty()) keys.push_back("decode_attention_efficiency");
+  // Two regimes need at least two batch sizes to tell apart.
+  if (s.decode_batches.size() >= 2) {
+    keys.push_back("decode_attention_efficiency_many");
+    keys.push_back("decode_attention_half_seqs");
+    // The per-sequence cost of a decode-attention row (docs/cost-model.md): a profile
+    // re-derived from kernel tables carries one, which steps measured elsewhere must refit.
+    keys.push_back("decode_attention_row_overhead_keys");
+  }
+  keys.push_back("elementwise_efficiency");
+  keys.push_back("layer_overhead_us");
+  return keys;
+}
+
+// Every row under the final profile: its prediction, error and role; and the error
+// summaries of the fitted and held-out steps.
+void score_calibrated_rows(const ModelSpec& model, const std::vector<Measurement>& rows,
+                           const std::vector<Prepared>& prepared, const CalibrationOptions& options,
+                           CalibrationResult& result) {
+  Evaluator ev(model, result.hardware);
+  std::vector<double> fit_e, held_e;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CalibratedRow r;
+    r.measurement = rows[i];
+    if (next < prepared.size() && prepared[next].index == i) {
+      const Prepared& p = prepared[next++];
+      r.predicted_ms = ev.seconds(p) * 1e3;
+      r.error = (r.predicted_ms - rows[i].ms) / rows[i].ms;
+      if (p.kind == MeasurementKind::step) {
+        r.role = is_fitted_step(p, rows, options) ? RowRole::fitted : RowRole::held_out;
+        (r.role == RowRole::fitted ? fit_e : held_e).push_back(r.error);
+      } else if (p.kind == MeasurementKind::attn_decode) {
+        r.role = options.attn_decode_weight > 0 ? RowRole::fitted : RowRole::not_used;
+      } else {
+        r.role = RowRole::fitted;
+      }
+    }
+    result.rows.push_back(std::move(r));
+  }
+  result.fitted_steps = summarize_errors(fit_e);
+  result.held_out_steps = summarize_errors(held_e);
+}
+
 }  // namespace
 
 ErrorSummary summarize_errors(const std::vector<double>& errors) {
@@ -224,36 +322,15 @@ double yaml_value(const HardwareSpec& hw, const std::string& key) {
   return hw.*(p.field) * p.yaml_scale;
 }
 
+// Up to three stages, each on the parameters its rows can pin down: GEMM rows (when
+// given), then prefill attention rows (when given), then whole steps on what is left
+// (steps_stage_keys).
 CalibrationResult calibrate(const ModelSpec& model, const HardwareSpec& start,
                             const std::vector<Measurement>& rows, const CalibrationOptions& options) {
-  std::vector<Prepared> prepared;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    try {
-      if (auto p = prepare(model, rows[i], i)) prepared.push_back(std::move(*p));
-    } catch (const ConfigError& e) {
-      throw ConfigError("", rows[i].line, "model", rows[i].label() + ": " + e.message());
-    }
-  }
-  const auto fitted_step = [&](const Prepared& p) {
-    return p.kind == MeasurementKind::step && (!options.fit_step || options.fit_step(rows[p.index]));
-  };
-  std::vector<Weighted> gemm, attn_prefill, steps;
-  std::set<std::int64_t> decode_batches;
-  bool step_prefill = false;
-  for (const Prepared& p : prepared) {
-    if (p.kind == MeasurementKind::gemm) gemm.push_back({&p, 1.0});
-    if (p.kind == MeasurementKind::attn_prefill) attn_prefill.push_back({&p, 1.0});
-    if (p.kind == MeasurementKind::attn_decode && options.attn_decode_weight > 0) {
-      steps.push_back({&p, options.attn_decode_weight});
-      decode_batches.insert(rows[p.index].decode_batch);
-    }
-    if (fitted_step(p)) {
-      steps.push_back({&p, 1.0});
-      if (rows[p.index].decode_batch > 0) decode_batches.insert(rows[p.index].decode_batch);
-      if (rows[p.index].prefill_tokens > 0) step_prefill = true;
-    }
-  }
-  const bool any_step = std::any_of(prepared.begin(), prepared.end(), fitted_step);
+  const std::vector<Prepared> prepared = prepare_measurements(model, rows);
+  const StageRows stage_rows = rows_by_stage(prepared, rows, options);
+  const bool any_step = std::any_of(prepared.begin(), prepared.end(),
+                                    [&](const Prepared& p) { return is_fitted_step(p, rows, options); });
   if (!any_step) {
     throw ConfigError("", 0, "measurements",
                       "no prefill, decode or mixed rows to fit (held out or absent)");
@@ -262,61 +339,24 @@ CalibrationResult calibrate(const ModelSpec& model, const HardwareSpec& start,
   CalibrationResult result;
   HardwareSpec hw = start;
   const int starts = options.random_starts;
-  if (!gemm.empty()) {
-    FitStage s{"gemm", {"gemm_efficiency", "memory_efficiency", "kernel_overhead_us"}, static_cast<int>(gemm.size())};
-    hw = fit_stage(model, hw, s.keys, gemm, s.name, starts, &result.at_bounds);
+  if (!stage_rows.gemm.empty()) {
+    FitStage s{"gemm", {"gemm_efficiency", "memory_efficiency", "kernel_overhead_us"},
+               static_cast<int>(stage_rows.gemm.size())};
+    hw = fit_stage(model, hw, s.keys, stage_rows.gemm, s.name, starts, &result.at_bounds);
     result.stages.push_back(s);
   }
-  if (!attn_prefill.empty()) {
-    FitStage s{"attn_prefill", {"attention_efficiency", "attention_row_overhead_keys"}, static_cast<int>(attn_prefill.size())};
-    hw = fit_stage(model, hw, s.keys, attn_prefill, s.name, starts, &result.at_bounds);
+  if (!stage_rows.attn_prefill.empty()) {
+    FitStage s{"attn_prefill", {"attention_efficiency", "attention_row_overhead_keys"},
+               static_cast<int>(stage_rows.attn_prefill.size())};
+    hw = fit_stage(model, hw, s.keys, stage_rows.attn_prefill, s.name, starts, &result.at_bounds);
     result.stages.push_back(s);
   }
-  FitStage last{"steps", {}, static_cast<int>(steps.size())};
-  if (gemm.empty()) last.keys = {"gemm_efficiency", "memory_efficiency"};
-  if (attn_prefill.empty() && step_prefill) {
-    last.keys.push_back("attention_efficiency");
-    last.keys.push_back("attention_row_overhead_keys");
-  }
-  if (!decode_batches.empty()) last.keys.push_back("decode_attention_efficiency");
-  // Two regimes need at least two batch sizes to tell apart.
-  if (decode_batches.size() >= 2) {
-    last.keys.push_back("decode_attention_efficiency_many");
-    last.keys.push_back("decode_attention_half_seqs");
-    // The per-sequence cost of a decode-attention row (docs/cost-model.md): a profile
-    // re-derived from kernel tables carries one, which steps measured elsewhere must refit.
-    last.keys.push_back("decode_attention_row_overhead_keys");
-  }
-  last.keys.push_back("elementwise_efficiency");
-  last.keys.push_back("layer_overhead_us");
-  hw = fit_stage(model, hw, last.keys, steps, last.name, starts, &result.at_bounds);
+  FitStage last{"steps", steps_stage_keys(stage_rows), static_cast<int>(stage_rows.steps.size())};
+  hw = fit_stage(model, hw, last.keys, stage_rows.steps, last.name, starts, &result.at_bounds);
   result.stages.push_back(last);
 
-  // Report every row under the final profile.
-  Evaluator ev(model, hw);
-  std::vector<double> fit_e, held_e;
-  std::size_t next = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    CalibratedRow r;
-    r.measurement = rows[i];
-    if (next < prepared.size() && prepared[next].index == i) {
-      const Prepared& p = prepared[next++];
-      r.predicted_ms = ev.seconds(p) * 1e3;
-      r.error = (r.predicted_ms - rows[i].ms) / rows[i].ms;
-      if (p.kind == MeasurementKind::step) {
-        r.role = fitted_step(p) ? RowRole::fitted : RowRole::held_out;
-        (r.role == RowRole::fitted ? fit_e : held_e).push_back(r.error);
-      } else if (p.kind == MeasurementKind::attn_decode) {
-        r.role = options.attn_decode_weight > 0 ? RowRole::fitted : RowRole::not_used;
-      } else {
-        r.role = RowRole::fitted;
-      }
-    }
-    result.rows.push_back(std::move(r));
-  }
   result.hardware = hw;
-  result.fitted_steps = summarize_errors(fit_e);
-  result.held_out_steps = summarize_errors(held_e);
+  score_calibrated_rows(model, rows, prepared, options, result);
   return result;
 }
 
