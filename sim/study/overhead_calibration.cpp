@@ -38,6 +38,110 @@ const Knob& knob_named(const std::string& name) {
   throw ConfigError("", 0, "--fit", "unknown engine overhead '" + name + "' (valid: " + names + ")");
 }
 
+// The overheads at search point x: each knob |x| x its unit, in whole nanoseconds; the
+// knobs not searched keep the start's values.
+EngineOverheads overheads_at(const std::vector<const Knob*>& knobs, const EngineOverheads& start,
+                             const std::vector<double>& x) {
+  EngineOverheads o = start;
+  for (std::size_t i = 0; i < knobs.size(); ++i) o.*(knobs[i]->field) = std::llround(std::fabs(x[i]) * knobs[i]->unit_ns);
+  return o;
+}
+
+// A replay is deterministic in the overheads, which are whole nanoseconds: points the
+// simplex visits again (restarts begin where the last one ended; near convergence many
+// points round to the same nanoseconds; the identifiability check revisits) are looked
+// up, not simulated again. The same objective values come back, so the same fit.
+class ReplayMemo {
+ public:
+  ReplayMemo(const std::vector<const Knob*>& knobs, const EngineOverheads& start,
+             const std::function<double(const EngineOverheads&)>& objective_of)
+      : knobs_(knobs), start_(start), objective_of_(objective_of) {}
+
+  double operator()(const std::vector<double>& x) {
+    const EngineOverheads o = overheads_at(knobs_, start_, x);
+    std::vector<Tick> key;
+    for (const Knob* k : knobs_) key.push_back(o.*(k->field));
+    const auto [it, fresh] = replayed_.try_emplace(std::move(key), 0.0);
+    if (fresh) it->second = objective_of_(o);
+    return it->second;
+  }
+
+ private:
+  const std::vector<const Knob*>& knobs_;
+  const EngineOverheads& start_;
+  const std::function<double(const EngineOverheads&)>& objective_of_;
+  std::map<std::vector<Tick>, double> replayed_;
+};
+
+// A replay is piecewise smooth in the overheads (a step more or less in a batch jumps),
+// so a simplex can collapse on a ledge; restarting it from the best point with a fresh
+// simplex, until a restart gains nothing, escapes that (a standard Nelder-Mead remedy).
+NelderMeadResult restarted_nelder_mead(const std::function<double(const std::vector<double>&)>& objective,
+                                       const std::vector<double>& from, int max_evaluations, int& evaluations) {
+  NelderMeadResult best = nelder_mead(objective, from, 0.5, max_evaluations, 1e-6);
+  evaluations = best.evaluations;
+  while (evaluations < max_evaluations) {
+    const NelderMeadResult again = nelder_mead(objective, best.x, 0.25, max_evaluations - evaluations, 1e-6);
+    evaluations += again.evaluations;
+    const bool better = again.value < best.value * (1 - 1e-3);
+    if (again.value < best.value) best = again;
+    if (!better) break;
+  }
+  return best;
+}
+
+// The best restarted search from x0 and from `starts` - 1 further starts, each knob one
+// more unit (its typical size) above the start: a valley where the knobs trade against
+// each other can hold a simplex short of the minimum from one side and not from another.
+NelderMeadResult best_of_overhead_starts(const std::function<double(const std::vector<double>&)>& objective,
+                                         const std::vector<double>& x0, int starts, int max_evaluations,
+                                         int& evaluations) {
+  evaluations = 0;
+  NelderMeadResult best = restarted_nelder_mead(objective, x0, max_evaluations, evaluations);
+  for (int s = 1; s < starts; ++s) {
+    std::vector<double> from = x0;
+    for (double& v : from) v += s;
+    int more = 0;
+    const NelderMeadResult other = restarted_nelder_mead(objective, from, max_evaluations, more);
+    evaluations += more;
+    if (other.value < best.value) best = other;
+  }
+  return best;
+}
+
+// Identifiability: a knob whose unit step either way leaves the objective where it is
+// (async scheduling hides CPU overheads shorter than the GPU's step) cannot be fitted.
+std::vector<bool> flat_knobs(const std::function<double(const std::vector<double>&)>& objective,
+                             const std::vector<double>& x, double best_value) {
+  std::vector<bool> flat(x.size(), true);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    for (const double delta : {1.0, -1.0}) {
+      std::vector<double> moved = x;
+      moved[i] = x[i] + delta;
+      if (moved[i] < 0) continue;
+      if (std::fabs(objective(moved) - best_value) > 1e-4 * best_value + 1e-12) flat[i] = false;
+    }
+  }
+  return flat;
+}
+
+// Why a flat knob could not be fitted, and the setting of the first pool with async
+// scheduling under which it would show.
+UnidentifiedKnob unidentified_knob(const Knob& knob, const std::vector<PoolConfig>& pools) {
+  const std::string unit = knob.unit_ns >= 1e6 ? std::to_string(std::llround(knob.unit_ns / 1e6)) + " ms"
+                                               : std::to_string(std::llround(knob.unit_ns / 1e3)) + " us";
+  UnidentifiedKnob u{knob.name, "the fitted figures are the same with " + knob.name + " " + unit + " more or less", ""};
+  for (std::size_t p = 0; p < pools.size(); ++p) {
+    if (!pools[p].engine.async_scheduling) continue;
+    u.why = "pool " + pools[p].name + "'s engine runs async scheduling, which hides CPU overheads under the " +
+            "GPU's step: " + u.why;
+    u.setting = "engine.async_scheduling: false (--set cluster.pools." + std::to_string(p) +
+                ".engine.async_scheduling=false), if the benchmarked server ran without async scheduling";
+    break;
+  }
+  return u;
+}
+
 }  // namespace
 
 const std::vector<std::string>& overhead_knob_names() {
@@ -70,90 +174,24 @@ OverheadSearch search_overheads(const std::vector<std::string>& knob_names, cons
   std::vector<const Knob*> knobs;
   for (const std::string& name : knob_names) knobs.push_back(&knob_named(name));
   if (knobs.empty()) throw ConfigError("", 0, "--fit", "names no engine overhead to fit");
-  const auto overheads_at = [&](const std::vector<double>& x) {
-    EngineOverheads o = start;
-    for (std::size_t i = 0; i < knobs.size(); ++i) o.*(knobs[i]->field) = std::llround(std::fabs(x[i]) * knobs[i]->unit_ns);
-    return o;
-  };
   std::vector<double> x0;
   for (const Knob* k : knobs) x0.push_back(static_cast<double>(start.*(k->field)) / k->unit_ns);
-  // A replay is deterministic in the overheads, which are whole nanoseconds: points the
-  // simplex visits again (restarts begin where the last one ended; near convergence many
-  // points round to the same nanoseconds; the identifiability check below revisits) are
-  // looked up, not simulated again. The same objective values come back, so the same fit.
-  std::map<std::vector<Tick>, double> replayed;
-  const auto objective = [&](const std::vector<double>& x) {
-    const EngineOverheads o = overheads_at(x);
-    std::vector<Tick> key;
-    for (const Knob* k : knobs) key.push_back(o.*(k->field));
-    const auto [it, fresh] = replayed.try_emplace(std::move(key), 0.0);
-    if (fresh) it->second = objective_of(o);
-    return it->second;
+  ReplayMemo memo(knobs, start, objective_of);
+  const std::function<double(const std::vector<double>&)> objective = [&](const std::vector<double>& x) {
+    return memo(x);
   };
-
-  // A replay is piecewise smooth in the overheads (a step more or less in a batch jumps),
-  // so a simplex can collapse on a ledge; restarting it from the best point with a fresh
-  // simplex, until a restart gains nothing, escapes that (a standard Nelder-Mead remedy).
-  const auto restarted = [&](const std::vector<double>& from, int& evaluations) {
-    NelderMeadResult best = nelder_mead(objective, from, 0.5, max_evaluations, 1e-6);
-    evaluations = best.evaluations;
-    while (evaluations < max_evaluations) {
-      const NelderMeadResult again = nelder_mead(objective, best.x, 0.25, max_evaluations - evaluations, 1e-6);
-      evaluations += again.evaluations;
-      const bool better = again.value < best.value * (1 - 1e-3);
-      if (again.value < best.value) best = again;
-      if (!better) break;
-    }
-    return best;
-  };
-  int evaluations = 0;
-  NelderMeadResult best = restarted(x0, evaluations);
-  // Further starts, each knob one more unit (its typical size) above the start: a
-  // valley where the knobs trade against each other can hold a simplex short of the
-  // minimum from one side and not from another.
-  for (int s = 1; s < starts; ++s) {
-    std::vector<double> from = x0;
-    for (double& v : from) v += s;
-    int more = 0;
-    const NelderMeadResult other = restarted(from, more);
-    evaluations += more;
-    if (other.value < best.value) best = other;
-  }
-  // Identifiability: a knob whose unit step either way leaves the objective where it is
-  // (async scheduling hides CPU overheads shorter than the GPU's step) cannot be fitted,
-  // and keeps the start's value.
   OverheadSearch out;
+  const NelderMeadResult best = best_of_overhead_starts(objective, x0, starts, max_evaluations, out.evaluations);
+  // A knob that cannot be fitted keeps the start's value.
   std::vector<double> x = best.x;
   for (double& v : x) v = std::fabs(v);
-  std::vector<bool> flat(knobs.size(), true);
-  for (std::size_t i = 0; i < knobs.size(); ++i) {
-    for (const double delta : {1.0, -1.0}) {
-      std::vector<double> moved = x;
-      moved[i] = x[i] + delta;
-      if (moved[i] < 0) continue;
-      if (std::fabs(objective(moved) - best.value) > 1e-4 * best.value + 1e-12) flat[i] = false;
-    }
-  }
+  const std::vector<bool> flat = flat_knobs(objective, x, best.value);
   for (std::size_t i = 0; i < knobs.size(); ++i) {
     if (!flat[i]) continue;
-    const double unit_ns = knobs[i]->unit_ns;
-    const std::string unit = unit_ns >= 1e6 ? std::to_string(std::llround(unit_ns / 1e6)) + " ms"
-                                            : std::to_string(std::llround(unit_ns / 1e3)) + " us";
-    UnidentifiedKnob u{knobs[i]->name,
-                       "the fitted figures are the same with " + knobs[i]->name + " " + unit + " more or less", ""};
-    for (std::size_t p = 0; p < pools.size(); ++p) {
-      if (!pools[p].engine.async_scheduling) continue;
-      u.why = "pool " + pools[p].name + "'s engine runs async scheduling, which hides CPU overheads under the " +
-              "GPU's step: " + u.why;
-      u.setting = "engine.async_scheduling: false (--set cluster.pools." + std::to_string(p) +
-                  ".engine.async_scheduling=false), if the benchmarked server ran without async scheduling";
-      break;
-    }
-    out.unidentified.push_back(u);
-    x[i] = static_cast<double>(start.*(knobs[i]->field)) / unit_ns;
+    out.unidentified.push_back(unidentified_knob(*knobs[i], pools));
+    x[i] = static_cast<double>(start.*(knobs[i]->field)) / knobs[i]->unit_ns;
   }
-  out.fitted = overheads_at(x);
-  out.evaluations = evaluations;
+  out.fitted = overheads_at(knobs, start, x);
   return out;
 }
 
