@@ -40,6 +40,97 @@ NelderMeadResult nelder_mead_multistart(const std::function<double(const std::ve
   return best;
 }
 
+namespace {
+
+// The n + 1 points of the simplex and their values; best first once sorted.
+struct Simplex {
+  std::vector<std::vector<double>> pts;
+  std::vector<double> vals;
+};
+
+// Orders the points best first. Stable, so equal values keep their order and the run is
+// reproducible.
+void sort_simplex(Simplex& s) {
+  std::vector<std::size_t> order(s.vals.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.vals[a] < s.vals[b]; });
+  std::vector<std::vector<double>> p2;
+  std::vector<double> v2;
+  for (std::size_t i : order) {
+    p2.push_back(s.pts[i]);
+    v2.push_back(s.vals[i]);
+  }
+  s.pts.swap(p2);
+  s.vals.swap(v2);
+}
+
+// A sorted simplex whose values agree within `tolerance` (relative) and whose points
+// agree within `tolerance` (absolute).
+bool simplex_converged(const Simplex& s, double tolerance) {
+  const std::size_t n = s.pts.size() - 1;
+  double spread = 0;
+  for (std::size_t i = 1; i <= n; ++i)
+    for (std::size_t j = 0; j < n; ++j) spread = std::max(spread, std::fabs(s.pts[i][j] - s.pts[0][j]));
+  return std::fabs(s.vals[n] - s.vals[0]) <= tolerance * (std::fabs(s.vals[0]) + 1e-300) && spread <= tolerance;
+}
+
+// The centroid of every point but the worst (the last, once sorted).
+std::vector<double> centroid_but_worst(const Simplex& s) {
+  const std::size_t n = s.pts.size() - 1;
+  std::vector<double> centroid(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) centroid[j] += s.pts[i][j] / static_cast<double>(n);
+  return centroid;
+}
+
+// The point t of the way from the centroid to `from` (t = -1 reflects `from` through it).
+std::vector<double> along_line(const std::vector<double>& from, const std::vector<double>& centroid, double t) {
+  std::vector<double> x(from.size());
+  for (std::size_t j = 0; j < x.size(); ++j) x[j] = centroid[j] + t * (from[j] - centroid[j]);
+  return x;
+}
+
+// One move of a sorted simplex: the worst point is reflected through the centroid of the
+// others, and the reflection expanded, kept, or contracted; when even the contraction is
+// no better, every point shrinks halfway towards the best.
+template <class Eval>
+void nelder_mead_move(Simplex& s, const Eval& eval) {
+  const std::size_t n = s.pts.size() - 1;
+  const std::vector<double> centroid = centroid_but_worst(s);
+  const std::vector<double> reflected = along_line(s.pts[n], centroid, -1.0);
+  const double fr = eval(reflected);
+  if (fr < s.vals[0]) {
+    const std::vector<double> expanded = along_line(s.pts[n], centroid, -2.0);
+    const double fe = eval(expanded);
+    if (fe < fr) {
+      s.pts[n] = expanded;
+      s.vals[n] = fe;
+    } else {
+      s.pts[n] = reflected;
+      s.vals[n] = fr;
+    }
+  } else if (fr < s.vals[n - 1]) {
+    s.pts[n] = reflected;
+    s.vals[n] = fr;
+  } else {
+    // Contract towards the better of the worst point and its reflection.
+    const bool outside = fr < s.vals[n];
+    const std::vector<double> contracted = along_line(outside ? reflected : s.pts[n], centroid, 0.5);
+    const double fc = eval(contracted);
+    if (fc < std::min(fr, s.vals[n])) {
+      s.pts[n] = contracted;
+      s.vals[n] = fc;
+    } else {
+      for (std::size_t i = 1; i <= n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) s.pts[i][j] = s.pts[0][j] + 0.5 * (s.pts[i][j] - s.pts[0][j]);
+        s.vals[i] = eval(s.pts[i]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 NelderMeadResult nelder_mead(const std::function<double(const std::vector<double>&)>& f,
                              std::vector<double> start, double step, int max_evaluations,
                              double tolerance) {
@@ -52,78 +143,17 @@ NelderMeadResult nelder_mead(const std::function<double(const std::vector<double
     const double v = f(x);
     return std::isnan(v) ? HUGE_VAL : v;
   };
-  std::vector<std::vector<double>> pts(n + 1, start);
-  for (std::size_t i = 0; i < n; ++i) pts[i + 1][i] += step;
-  std::vector<double> vals(n + 1);
-  for (std::size_t i = 0; i <= n; ++i) vals[i] = eval(pts[i]);
-
-  std::vector<std::size_t> order(n + 1);
-  const auto along = [&](const std::vector<double>& from, const std::vector<double>& centroid,
-                         double t) {
-    std::vector<double> x(n);
-    for (std::size_t j = 0; j < n; ++j) x[j] = centroid[j] + t * (from[j] - centroid[j]);
-    return x;
-  };
+  Simplex s{std::vector<std::vector<double>>(n + 1, start), std::vector<double>(n + 1)};
+  for (std::size_t i = 0; i < n; ++i) s.pts[i + 1][i] += step;
+  for (std::size_t i = 0; i <= n; ++i) s.vals[i] = eval(s.pts[i]);
   while (r.evaluations < max_evaluations) {
-    std::iota(order.begin(), order.end(), 0);
-    // Stable, so equal values keep their order and the run is reproducible.
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return vals[a] < vals[b]; });
-    std::vector<std::vector<double>> p2;
-    std::vector<double> v2;
-    for (std::size_t i : order) {
-      p2.push_back(pts[i]);
-      v2.push_back(vals[i]);
-    }
-    pts.swap(p2);
-    vals.swap(v2);
-
-    double spread = 0;
-    for (std::size_t i = 1; i <= n; ++i)
-      for (std::size_t j = 0; j < n; ++j) spread = std::max(spread, std::fabs(pts[i][j] - pts[0][j]));
-    if (std::fabs(vals[n] - vals[0]) <= tolerance * (std::fabs(vals[0]) + 1e-300) &&
-        spread <= tolerance) {
-      break;
-    }
-
-    std::vector<double> centroid(n, 0.0);
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j) centroid[j] += pts[i][j] / static_cast<double>(n);
-
-    const std::vector<double> reflected = along(pts[n], centroid, -1.0);
-    const double fr = eval(reflected);
-    if (fr < vals[0]) {
-      const std::vector<double> expanded = along(pts[n], centroid, -2.0);
-      const double fe = eval(expanded);
-      if (fe < fr) {
-        pts[n] = expanded;
-        vals[n] = fe;
-      } else {
-        pts[n] = reflected;
-        vals[n] = fr;
-      }
-    } else if (fr < vals[n - 1]) {
-      pts[n] = reflected;
-      vals[n] = fr;
-    } else {
-      // Contract towards the better of the worst point and its reflection.
-      const bool outside = fr < vals[n];
-      const std::vector<double> contracted = along(outside ? reflected : pts[n], centroid, 0.5);
-      const double fc = eval(contracted);
-      if (fc < std::min(fr, vals[n])) {
-        pts[n] = contracted;
-        vals[n] = fc;
-      } else {
-        for (std::size_t i = 1; i <= n; ++i) {
-          for (std::size_t j = 0; j < n; ++j) pts[i][j] = pts[0][j] + 0.5 * (pts[i][j] - pts[0][j]);
-          vals[i] = eval(pts[i]);
-        }
-      }
-    }
+    sort_simplex(s);
+    if (simplex_converged(s, tolerance)) break;
+    nelder_mead_move(s, eval);
   }
-  const auto best = std::min_element(vals.begin(), vals.end()) - vals.begin();
-  r.x = pts[best];
-  r.value = vals[best];
+  const auto best = std::min_element(s.vals.begin(), s.vals.end()) - s.vals.begin();
+  r.x = s.pts[best];
+  r.value = s.vals[best];
   return r;
 }
 
