@@ -38,7 +38,7 @@ std::string read_text(const fs::path& path) {
 json read_json(const fs::path& path) {
   try {
     return json::parse(read_text(path));
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     throw ConfigError(path.string(), 0, "", std::string("not valid JSON: ") + e.what());
   }
 }

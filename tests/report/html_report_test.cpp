@@ -136,4 +136,14 @@ TEST_CASE("report: a folder without results is refused with exit 2", "[report][h
   CHECK(r.output.find(dir.path.string()) != std::string::npos);
 }
 
+TEST_CASE("report: a summary.json with a number beyond a double is refused naming the file", "[report][html]") {
+  // nlohmann::json throws out_of_range (not parse_error) for 1e400; it must not end the program.
+  TempDir dir("html-huge");
+  dir.write("summary.json", "{\"completed\": 1e400}\n");
+  const auto r = run_cli("report " + dir.path.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find((dir.path / "summary.json").string()) != std::string::npos);
+  CHECK(r.output.find("not valid JSON") != std::string::npos);
+}
+
 }  // namespace html_report_test
