@@ -97,8 +97,4 @@ std::string options_text(const po::options_description& opts) {
   return text.str();
 }
 
-ConfigError option_error(const std::string& option, const std::string& value, const std::string& message) {
-  return ConfigError("", 0, option, value + ": " + message);
-}
-
 }  // namespace servesim::cli

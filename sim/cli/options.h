@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/errors.h"
+#include "sim/core/errors.h"  // option_error, for a command's own checks
 #include "sim/study/replicates.h"  // check_replicates
 
 namespace servesim::cli {
@@ -21,10 +21,6 @@ struct UsageError {
 
 // The options' help text, as `err << opts` prints it.
 std::string options_text(const boost::program_options::options_description& opts);
-
-// A bad value of a command-line option, as ConfigError expresses it: no file, the option
-// in the key slot, and the value before the message ("--jobs: 0: must be at least 1").
-ConfigError option_error(const std::string& option, const std::string& value, const std::string& message);
 
 // Whether `args` hold --help or -h: a command asked for its help prints it and exits 0 even
 // when another option's value is missing or bad (`calibrate --from-benchmark --help`).

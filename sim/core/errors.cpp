@@ -27,4 +27,8 @@ ConfigError::ConfigError(std::string file, int line, std::string key, std::strin
       key_(std::move(key)),
       message_(std::move(message)) {}
 
+ConfigError option_error(const std::string& option, const std::string& value, const std::string& message) {
+  return ConfigError("", 0, option, value + ": " + message);
+}
+
 }  // namespace servesim

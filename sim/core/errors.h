@@ -25,6 +25,11 @@ class ConfigError : public std::runtime_error {
   std::string message_;
 };
 
+// A bad value of a command-line option: no file, the option in the key slot, and the value
+// before the message, so it prints "--jobs: 0: must be at least 1". A check below the CLI
+// (a study's or the scenario loader's) throws it for the option its text came from.
+ConfigError option_error(const std::string& option, const std::string& value, const std::string& message);
+
 // Builds "file:line:col: key: message" (parts left out when unknown).
 std::string format_config_error(const std::string& file, int line, int column,
                                 const std::string& key, const std::string& message);

@@ -42,7 +42,7 @@ TEST_CASE("subcommands: an unknown name returns -1 and prints nothing", "[cli]")
 }
 
 TEST_CASE("subcommands: an option's bad value is a ConfigError with the option as its key and no file", "[cli]") {
-  const servesim::ConfigError e = servesim::cli::option_error("--top", "0", "must be at least 1");
+  const servesim::ConfigError e = servesim::option_error("--top", "0", "must be at least 1");
   CHECK(e.file().empty());
   CHECK(e.key() == "--top");
   CHECK(std::string(e.what()) == "--top: 0: must be at least 1");
