@@ -35,7 +35,13 @@ SweepRequest sweep_request(const std::string& scenario_path, const std::vector<s
   if (request.seed) check_set_not_overwritten(sets, "seed", "the key --seed sets,");
   request.replicates = replicates;
   request.jobs = jobs;
-  if (!pareto_text.empty()) request.objectives = parse_objectives(pareto_text, "--pareto", pareto_text);
+  if (!pareto_text.empty()) {
+    try {
+      request.objectives = parse_objectives(pareto_text, "", "");
+    } catch (const ConfigError& e) {
+      throw option_error("--pareto", pareto_text, e.message());
+    }
+  }
   return request;
 }
 

@@ -23,7 +23,7 @@ std::optional<double> parse_percent(const std::string& text) {
 
 double parse_percent_or_throw(const std::string& text, const std::string& option) {
   if (auto v = parse_percent(text)) return *v;
-  throw ConfigError(option, 0, text, "expected a non-negative percentage with a % sign, e.g. 5% or 0.5%");
+  throw option_error(option, text, "expected a non-negative percentage with a % sign, e.g. 5% or 0.5%");
 }
 
 }  // namespace servesim

@@ -9,7 +9,7 @@ namespace servesim {
 // followed by '%'. The sign is required so that "5" (5% or 500%?) is never guessed.
 std::optional<double> parse_percent(const std::string& text);
 
-// Parses like parse_percent or throws ConfigError(option, 0, text, ...).
+// Parses like parse_percent or throws option_error(option, text, ...) (sim/core/errors.h).
 double parse_percent_or_throw(const std::string& text, const std::string& option);
 
 }  // namespace servesim

@@ -11,7 +11,7 @@ namespace servesim {
 
 namespace {
 
-constexpr const char* kSetFile = "--set";
+constexpr const char* kSetOption = "--set";
 
 std::vector<std::string> split_path(const std::string& key) {
   std::vector<std::string> parts;
@@ -48,13 +48,13 @@ std::optional<std::string> hint_for(const YAML::Node& map, const std::string& mi
 Override parse_override(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos) {
-    throw ConfigError(kSetFile, 0, text, "expected KEY=VALUE, e.g. cluster.pools.0.replicas=4");
+    throw option_error(kSetOption, text, "expected KEY=VALUE, e.g. cluster.pools.0.replicas=4");
   }
   Override o{trim_blanks(text.substr(0, eq)), text.substr(eq + 1)};
-  if (o.key.empty()) throw ConfigError(kSetFile, 0, text, "the key before '=' is empty");
+  if (o.key.empty()) throw option_error(kSetOption, text, "the key before '=' is empty");
   for (const std::string& part : split_path(o.key)) {
     if (part.empty()) {
-      throw ConfigError(kSetFile, 0, o.key, "the key has an empty part between dots");
+      throw option_error(kSetOption, o.key, "the key has an empty part between dots");
     }
   }
   return o;
@@ -65,10 +65,10 @@ std::string apply_override(YAML::Node& root, const Override& o) {
   try {
     value = YAML::Load(o.value);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(kSetFile, 0, o.key, "value '" + o.value + "' is not valid YAML: " + e.msg);
+    throw option_error(kSetOption, o.key, "value '" + o.value + "' is not valid YAML: " + e.msg);
   }
   if (!root.IsMap() && !root.IsNull()) {
-    throw ConfigError(kSetFile, 0, o.key, "the scenario is not a mapping, so no key can be set");
+    throw option_error(kSetOption, o.key, "the scenario is not a mapping, so no key can be set");
   }
 
   const std::vector<std::string> parts = split_path(o.key);
@@ -89,13 +89,13 @@ std::string apply_override(YAML::Node& root, const Override& o) {
     if (current.IsSequence()) {
       const auto index = parse_index(part);
       if (!index) {
-        throw ConfigError(kSetFile, 0, o.key,
-                          "'" + parent + "' is a list, so '" + part + "' must be an index");
+        throw option_error(kSetOption, o.key,
+                           "'" + parent + "' is a list, so '" + part + "' must be an index");
       }
       if (*index >= current.size()) {
-        throw ConfigError(kSetFile, 0, o.key,
-                          "index " + part + " is out of range: the list has " +
-                              std::to_string(current.size()) + " item(s)");
+        throw option_error(kSetOption, o.key,
+                           "index " + part + " is out of range: the list has " +
+                               std::to_string(current.size()) + " item(s)");
       }
       next.reset(current[*index]);
       canonical.back() = std::to_string(*index);
@@ -104,17 +104,17 @@ std::string apply_override(YAML::Node& root, const Override& o) {
         // Creating the intermediate mapping keeps `--set stop.time=1h` working without `stop:`.
         if (!typo_hint && !current[part]) typo_hint = hint_for(current, part);
         if (parse_index(parts[i + 1])) {
-          throw ConfigError(kSetFile, 0, o.key,
-                            "index " + parts[i + 1] + " is out of range: '" + walked +
-                                "' has no list" + typo_hint.value_or(""));
+          throw option_error(kSetOption, o.key,
+                             "index " + parts[i + 1] + " is out of range: '" + walked +
+                                 "' has no list" + typo_hint.value_or(""));
         }
         current[part] = YAML::Node(YAML::NodeType::Map);
         if (!created_at) created_at = canonical.size();
       }
       next.reset(current[part]);
     } else {
-      throw ConfigError(kSetFile, 0, o.key,
-                        "'" + parent + "' is a single value, so it has no key '" + part + "'");
+      throw option_error(kSetOption, o.key,
+                         "'" + parent + "' is a single value, so it has no key '" + part + "'");
     }
     current.reset(next);
   }
@@ -123,13 +123,13 @@ std::string apply_override(YAML::Node& root, const Override& o) {
   if (current.IsSequence()) {
     const auto index = parse_index(leaf);
     if (!index) {
-      throw ConfigError(kSetFile, 0, o.key,
-                        "a list item is selected by number, not '" + leaf + "'");
+      throw option_error(kSetOption, o.key,
+                         "a list item is selected by number, not '" + leaf + "'");
     }
     if (*index >= current.size()) {
-      throw ConfigError(kSetFile, 0, o.key,
-                        "index " + leaf + " is out of range: the list has " +
-                            std::to_string(current.size()) + " item(s)");
+      throw option_error(kSetOption, o.key,
+                         "index " + leaf + " is out of range: the list has " +
+                             std::to_string(current.size()) + " item(s)");
     }
     current[*index] = value;
     canonical.push_back(std::to_string(*index));
@@ -137,8 +137,8 @@ std::string apply_override(YAML::Node& root, const Override& o) {
     current[leaf] = value;
     canonical.push_back(leaf);
   } else {
-    throw ConfigError(kSetFile, 0, o.key,
-                      "its parent is a single value, so it has no key '" + leaf + "'");
+    throw option_error(kSetOption, o.key,
+                       "its parent is a single value, so it has no key '" + leaf + "'");
   }
   if (created_at) canonical.resize(*created_at);
   std::string key;
@@ -161,11 +161,20 @@ void check_set_not_overwritten(const std::vector<std::string>& sets, const std::
     bool under = true;
     for (std::size_t i = 0; i < owner.size() && under; ++i) under = same(parts[i], owner[i]);
     if (!under) continue;
-    throw ConfigError(kSetFile, 0, o.key,
-                      (parts.size() == owner.size() ? "is also " : "is under " + study_key + ", ") + by + " " +
-                          (parts.size() == owner.size() ? study_key + ", " : "") +
-                          "which sets it on every run, so this --set would have no effect; drop one of the two");
+    throw option_error(kSetOption, o.key,
+                       (parts.size() == owner.size() ? "is also " : "is under " + study_key + ", ") + by + " " +
+                           (parts.size() == owner.size() ? study_key + ", " : "") +
+                           "which sets it on every run, so this --set would have no effect; drop one of the two");
   }
+}
+
+std::optional<SetError> set_error_of(const ConfigError& e) {
+  if (e.file() == kSetOption) return SetError{e.key(), e.message()};
+  if (!e.file().empty() || e.key() != kSetOption) return std::nullopt;
+  // option_error put the key before the message: "KEY: MESSAGE".
+  const auto colon = e.message().find(": ");
+  if (colon == std::string::npos) return std::nullopt;
+  return SetError{e.message().substr(0, colon), e.message().substr(colon + 2)};
 }
 
 }  // namespace servesim

@@ -35,10 +35,10 @@ std::vector<ParetoObjective> parse_objectives(const std::string& text, const std
 }
 
 void check_objective_fields(const std::vector<ParetoObjective>& objectives, const std::vector<std::string>& fields,
-                            const std::string& file, const std::string& key) {
+                            const std::string& option, const std::string& text) {
   for (const auto& o : objectives)
     if (std::find(fields.begin(), fields.end(), o.field) == fields.end())
-      throw ConfigError(file, 0, key, objective_text(o) + ": " + unknown_choice_message("field", "fields", o.field, fields));
+      throw option_error(option, text, objective_text(o) + ": " + unknown_choice_message("field", "fields", o.field, fields));
 }
 
 std::vector<bool> pareto_front(const std::vector<std::vector<std::optional<double>>>& values,

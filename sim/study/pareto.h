@@ -25,10 +25,10 @@ std::vector<ParetoObjective> default_objectives();
 
 // Refuses an objective whose field is not one of `fields` (the table's columns): an
 // objective no row has would leave every point off the front without a word. Throws
-// ConfigError(file, 0, key, ...) with the nearest field ("did you mean 'p99_tpot_ms'?") or,
-// when none is near, the list.
+// option_error(option, text, ...) (`text`: the objectives as given to `option`, --pareto)
+// with the nearest field ("did you mean 'p99_tpot_ms'?") or, when none is near, the list.
 void check_objective_fields(const std::vector<ParetoObjective>& objectives, const std::vector<std::string>& fields,
-                            const std::string& file, const std::string& key);
+                            const std::string& option, const std::string& text);
 
 // values[row][k] is row's value of objective k, nullopt when it has none (a failed point,
 // or a metric without samples). Returns, per row, whether it is on the front.

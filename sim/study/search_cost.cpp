@@ -16,12 +16,12 @@ std::map<std::string, double> parse_prices(const std::string& text) {
     const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError("--price", 0, item, "expected HARDWARE=USD_PER_GPU_HOUR, e.g. h100-sxm=2.5");
+      throw option_error("--price", item, "expected HARDWARE=USD_PER_GPU_HOUR, e.g. h100-sxm=2.5");
     const std::string value = item.substr(eq + 1);
     char* end = nullptr;
     const double usd = std::strtod(value.c_str(), &end);
     if (value.empty() || end != value.c_str() + value.size() || !std::isfinite(usd) || usd < 0)
-      throw ConfigError("--price", 0, item, "the price must be a number >= 0 (USD per GPU-hour)");
+      throw option_error("--price", item, "the price must be a number >= 0 (USD per GPU-hour)");
     prices[item.substr(0, eq)] = usd;
     if (comma == std::string::npos) break;
     start = comma + 1;

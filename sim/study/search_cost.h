@@ -16,8 +16,8 @@ struct ClusterCost {
   std::vector<std::string> unpriced;   // hardware names with no price (counted as free)
 };
 
-// "h100-sxm=2.5,l40s=0.9": USD per GPU-hour by hardware name. Throws ConfigError("--price",
-// 0, item, ...) on a malformed item or a negative price.
+// "h100-sxm=2.5,l40s=0.9": USD per GPU-hour by hardware name. Throws
+// option_error("--price", item, ...) on a malformed item or a negative price.
 std::map<std::string, double> parse_prices(const std::string& text);
 
 ClusterCost cluster_cost(const ClusterConfig& cluster, const std::map<std::string, double>& price_overrides);

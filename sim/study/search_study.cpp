@@ -77,11 +77,12 @@ Scenario load_candidate(const std::string& scenario_path, const std::vector<std:
   try {
     return load_scenario(scenario_path, overrides);
   } catch (const ConfigError& e) {
-    const int axis = e.file() == "--set" ? space_axis_of_key(space, e.key()) : -1;
+    const std::optional<SetError> set = set_error_of(e);
+    const int axis = set ? space_axis_of_key(space, set->key) : -1;
     if (axis < 0) throw;
     const auto at = sweep_point_indices(space.axes, SweepMode::product, index)[static_cast<std::size_t>(axis)];
     const SpaceMark m = space.value_marks[static_cast<std::size_t>(axis)][at];
-    throw ConfigError(space.path, m.line, e.key(), e.message(), m.column);
+    throw ConfigError(space.path, m.line, set->key, set->message, m.column);
   }
 }
 
@@ -187,7 +188,7 @@ void check_prices_used(const std::map<std::string, double>& prices, const std::v
   for (const auto& [name, usd] : prices) {
     if (std::find(hardware.begin(), hardware.end(), name) != hardware.end()) continue;
     const auto near = closest_match(name, hardware);
-    throw ConfigError("--price", 0, name,
+    throw option_error("--price", name,
                       "no candidate runs on hardware '" + name + "'" +
                           (near ? "; did you mean '" + *near + "'?" : "; the candidates run on " + join_choices(hardware)));
   }

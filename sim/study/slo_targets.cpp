@@ -28,7 +28,7 @@ SloTarget parse_one(const std::string& item) {
   const std::string usage = "expected METRIC_STAT=DURATION (or METRIC=DURATION for the p99) with METRIC one of ttft, "
                             "itl, tpot, e2el, queue and STAT one of " +
                             std::string(kSloStatisticsHelp) + " (e.g. ttft_p99=2s, itl_every=100ms)";
-  if (eq == std::string::npos) throw ConfigError("--slo", 0, item, usage);
+  if (eq == std::string::npos) throw option_error("--slo", item, usage);
   const auto us = name.find('_');
   SloTarget t;
   t.metric = name.substr(0, us);
@@ -42,10 +42,14 @@ SloTarget parse_one(const std::string& item) {
       for (const auto& s : slo_statistics()) names.push_back(metric + "_" + s);
     }
     const auto near = closest_match(name, names);
-    throw ConfigError("--slo", 0, name, (near ? "unknown objective; did you mean '" + *near + "'? " : "") + usage);
+    throw option_error("--slo", name, (near ? "unknown objective; did you mean '" + *near + "'? " : "") + usage);
   }
   t.stat = *stat;
-  t.bound_ms = static_cast<double>(parse_slo_bound_ns(item.substr(eq + 1), "--slo", 0, name)) / 1e6;
+  try {
+    t.bound_ms = static_cast<double>(parse_slo_bound_ns(item.substr(eq + 1), "", 0, "")) / 1e6;
+  } catch (const ConfigError& e) {
+    throw option_error("--slo", name, e.message());
+  }
   return t;
 }
 
@@ -61,7 +65,7 @@ std::vector<SloTarget> parse_slo_targets(const std::string& text) {
   while (true) {
     const auto comma = text.find(',', start);
     const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (trim_blanks(item).empty()) throw ConfigError("--slo", 0, text, "has an empty item (two commas in a row?)");
+    if (trim_blanks(item).empty()) throw option_error("--slo", text, "has an empty item (two commas in a row?)");
     out.push_back(parse_one(item));
     if (comma == std::string::npos) break;
     start = comma + 1;

@@ -22,7 +22,7 @@ struct SloTarget {
 
 // Parses "METRIC_STAT=DURATION,..." or "METRIC=DURATION" (stated for the p99, as in a
 // scenario's `slo:`); STAT as in slo_vocabulary.h ("median", "p99.9" too); a duration needs
-// its unit ("2s", "100ms"). Throws ConfigError("--slo", 0, item, ...) with the accepted
+// its unit ("2s", "100ms"). Throws option_error("--slo", item, ...) with the accepted
 // names.
 std::vector<SloTarget> parse_slo_targets(const std::string& text);
 

@@ -45,7 +45,7 @@ std::size_t parse_size(const std::string& text, const std::string& whole) {
   const std::string t = trim_blanks(text);
   const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
   if (t.empty() || ec != std::errc() || ptr != t.data() + t.size())
-    throw ConfigError("--shard", 0, whole, "expected I/N with whole numbers 0 <= I < N, e.g. 0/4");
+    throw option_error("--shard", whole, "expected I/N with whole numbers 0 <= I < N, e.g. 0/4");
   return value;
 }
 
@@ -77,13 +77,13 @@ void check_two_axes_apart(const std::string& earlier, const std::string& later) 
   const std::size_t common = std::min(a.size(), b.size());
   for (std::size_t k = 0; k < common; ++k)
     if (!same_part(a[k], b[k])) return;
-  if (a.size() == b.size()) throw ConfigError("--axis", 0, later, "is given as an axis twice");
+  if (a.size() == b.size()) throw option_error("--axis", later, "is given as an axis twice");
   const std::string& inner = b.size() > a.size() ? later : earlier;
   const std::string& outer = b.size() > a.size() ? earlier : later;
-  throw ConfigError("--axis", 0, later,
-                    "overlaps the axis " + earlier + " (" + inner + " lies under " + outer +
-                        "): every point sets both and the later overwrites the earlier, so one axis would be swept "
-                        "in name only; sweep one of them (whole values of " + outer + " can carry " + inner + ")");
+  throw option_error("--axis", later,
+                     "overlaps the axis " + earlier + " (" + inner + " lies under " + outer +
+                         "): every point sets both and the later overwrites the earlier, so one axis would be swept "
+                         "in name only; sweep one of them (whole values of " + outer + " can carry " + inner + ")");
 }
 
 }  // namespace
@@ -91,14 +91,14 @@ void check_two_axes_apart(const std::string& earlier, const std::string& later) 
 SweepAxis parse_axis(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos)
-    throw ConfigError("--axis", 0, text, "expected KEY=V1,V2,..., e.g. workload.0.arrival.rate=2,4,8");
+    throw option_error("--axis", text, "expected KEY=V1,V2,..., e.g. workload.0.arrival.rate=2,4,8");
   SweepAxis axis;
   axis.key = trim_blanks(text.substr(0, eq));
-  if (axis.key.empty()) throw ConfigError("--axis", 0, text, "the key before '=' is empty");
+  if (axis.key.empty()) throw option_error("--axis", text, "the key before '=' is empty");
   for (const std::string& part : split_top_level(text.substr(eq + 1))) {
     std::string value = trim_blanks(part);
     if (value.empty())
-      throw ConfigError("--axis", 0, axis.key, "has an empty value (two commas in a row, or one at the end?)");
+      throw option_error("--axis", axis.key, "has an empty value (two commas in a row, or one at the end?)");
     axis.values.push_back(std::move(value));
   }
   return axis;
@@ -112,26 +112,26 @@ void check_axes_apart(const std::vector<SweepAxis>& axes) {
 const char* sweep_mode_name(SweepMode mode) { return mode == SweepMode::zip ? "zip" : "product"; }
 
 std::size_t sweep_point_count(const std::vector<SweepAxis>& axes, SweepMode mode) {
-  if (axes.empty()) throw ConfigError("--axis", 0, "", "a sweep needs at least one --axis KEY=V1,V2,...");
+  if (axes.empty()) throw ConfigError("", 0, "--axis", "a sweep needs at least one --axis KEY=V1,V2,...");
   std::set<std::string> keys;
   for (const auto& axis : axes) {
-    if (!keys.insert(axis.key).second) throw ConfigError("--axis", 0, axis.key, "is given as an axis twice");
+    if (!keys.insert(axis.key).second) throw option_error("--axis", axis.key, "is given as an axis twice");
     SS_ASSERT(!axis.values.empty(), "parse_axis never returns an axis without values");
   }
   if (mode == SweepMode::zip) {
     for (const auto& axis : axes)
       if (axis.values.size() != axes.front().values.size())
-        throw ConfigError("--axis", 0, axis.key,
-                          "has " + std::to_string(axis.values.size()) + " values but '" + axes.front().key +
-                              "' has " + std::to_string(axes.front().values.size()) +
-                              "; --zip pairs the i-th values of every axis, so all need the same number");
+        throw option_error("--axis", axis.key,
+                           "has " + std::to_string(axis.values.size()) + " values but '" + axes.front().key +
+                               "' has " + std::to_string(axes.front().values.size()) +
+                               "; --zip pairs the i-th values of every axis, so all need the same number");
     return axes.front().values.size();
   }
   std::size_t count = 1;
   for (const auto& axis : axes) {
     if (count > kMaxSweepPoints / axis.values.size())
-      throw ConfigError("--axis", 0, axis.key,
-                        "the product of the axes has more than " + std::to_string(kMaxSweepPoints) + " points");
+      throw option_error("--axis", axis.key,
+                         "the product of the axes has more than " + std::to_string(kMaxSweepPoints) + " points");
     count *= axis.values.size();
   }
   return count;
@@ -161,10 +161,10 @@ std::vector<std::string> sweep_point_overrides(const std::vector<SweepAxis>& axe
 SweepShard parse_shard(const std::string& text) {
   const auto slash = text.find('/');
   if (slash == std::string::npos)
-    throw ConfigError("--shard", 0, text, "expected I/N with whole numbers 0 <= I < N, e.g. 0/4");
+    throw option_error("--shard", text, "expected I/N with whole numbers 0 <= I < N, e.g. 0/4");
   SweepShard shard{parse_size(text.substr(0, slash), text), parse_size(text.substr(slash + 1), text)};
   if (shard.count == 0 || shard.index >= shard.count)
-    throw ConfigError("--shard", 0, text, "needs 0 <= I < N (shards are numbered from 0)");
+    throw option_error("--shard", text, "needs 0 <= I < N (shards are numbered from 0)");
   return shard;
 }
 

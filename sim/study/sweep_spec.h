@@ -16,7 +16,7 @@ struct SweepAxis {
 
 // Parses "KEY=V1,V2,...". Values are split at commas outside brackets, braces and quotes,
 // so `workload.0.output={fixed: 1},{uniform: [1, 9]}` has two values; each is trimmed.
-// Throws ConfigError("--axis", 0, text, ...) when '=' is missing, the key is empty, or a
+// Throws option_error("--axis", text, ...) when '=' is missing, the key is empty, or a
 // value is empty.
 SweepAxis parse_axis(const std::string& text);
 
@@ -24,14 +24,14 @@ enum class SweepMode { product, zip };
 const char* sweep_mode_name(SweepMode mode);  // "product" | "zip"
 
 // The number of points: the product of the axes' lengths, or (zip) their common length.
-// Throws ConfigError("--axis", ...) when there is no axis, a key repeats, zipped axes
+// Throws ConfigError naming --axis when there is no axis, a key repeats, zipped axes
 // differ in length, or the product exceeds kMaxSweepPoints.
 std::size_t sweep_point_count(const std::vector<SweepAxis>& axes, SweepMode mode);
 
 // `sweep`'s axes apply their overrides in --axis order, so of two axes whose keys are the
 // same or one under the other (`stop` and `stop.requests`, `workload.0` and
 // `workload.00.input`: list indices compare as numbers), the later overwrites the earlier on
-// every point and one axis is swept in name only. Throws ConfigError("--axis", 0, LATER, ...)
+// every point and one axis is swept in name only. Throws option_error("--axis", LATER, ...)
 // naming both. (A search space layers a key under a template key on purpose: it does not
 // call this.)
 void check_axes_apart(const std::vector<SweepAxis>& axes);
@@ -56,7 +56,7 @@ struct SweepShard {
   bool has(std::size_t point) const { return point % count == index; }
 };
 
-// Parses "I/N" with 0 <= I < N. Throws ConfigError("--shard", 0, text, ...) otherwise.
+// Parses "I/N" with 0 <= I < N. Throws option_error("--shard", text, ...) otherwise.
 SweepShard parse_shard(const std::string& text);
 
 }  // namespace servesim

@@ -54,7 +54,7 @@ void check_prices(const std::vector<ParetoObjective>& objectives, const std::vec
       for (std::size_t p = 0; p < scenarios[i].cluster.pools.size(); ++p) {
         const PoolConfig& pool = scenarios[i].cluster.pools[p];
         if (pool.hardware.price_per_gpu_hour > 0) continue;
-        throw ConfigError("--pareto", 0, objective_text(o),
+        throw option_error("--pareto", objective_text(o),
                           "ranks points by cost, but point " + std::to_string(indices[i]) + "'s pool '" + pool.name +
                               "' (cluster.pools." + std::to_string(p) + ".hardware) runs on '" + pool.hardware.name +
                               "', which has no price: set price_per_gpu_hour (USD) in that hardware profile");

@@ -62,11 +62,28 @@ TEST_CASE("set overrides: the last override of a key wins", "[scenario]") {
 }
 
 TEST_CASE("set overrides: a list index out of range names --set and the key", "[scenario]") {
+  // The override itself is bad: an option error (no file, --set as the key, the key first).
   const ConfigError e = error_with({"cluster.pools.3.replicas=2"});
-  CHECK(e.file() == "--set");
+  CHECK(e.file().empty());
   CHECK(e.line() == 0);
-  CHECK(e.key() == "cluster.pools.3.replicas");
-  CHECK_THAT(e.message(), Catch::Contains("index 3 is out of range: the list has 1 item(s)"));
+  CHECK(e.key() == "--set");
+  CHECK(e.message() == "cluster.pools.3.replicas: index 3 is out of range: the list has 1 item(s)");
+  CHECK(std::string(e.what()) == "--set: cluster.pools.3.replicas: index 3 is out of range: the list has 1 item(s)");
+  const auto set = set_error_of(e);
+  REQUIRE(set);
+  CHECK(set->key == "cluster.pools.3.replicas");
+  CHECK(set->message == "index 3 is out of range: the list has 1 item(s)");
+}
+
+TEST_CASE("set overrides: an overridden value the loader refuses is a --set error of its key too", "[scenario]") {
+  const ConfigError e = error_with({"workload.0.arrival.rate=fast"});
+  const auto set = set_error_of(e);
+  REQUIRE(set);
+  CHECK(set->key == "workload.0.arrival.rate");
+  CHECK(set->message == e.message());
+  // Neither an option error of another option nor a file's error is one.
+  CHECK_FALSE(set_error_of(option_error("--axis", "seed", "is given as an axis twice")));
+  CHECK_FALSE(set_error_of(ConfigError("s.yaml", 3, "seed", "expected a number")));
 }
 
 TEST_CASE("set overrides: a bad overridden value is reported at --set with its key", "[scenario]") {
@@ -97,10 +114,9 @@ TEST_CASE("set overrides: an unknown key created with its parents is blamed on -
   CHECK_THAT(e.message(), Catch::Contains("did you mean 'cluster'?"));
   // A list index under a missing key cannot be created; the near miss is still named.
   const ConfigError list = error_with({"clustr.pools.0.replicas=4"});
-  CHECK(list.key() == "clustr.pools.0.replicas");
-  CHECK_THAT(list.message(),
-             Catch::Contains(
-                 "index 0 is out of range: 'clustr.pools' has no list; did you mean 'cluster'?"));
+  CHECK(list.key() == "--set");
+  CHECK(list.message() ==
+        "clustr.pools.0.replicas: index 0 is out of range: 'clustr.pools' has no list; did you mean 'cluster'?");
 }
 
 TEST_CASE("set overrides: errors elsewhere still point into the file", "[scenario]") {
@@ -126,7 +142,8 @@ TEST_CASE("set overrides: malformed overrides are usage errors naming the text",
   CHECK(o.value == "x=y");
 
   const ConfigError not_list = error_with({"workload.first.input=5"});
-  CHECK(not_list.key() == "workload.first.input");
+  CHECK(not_list.key() == "--set");
+  CHECK(not_list.message().rfind("workload.first.input: ", 0) == 0);
   CHECK_THAT(not_list.message(),
              Catch::Contains("'workload' is a list, so 'first' must be an index"));
   const ConfigError bad_yaml = error_with({"workload.0.input={fixed: 5"});
