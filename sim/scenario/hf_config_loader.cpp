@@ -308,15 +308,16 @@ std::string model_family(const ConfigJson& top, const json& doc, const json& roo
                              "); its architecture would be priced wrongly as any of these");
 }
 
-}  // namespace
-
-ModelSpec load_hf_config(const std::string& path) {
+std::string read_config_text(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError(path, 0, "", "cannot read the file");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  return buffer.str();
+}
 
+// The document, or an error at the line of the first bad byte.
+json parse_config_json(const std::string& path, const std::string& text) {
   json doc;
   try {
     doc = json::parse(text);
@@ -329,14 +330,12 @@ ModelSpec load_hf_config(const std::string& path) {
     throw ConfigError(path, 0, "", std::string("not valid JSON: ") + e.what());
   }
   if (!doc.is_object()) throw ConfigError(path, 0, "", "expected a JSON object at the top");
-  // Multimodal configs nest the language model under text_config.
-  const json& root = !doc.contains("hidden_size") && doc.contains("text_config") &&
-                             doc["text_config"].is_object()
-                         ? doc["text_config"]
-                         : doc;
-  ConfigJson cfg(path, text, root);
+  return doc;
+}
 
-  const std::string family = model_family(ConfigJson(path, text, doc), doc, root);
+// The style a missing key's error names, after the family or the experts' keys; a
+// Qwen2-MoE config is refused.
+void set_family_style(ConfigJson& cfg, const std::string& family) {
   const bool llama4 = family == "llama4" || family == "llama4_text";
   const bool qwen3_moe = family == "qwen3_moe";
   // Qwen2-MoE also spells its experts num_experts, with a gated shared expert of its own
@@ -355,10 +354,10 @@ ModelSpec load_hf_config(const std::string& path) {
   } else if (cfg.find("num_local_experts") != nullptr) {
     cfg.set_style("Mixtral-style");
   }
+}
 
-  ModelSpec m;
-  m.name = model_name(doc, path);
-  m.source = "Hugging Face config.json: " + path;
+// The keys every family shares: sizes, context, embeddings, biases.
+void read_common_shape(const ConfigJson& cfg, ModelSpec& m) {
   m.hidden_size = cfg.count("hidden_size");
   m.num_layers = cfg.count("num_hidden_layers");
   m.num_attention_heads = cfg.count("num_attention_heads");
@@ -372,20 +371,11 @@ ModelSpec load_hf_config(const std::string& path) {
   // Qwen2 always has QKV biases (its config has no key for them); Llama-style configs
   // may say attention_bias.
   m.attention_bias = cfg.flag_or("attention_bias", cfg.string_or("model_type", "") == "qwen2");
-  if (llama4) {
-    read_llama4_experts(cfg, m);
-    read_llama4_attention(cfg, m);
-    if (&root != &doc && doc.contains("vision_config") && doc["vision_config"].is_object()) {
-      ConfigJson vision(path, text, doc["vision_config"]);
-      vision.set_style("Llama-4 vision_config");
-      read_llama4_vision(vision, m.hidden_size, m);
-    }
-  } else if (qwen3_moe) {
-    read_qwen3_experts(cfg, m);
-  } else {
-    read_experts(cfg, m);
-    read_latent_attention(cfg, m);
-  }
+}
+
+// head_dim as given, or MLA's query/key width, or hidden_size / heads; then the KV heads
+// must divide the query heads.
+void read_head_dim(const ConfigJson& cfg, ModelSpec& m) {
   if (cfg.find("head_dim") != nullptr && !m.is_mla()) {
     m.head_dim = cfg.count("head_dim");
   } else if (m.is_mla()) {
@@ -400,6 +390,44 @@ ModelSpec load_hf_config(const std::string& path) {
     cfg.fail("num_key_value_heads", "must divide num_attention_heads " +
                                         std::to_string(m.num_attention_heads));
   }
+}
+
+}  // namespace
+
+ModelSpec load_hf_config(const std::string& path) {
+  const std::string text = read_config_text(path);
+  json doc = parse_config_json(path, text);
+  // Multimodal configs nest the language model under text_config.
+  const json& root = !doc.contains("hidden_size") && doc.contains("text_config") &&
+                             doc["text_config"].is_object()
+                         ? doc["text_config"]
+                         : doc;
+  ConfigJson cfg(path, text, root);
+
+  const std::string family = model_family(ConfigJson(path, text, doc), doc, root);
+  const bool llama4 = family == "llama4" || family == "llama4_text";
+  const bool qwen3_moe = family == "qwen3_moe";
+  set_family_style(cfg, family);
+
+  ModelSpec m;
+  m.name = model_name(doc, path);
+  m.source = "Hugging Face config.json: " + path;
+  read_common_shape(cfg, m);
+  if (llama4) {
+    read_llama4_experts(cfg, m);
+    read_llama4_attention(cfg, m);
+    if (&root != &doc && doc.contains("vision_config") && doc["vision_config"].is_object()) {
+      ConfigJson vision(path, text, doc["vision_config"]);
+      vision.set_style("Llama-4 vision_config");
+      read_llama4_vision(vision, m.hidden_size, m);
+    }
+  } else if (qwen3_moe) {
+    read_qwen3_experts(cfg, m);
+  } else {
+    read_experts(cfg, m);
+    read_latent_attention(cfg, m);
+  }
+  read_head_dim(cfg, m);
   return m;
 }
 
