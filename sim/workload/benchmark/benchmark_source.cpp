@@ -38,11 +38,17 @@ std::vector<double> generated_offsets_s(std::size_t count, const BenchmarkStage&
   return offsets;
 }
 
-}  // namespace
+// A request of the part of the file that is replayed: every stage, or the one chosen.
+bool in_replayed_stage(const BenchmarkRequest& r, std::optional<int> stage) { return !stage || r.stage == *stage; }
 
-BenchmarkSource::BenchmarkSource(const BenchmarkRun& run, std::optional<int> stage, double speedup, Rng rng,
-                                 int class_index, const std::string& key_prefix)
-    : class_index_(class_index) {
+// What the errors call the replayed part: "stage N of the file" or "the file".
+std::string replayed_part(std::optional<int> stage) {
+  return stage ? "stage " + std::to_string(*stage) + " of the file" : "the file";
+}
+
+// A positive finite speedup, and a stage the file has.
+void check_replay_choice(const BenchmarkRun& run, std::optional<int> stage, double speedup,
+                         const std::string& key_prefix) {
   if (!(speedup > 0) || !std::isfinite(speedup)) {
     throw ConfigError(run.path, 0, key_prefix + "speedup", "must be a positive number");
   }
@@ -52,75 +58,103 @@ BenchmarkSource::BenchmarkSource(const BenchmarkRun& run, std::optional<int> sta
                       "is " + std::to_string(*stage) + ", but the file has " + std::to_string(stage_count) +
                           (stage_count == 1 ? " stage (index 0)" : " stages (0 to " + std::to_string(stage_count - 1) + ")"));
   }
-  const auto replayed = [&](const BenchmarkRequest& r) { return !stage || r.stage == *stage; };
+}
+
+// Whether the replayed requests carry send times: all of them (true) or none (false). A
+// replayed part with no requests, or with times for only some, is an error.
+bool replayed_requests_timed(const BenchmarkRun& run, std::optional<int> stage, const std::string& key_prefix) {
   std::int64_t total = 0, with_times = 0;
   for (const BenchmarkRequest& r : run.requests) {
-    if (!replayed(r)) continue;
+    if (!in_replayed_stage(r, stage)) continue;
     ++total;
     with_times += r.start_ns.has_value();
   }
-  const std::string which = stage ? "stage " + std::to_string(*stage) + " of the file" : "the file";
+  const std::string which = replayed_part(stage);
   if (total == 0) throw ConfigError(run.path, 0, key_prefix + "stage", which + " has no requests");
   if (with_times != 0 && with_times != total) {
     throw ConfigError(run.path, 0, key_prefix + "path",
                       which + " has send times for " + std::to_string(with_times) + " of its " +
                           std::to_string(total) + " requests; a replay needs them for all or none");
   }
-  timed_ = with_times == total;
+  return with_times == total;
+}
 
+}  // namespace
+
+BenchmarkSource::BenchmarkSource(const BenchmarkRun& run, std::optional<int> stage, double speedup, Rng rng,
+                                 int class_index, const std::string& key_prefix)
+    : class_index_(class_index) {
+  check_replay_choice(run, stage, speedup, key_prefix);
+  timed_ = replayed_requests_timed(run, stage, key_prefix);
   if (timed_) {
-    Tick origin_ns = kTickMax;
-    for (const BenchmarkRequest& r : run.requests)
-      if (replayed(r)) origin_ns = std::min(origin_ns, *r.start_ns);
-    Stage all;
-    for (const BenchmarkRequest& r : run.requests) {
-      if (!replayed(r)) continue;
-      if (!r.succeeded) {
-        ++failed_requests_;
-        continue;
-      }
-      const Tick since_ns = *r.start_ns - origin_ns;
-      if (static_cast<double>(since_ns) / speedup > kMaxArrivalSeconds * 1e9) {
-        throw ConfigError(run.path, 0, key_prefix + "speedup", "send times overflow 64-bit nanoseconds at this speedup");
-      }
-      // Exact at speedup 1; otherwise rounded once, as the CSV traces are.
-      const Tick offset_ns =
-          speedup == 1.0 ? since_ns : static_cast<Tick>(std::llround(static_cast<double>(since_ns) / speedup));
-      all.requests.push_back({offset_ns, r.prompt_tokens, r.output_tokens});
-    }
-    // Kept in the file's (send) order, so that the n-th request sent is the n-th the file
-    // lists that succeeded.
-    stages_.push_back(std::move(all));
+    add_send_time_stage(run, stage, speedup, key_prefix);
   } else {
-    for (int s = 0; s < stage_count; ++s) {
-      if (stage && s != *stage) continue;
-      const BenchmarkStage& spec = run.stages[static_cast<std::size_t>(s)];
-      std::vector<const BenchmarkRequest*> members;
-      for (const BenchmarkRequest& r : run.requests)
-        if (r.stage == s) members.push_back(&r);
-      if (spec.rate_per_s && static_cast<double>(members.size()) / *spec.rate_per_s / speedup > kMaxArrivalSeconds) {
-        throw ConfigError(run.path, 0, key_prefix + "speedup",
-                          "stage " + std::to_string(s) + "'s arrivals would span more than 9e9 s");
-      }
-      const std::vector<double> offsets_s = generated_offsets_s(members.size(), spec, rng);
-      Stage generated;
-      generated.max_concurrency = spec.max_concurrency;
-      for (std::size_t i = 0; i < members.size(); ++i) {
-        if (!members[i]->succeeded) {
-          ++failed_requests_;
-          continue;
-        }
-        generated.requests.push_back(
-            {ticks_from_seconds(offsets_s[i] / speedup), members[i]->prompt_tokens, members[i]->output_tokens});
-      }
-      stages_.push_back(std::move(generated));
-    }
+    add_generated_stages(run, stage, speedup, rng, key_prefix);
   }
   for (const Stage& s : stages_) replayed_requests_ += static_cast<std::int64_t>(s.requests.size());
   if (replayed_requests_ == 0) {
     throw ConfigError(run.path, 0, key_prefix + "path",
-                      "no request of " + which + " succeeded (" + std::to_string(failed_requests_) +
+                      "no request of " + replayed_part(stage) + " succeeded (" + std::to_string(failed_requests_) +
                           " failed): there is nothing to replay");
+  }
+}
+
+// One stage of the succeeded requests at their send times, from the first send, divided
+// by the speedup; the failed ones are counted.
+void BenchmarkSource::add_send_time_stage(const BenchmarkRun& run, std::optional<int> stage, double speedup,
+                                          const std::string& key_prefix) {
+  Tick origin_ns = kTickMax;
+  for (const BenchmarkRequest& r : run.requests)
+    if (in_replayed_stage(r, stage)) origin_ns = std::min(origin_ns, *r.start_ns);
+  Stage all;
+  for (const BenchmarkRequest& r : run.requests) {
+    if (!in_replayed_stage(r, stage)) continue;
+    if (!r.succeeded) {
+      ++failed_requests_;
+      continue;
+    }
+    const Tick since_ns = *r.start_ns - origin_ns;
+    if (static_cast<double>(since_ns) / speedup > kMaxArrivalSeconds * 1e9) {
+      throw ConfigError(run.path, 0, key_prefix + "speedup", "send times overflow 64-bit nanoseconds at this speedup");
+    }
+    // Exact at speedup 1; otherwise rounded once, as the CSV traces are.
+    const Tick offset_ns =
+        speedup == 1.0 ? since_ns : static_cast<Tick>(std::llround(static_cast<double>(since_ns) / speedup));
+    all.requests.push_back({offset_ns, r.prompt_tokens, r.output_tokens});
+  }
+  // Kept in the file's (send) order, so that the n-th request sent is the n-th the file
+  // lists that succeeded.
+  stages_.push_back(std::move(all));
+}
+
+// One stage per replayed stage of the file, its send times generated at the stage's rate
+// and burstiness as the tool generated them (generated_offsets_s), divided by the
+// speedup; the failed requests take their draws and are counted, not sent.
+void BenchmarkSource::add_generated_stages(const BenchmarkRun& run, std::optional<int> stage, double speedup, Rng& rng,
+                                           const std::string& key_prefix) {
+  const int stage_count = static_cast<int>(run.stages.size());
+  for (int s = 0; s < stage_count; ++s) {
+    if (stage && s != *stage) continue;
+    const BenchmarkStage& spec = run.stages[static_cast<std::size_t>(s)];
+    std::vector<const BenchmarkRequest*> members;
+    for (const BenchmarkRequest& r : run.requests)
+      if (r.stage == s) members.push_back(&r);
+    if (spec.rate_per_s && static_cast<double>(members.size()) / *spec.rate_per_s / speedup > kMaxArrivalSeconds) {
+      throw ConfigError(run.path, 0, key_prefix + "speedup",
+                        "stage " + std::to_string(s) + "'s arrivals would span more than 9e9 s");
+    }
+    const std::vector<double> offsets_s = generated_offsets_s(members.size(), spec, rng);
+    Stage generated;
+    generated.max_concurrency = spec.max_concurrency;
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (!members[i]->succeeded) {
+        ++failed_requests_;
+        continue;
+      }
+      generated.requests.push_back(
+          {ticks_from_seconds(offsets_s[i] / speedup), members[i]->prompt_tokens, members[i]->output_tokens});
+    }
+    stages_.push_back(std::move(generated));
   }
 }
 

@@ -68,6 +68,12 @@ class BenchmarkSource : public RequestSource {
     std::vector<Pending> requests;  // in send order
     std::optional<int> max_concurrency;
   };
+  // The constructor's two ways of timing the arrivals: the file's send times (one stage),
+  // or times generated per stage as the tool generated them.
+  void add_send_time_stage(const BenchmarkRun& run, std::optional<int> stage, double speedup,
+                           const std::string& key_prefix);
+  void add_generated_stages(const BenchmarkRun& run, std::optional<int> stage, double speedup, Rng& rng,
+                            const std::string& key_prefix);
   // Moves to the next stage with requests once the current one is drained.
   bool ready_stage();
 
