@@ -7,6 +7,7 @@
 namespace servesim {
 
 EventHandle EventQueue::push(Tick when, Callback fn, WarmUp warm_up, SameTimeOrder order) {
+  SS_ASSERT(when >= 0, "an event before time 0");  // later() compares times as unsigned
   std::uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -20,7 +21,7 @@ EventHandle EventQueue::push(Tick when, Callback fn, WarmUp warm_up, SameTimeOrd
   slots_[slot].seq = seq;
   slots_[slot].warm_up = warm_up;
   heap_.push_back(Entry{when, order.is_plain() ? SameTimeOrder::kPlain + seq : order.value, slot});
-  std::push_heap(heap_.begin(), heap_.end(), later);
+  std::push_heap(heap_.begin(), heap_.end(), Later{});
   return EventHandle(slot, seq);
 }
 
@@ -64,7 +65,7 @@ void EventQueue::drop_cancelled_top() {
     // own: live, or cancelled (seq 0).
     if (slots_[top.slot].seq != 0) return;
     const std::uint32_t slot = top.slot;
-    std::pop_heap(heap_.begin(), heap_.end(), later);
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
     heap_.pop_back();
     free_slots_.push_back(slot);
   }
@@ -80,7 +81,7 @@ EventQueue::PopResult EventQueue::pop_due(Tick until, Tick& when, Callback& fn, 
   if (heap_.empty()) return PopResult::empty;
   const Entry top = heap_.front();
   if (top.when > until) return PopResult::later;
-  std::pop_heap(heap_.begin(), heap_.end(), later);
+  std::pop_heap(heap_.begin(), heap_.end(), Later{});
   heap_.pop_back();
   Slot& s = slots_[top.slot];
   fn = std::move(s.fn);
