@@ -126,14 +126,19 @@ void QuantileSketch::add_all_to_both(QuantileSketch& a, QuantileSketch& b, const
   U128 sum = 0, squares = 0;
   std::uint64_t in_sums = 0;
   std::int64_t total = 0;
-  double lo = std::numeric_limits<double>::infinity(), hi = 0;  // values are >= 0
-  int bucket = 0;  // the bucket of the values counted in bucket_count, not yet added
+  std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = 0;  // values are >= 0
+  // The bucket of the values counted in bucket_count, not yet added (none at first: no
+  // bucket has this index).
+  int bucket = kUnknownIndex;
   std::int64_t bucket_count = 0;
   const auto flush_bucket = [&] {
     if (bucket_count == 0) return;
     a.count_in_bucket(bucket, bucket_count);
     b.count_in_bucket(bucket, bucket_count);
   };
+  // The hint in locals: the bucket counts written in the loop cannot alias them. An empty
+  // hint (0, 0) holds no value, like no hint.
+  IndexHint local = hint != nullptr ? *hint : IndexHint{};
   for (std::size_t r = 0; r < run_count; ++r) {
     const std::size_t from = runs[r].from;
     const std::size_t to = r + 1 < run_count ? runs[r + 1].from : n;
@@ -143,42 +148,47 @@ void QuantileSketch::add_all_to_both(QuantileSketch& a, QuantileSketch& b, const
     const auto times = static_cast<std::uint64_t>(count);
     const bool fast = times < (std::uint64_t{1} << 20);
     U128 run_sum = 0, run_squares = 0;
-    std::uint64_t run_in_sums = 0;
+    std::uint64_t run_slow = 0;  // values that went to `once`
     for (std::size_t i = from; i < to; ++i) {
       const std::int64_t v = values[i];
       SS_ASSERT(v >= 0, "sketch values must be >= 0");
-      const auto value = static_cast<double>(v);
-      lo = std::min(lo, value);
-      hi = std::max(hi, value);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
       const auto u = static_cast<std::uint64_t>(v);
-      if (fast && u < (std::uint64_t{1} << 44)) {
+      if (fast && u < (std::uint64_t{1} << 44)) [[likely]] {
         run_sum += u;
         run_squares += static_cast<U128>(u) * u;
-        ++run_in_sums;
       } else {
         once.add(u, times);
+        ++run_slow;
       }
-      const int index = value < kMinPositiveValue ? kZeroBucket : a.index_with_hint(value, hint);
-      if (bucket_count > 0 && index != bucket) {
+      const auto value = static_cast<double>(v);
+      // A hint's low bound is positive, so a value inside it is not zero.
+      int index = local.index;
+      if (!(value > local.low && value < local.high)) [[unlikely]]
+        index = value < kMinPositiveValue ? kZeroBucket : a.index_missing_hint(value, hint != nullptr ? &local : nullptr);
+      if (index != bucket) {
         flush_bucket();
         bucket_count = 0;
+        bucket = index;
       }
-      bucket = index;
       bucket_count += count;
     }
     sum += run_sum * times;
     squares += run_squares * times;
-    in_sums += run_in_sums * times;
+    in_sums += (to - from - run_slow) * times;
     total += static_cast<std::int64_t>(to - from) * count;
   }
+  if (hint != nullptr) *hint = local;
   if (total == 0) return;
   flush_bucket();
   once.add_sums(in_sums, sum, squares);
   for (QuantileSketch* s : {&a, &b}) {
     s->settle_pending();  // its own run of equal values first (exact: any order)
     s->exact_.add(once);
-    s->min_ = s->count_ == 0 ? lo : std::min(s->min_, lo);
-    s->max_ = s->count_ == 0 ? hi : std::max(s->max_, hi);
+    const auto low = static_cast<double>(lo), high = static_cast<double>(hi);
+    s->min_ = s->count_ == 0 ? low : std::min(s->min_, low);
+    s->max_ = s->count_ == 0 ? high : std::max(s->max_, high);
     s->count_ += total;
   }
 }
