@@ -2,11 +2,41 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "sim/core/assert.h"
 
 namespace servesim {
+
+// The buckets of the default accuracy between 2^-20 (below kMinPositiveValue) and 2^64
+// (above any integer the simulator adds), for finding a value's bucket without a log():
+// each octave in 64 equal parts, each part's lowest bucket (a part spans a ratio of at
+// most 1 + 1/64, under gamma^2, so at most three buckets), and each bucket's inside with
+// the margins of a hint's (index_missing_hint). A value strictly inside a bucket's is in
+// that bucket; one nearer an edge than the margins is left to the log.
+struct QuantileSketch::BucketTable {
+  static constexpr int kMinExponent = -20;
+  static constexpr int kOctaves = 64 - kMinExponent;
+  static constexpr int kPartBits = 6;
+  std::vector<int> lowest;  // by (exponent - kMinExponent) << kPartBits | top kPartBits of the mantissa
+  int first_index = 0;
+  std::vector<double> inside;  // (low, high) of bucket first_index + k at 2k, 2k + 1
+
+  explicit BucketTable(const QuantileSketch& s) {
+    lowest.resize(static_cast<std::size_t>(kOctaves) << kPartBits);
+    for (std::size_t k = 0; k < lowest.size(); ++k) {
+      const int exponent = kMinExponent + static_cast<int>(k >> kPartBits);
+      const double part = 1.0 + static_cast<double>(k & ((1u << kPartBits) - 1)) / (1u << kPartBits);
+      lowest[k] = s.bucket_index(std::ldexp(part, exponent));
+    }
+    first_index = lowest.front();
+    for (int index = first_index; index <= lowest.back() + 2; ++index) {
+      inside.push_back(std::exp((index - 1) * s.log_gamma_) * (1 + 1e-9));
+      inside.push_back(std::exp(index * s.log_gamma_) * (1 - 1e-9));
+    }
+  }
+};
 
 QuantileSketch::QuantileSketch(double relative_accuracy)
     : alpha_(relative_accuracy),
@@ -14,10 +44,31 @@ QuantileSketch::QuantileSketch(double relative_accuracy)
       log_gamma_(std::log((1.0 + relative_accuracy) / (1.0 - relative_accuracy))) {
   SS_ASSERT(relative_accuracy > 0.0 && relative_accuracy < 1.0,
             "sketch relative accuracy must lie in (0, 1)");
+  if (relative_accuracy == kDefaultRelativeAccuracy) {
+    static const BucketTable table(*this);  // built once, read-only after
+    table_ = &table;
+  }
 }
 
 int QuantileSketch::bucket_index(double value) const {
   return static_cast<int>(std::ceil(std::log(value) / log_gamma_));
+}
+
+int QuantileSketch::table_bucket_index(double value) const {
+  if (table_ != nullptr) {
+    using T = BucketTable;
+    std::uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    const auto part = static_cast<std::int64_t>(bits >> (52 - T::kPartBits)) -
+                      (static_cast<std::int64_t>(1023 + T::kMinExponent) << T::kPartBits);
+    if (part >= 0 && part < static_cast<std::int64_t>(table_->lowest.size())) {
+      int index = table_->lowest[static_cast<std::size_t>(part)];
+      const double* inside = table_->inside.data() + 2 * (index - table_->first_index);
+      for (int k = 0; k < 3; ++k, ++index, inside += 2)
+        if (value > inside[0] && value < inside[1]) return index;
+    }
+  }
+  return bucket_index(value);
 }
 
 double QuantileSketch::bucket_value(int index) const {
@@ -78,14 +129,20 @@ void QuantileSketch::settle_pending() {
 // index_with_hint when the value is not well inside the hint's bucket (inside it, away from
 // its edges by far more than the log's rounding, the index is the hint's, without the log).
 int QuantileSketch::index_missing_hint(double value, IndexHint* hint) const {
-  if (hint == nullptr) return bucket_index(value);
-  const int index = bucket_index(value);
+  if (hint == nullptr) return table_bucket_index(value);
+  const int index = table_bucket_index(value);
   if (index != hint->missed) {  // bounds only for the second value off the hint in a bucket: two exp()
     hint->missed = index;
     return index;
   }
   // Bucket i holds (gamma^(i-1), gamma^i]; the relative margin 1e-9 is ~10^4 times the
   // error of log(v) / ln(gamma) and of the bounds themselves (tests compare every index).
+  if (table_ != nullptr && index >= table_->first_index &&
+      2 * static_cast<std::size_t>(index - table_->first_index) < table_->inside.size()) {
+    const double* inside = table_->inside.data() + 2 * (index - table_->first_index);  // the same bounds
+    *hint = IndexHint{index, inside[0], inside[1], kUnknownIndex};
+    return index;
+  }
   *hint = IndexHint{index, std::exp((index - 1) * log_gamma_) * (1 + 1e-9), std::exp(index * log_gamma_) * (1 - 1e-9),
                     kUnknownIndex};
   return index;

@@ -89,6 +89,11 @@ class QuantileSketch {
  private:
   friend struct QuantileSketchProbe;  // tests/metrics/quantile_sketch_test.cpp
   int bucket_index(double value) const;
+  // Bounds of the buckets of the default accuracy (quantile_sketch.cpp), or null.
+  struct BucketTable;
+  // bucket_index(value) for a value >= kMinPositiveValue, from the table where the value
+  // lies well inside a bucket there, else by the log.
+  int table_bucket_index(double value) const;
   // bucket_index(value) for a positive value, or the hint's index when the value lies
   // well inside that bucket; the hint then holds the value's bucket.
   int index_with_hint(double value, IndexHint* hint) const {
@@ -106,6 +111,7 @@ class QuantileSketch {
   double alpha_;
   double gamma_;
   double log_gamma_;  // ln(gamma)
+  const BucketTable* table_ = nullptr;
   std::vector<std::int64_t> counts_;  // counts_[k] is bucket index offset_ + k
   int offset_ = 0;
   std::int64_t zero_count_ = 0;

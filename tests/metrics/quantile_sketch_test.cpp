@@ -235,6 +235,7 @@ struct QuantileSketchProbe {
     return s.index_with_hint(v, &hint);
   }
   static int computed(const QuantileSketch& s, double v) { return s.bucket_index(v); }
+  static int tabled(const QuantileSketch& s, double v) { return s.table_bucket_index(v); }
 };
 }  // namespace servesim
 
@@ -266,6 +267,36 @@ TEST_CASE("a reused bucket index is the computed one - at bucket edges too", "[m
     ++checked;
   }
   CHECK(checked > 300000);
+}
+
+// The bucket found in the table of bounds must be the log's: at and around bucket edges
+// over the whole range the table covers (2^-20 .. 2^64), at every part boundary of an
+// octave, and for integer gaps as a replica's steps give them.
+TEST_CASE("a tabled bucket index is the computed one", "[metrics]") {
+  using servesim::QuantileSketchProbe;
+  const QuantileSketch sketch;
+  const double gamma = 1.005 / 0.995;
+  std::mt19937_64 rng(5);
+  std::int64_t checked = 0;
+  const auto check = [&](double v) {
+    REQUIRE(QuantileSketchProbe::tabled(sketch, v) == QuantileSketchProbe::computed(sketch, v));
+    ++checked;
+  };
+  for (int i = -1380; i < 4440; ++i) {  // every edge gamma^i from 1e-6 to beyond 2^64
+    const double edge = std::pow(gamma, i);
+    for (int k = -20; k <= 20; ++k) check(edge * (1 + k * 1e-15));
+    for (int k = 0; k < 4; ++k) check(edge * (1 + (static_cast<double>(rng() % 2001) - 1000) * 1e-6));
+  }
+  for (int e = -19; e < 64; ++e)
+    for (int part = 0; part < 64; ++part) {
+      const double v = std::ldexp(1.0 + part / 64.0, e);
+      check(v);
+      check(std::nextafter(v, 0.0));
+      check(std::nextafter(v, 1e300));
+    }
+  for (double v = 1; v < 2.0e5; v += 1) check(v);
+  for (double v = 8.0e6; v < 9.0e6; v += 7) check(v);
+  CHECK(checked > 600000);
 }
 
 // A replica hands its steps' gaps to its class's and pool's sketches at once, with the
