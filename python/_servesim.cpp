@@ -100,7 +100,6 @@ py::dict run(const std::string& scenario_path, const std::vector<std::string>& s
 std::string sweep(const std::string& scenario_path, const std::vector<std::string>& axes, bool zip, int jobs,
                   const std::vector<std::string>& sets, std::optional<std::uint64_t> seed, int replicates,
                   std::size_t shard_index, std::size_t shard_count, const std::string& format) {
-  servesim::check_replicates(replicates, "replicates");
   servesim::SweepRequest request;
   if (shard_count > 1) request.shard = servesim::parse_shard(std::to_string(shard_index) + "/" + std::to_string(shard_count));
   request.scenario_path = scenario_path;

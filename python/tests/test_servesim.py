@@ -132,10 +132,11 @@ def test_bad_input_raises_config_error_with_the_cli_message(tmp_path):
     done = subprocess.run([CLI, "validate", str(path)], capture_output=True, text=True)
     assert done.returncode == 2
     assert str(e.value) in done.stderr
-    # Replicates are checked by the studies themselves (run_to_files, plan_capacity,
-    # run_search), so every entry refuses the same count in the same words.
+    # Replicates are checked by the studies themselves (run_to_files, run_sweep,
+    # plan_capacity, run_search), so every entry refuses the same count in the same words.
     for study in (lambda: servesim.run(SMALL, replicates=0),
                   lambda: servesim.capacity(SMALL, slo="ttft_p99=1s", replicates=0),
+                  lambda: servesim.sweep(SMALL, {"workload.0.arrival.rate": [2, 4]}, replicates=0),
                   lambda: servesim.search(SMALL, os.path.join(ROOT, "scenarios", "spaces", "quickstart.yaml"),
                                           slo="ttft_p99=1s", replicates=1001)):
         with pytest.raises(servesim.ConfigError, match=r"^replicates: must be a whole number from 1 to 1000, got (0|1001)$"):
