@@ -171,7 +171,9 @@ void parse_pool_cost_model(const Field& f, PoolConfig& pool) {
                                 pool.engine.cuda_graph_max_batch);
     } catch (const ConfigError& e) {
       if (!e.file().empty()) throw;
-      cost_model_field->fail(e.message());
+      // Named at the pool's cost_model: key, or at the pool when the tables were its default.
+      if (cost_model_field) cost_model_field->fail(e.message());
+      f.fail("cost_model: " + e.message());
     }
   }
 }
