@@ -41,7 +41,7 @@ KernelTableQuery llama_8b() {
 
 }  // namespace
 
-TEST_CASE("kernel tables: a size beyond 32 bits is refused at its line and column, not cast",
+TEST_CASE("kernel tables: a size beyond 32 bits is refused at its line and column - not cast",
           "[reliability][kernels]") {
   testing::TempDir dir("fuzz-finding-kernel-size");
   // Line 3's n is 6e76: converting it to int was undefined behaviour (UBSan:

@@ -155,7 +155,7 @@ TEST_CASE("sweep files: a folder that cannot be made is a ConfigError naming --o
   }
 }
 
-TEST_CASE("capacity files: capacity.json and the summary at capacity, nothing without a folder", "[report][sweep]") {
+TEST_CASE("capacity files: capacity.json and the summary at capacity - nothing without a folder", "[report][sweep]") {
   const TempDir dir("study_files_capacity");
   CapacityStudy study;
   study.plan.scenario_name = "demo";
