@@ -52,7 +52,7 @@ TEST_CASE("kernel tables: a size beyond 32 bits is refused at its line and colum
   CHECK(e.line() == 3);
   CHECK(e.key() == "n");
   CHECK(e.message().find("whole number") != std::string::npos);
-  // So is a size with a fraction, which the cast used to truncate silently.
+  // So is a size with a fraction, which a cast to int would truncate silently.
   dir.write("gemm_perf.csv.gz", "gemm_dtype,m,n,k,latency\nbfloat16,1,4096,4096.5,0.01\n");
   const ConfigError fraction = config_error_of([&] { load_kernel_tables(dir.path.string(), "t", llama_8b()); });
   CHECK(fraction.line() == 2);
