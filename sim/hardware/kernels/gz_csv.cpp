@@ -73,11 +73,18 @@ bool parse_short_decimal(std::string_view text, double& value) {
 GzCsvReader::GzCsvReader(std::string path) : path_(std::move(path)), buffer_(1 << 16) {
   file_ = gzopen(path_.c_str(), "rb");
   if (file_ == nullptr) throw ConfigError(path_, 0, "", "cannot open the kernel table: " + std::string(std::strerror(errno)));
-  gzbuffer(static_cast<gzFile>(file_), 1 << 16);
-  if (!read_line()) throw ConfigError(path_, 1, "", "the kernel table is empty (no header row)");
-  std::vector<std::string_view> cells;
-  split(line_text_, cells);
-  for (std::string_view c : cells) header_.emplace_back(c);
+  // A constructor that throws runs no destructor: the file is closed here on the way out.
+  try {
+    gzbuffer(static_cast<gzFile>(file_), 1 << 16);
+    if (!read_line()) throw ConfigError(path_, 1, "", "the kernel table is empty (no header row)");
+    std::vector<std::string_view> cells;
+    split(line_text_, cells);
+    for (std::string_view c : cells) header_.emplace_back(c);
+  } catch (...) {
+    gzclose(static_cast<gzFile>(file_));
+    file_ = nullptr;
+    throw;
+  }
 }
 
 GzCsvReader::~GzCsvReader() {
