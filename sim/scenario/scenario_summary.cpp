@@ -169,6 +169,8 @@ std::string format_duration(Tick ns) {
   return "0s";
 }
 
+std::string describe_workload_class(const ClassSpec& spec) { return describe_class(spec); }
+
 std::string describe_scenario(const Scenario& s) {
   std::ostringstream out;
   out << "scenario " << s.name << " (" << s.source_file << ")\n"

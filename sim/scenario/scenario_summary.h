@@ -9,6 +9,8 @@
 namespace servesim {
 
 std::string describe_scenario(const Scenario& scenario);
+// One workload class as describe_scenario lists it: "NAME: ARRIVAL; input ...; output ...; slo ...".
+std::string describe_workload_class(const ClassSpec& spec);
 // One pool's cost model as validate and run name it: "kernels (h100_sxm/vllm-0.14.0
 // tables; ...)", "roofline", "table PATH", ...
 std::string describe_cost_model(const CostModelSpec& spec);
