@@ -11,6 +11,7 @@
 #include "sim/scenario/run_size.h"
 #include "sim/study/replicates.h"
 #include "sim/study/run_judgement.h"
+#include "sim/study/scenario_context.h"
 #include "sim/study/study_runs.h"
 #include "sim/study/sweep_fingerprint.h"
 #include "sim/study/search_cost.h"
@@ -85,6 +86,8 @@ void describe_sweep_table(const SweepRequest& request, const Scenario& base, std
   table.shard = request.shard;
   table.defined_by =
       sweep_fingerprint(base.source_file, request.axes, request.mode, request.sets, request.seed, request.replicates);
+  table.context = scenario_context(base);
+  if (request.seed) table.context["seed"] = *request.seed;
 }
 
 // Every point is loaded (and so validated) before any runs: a bad value fails in seconds,

@@ -66,6 +66,9 @@ const std::vector<std::string>& sweep_overall_fields() {
     // Saturation is a property of the whole run (summary.json's top level), so classes lack it.
     const auto at = std::find(f.begin(), f.end(), "unfinished") + 1;
     f.insert(at, {"saturated", "saturated_by", "saturated_resource", "too_short_to_judge"});
+    // Measured over the arrival window, so a run's drain does not dilute them: a run's own.
+    const auto rate = std::find(f.begin(), f.end(), "request_throughput") + 1;
+    f.insert(rate, {"sustained_offered_rate", "sustained_served_rate"});
     // What the whole cluster costs, set by the sweep (add_sweep_cost): a class has no price.
     f.insert(f.end(), {"cost_per_hour", "paid_per_1m_output_tokens"});
     return f;
@@ -207,6 +210,7 @@ ojson sweep_table_to_json(const SweepTable& table) {
   for (const auto& o : table.objectives) objectives.push_back(objective_text(o));
   j["pareto"] = std::move(objectives);
   if (!table.defined_by.is_null()) j["defined_by"] = table.defined_by;
+  if (!table.context.is_null()) j["context"] = table.context;
   j["rows"] = table.rows;
   return j;
 }
@@ -298,6 +302,10 @@ SweepTable sweep_table_from_json(const ojson& j, const std::string& path) {
       if (!j["defined_by"].is_object()) bad(path, "defined_by", "must be an object (what defines the sweep)");
       t.defined_by = j["defined_by"];
     }
+    if (j.contains("context")) {
+      if (!j["context"].is_object()) bad(path, "context", "must be an object (what the scenario simulates)");
+      t.context = j["context"];
+    }
   } catch (const nlohmann::json::exception& e) {
     bad(path, "", std::string("a header field has the wrong type: ") + e.what());
   }
@@ -343,6 +351,7 @@ SweepTable merge_sweep_tables(const std::vector<SweepTable>& tables, const std::
   out.axes = first.axes;
   out.points = first.points;
   out.objectives = first.objectives;
+  out.context = first.context;  // the shards of one sweep share its scenario
   // What defines the sweep: the first table's fingerprint, when every table has one.
   std::vector<std::string> unchecked;
   for (std::size_t i = 0; i < tables.size(); ++i)

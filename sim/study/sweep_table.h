@@ -28,6 +28,9 @@ struct SweepTable {
   // What defines the sweep (sim/study/sweep_fingerprint.h), the same in every shard; null in
   // a table read from a sweep.json written without one.
   nlohmann::ordered_json defined_by;
+  // What the sweep's scenario simulates before the axes apply (sim/study/scenario_context.h),
+  // for the report's header and SLO lines; null in a table read from a sweep.json without one.
+  nlohmann::ordered_json context;
   // {"point", "values": {axis: value}, "pareto", "pareto_excluded", "error", "summary": {field: value,
   // "classes": {NAME: {field: value}}}}, sorted by point.
   std::vector<nlohmann::ordered_json> rows;
@@ -37,8 +40,10 @@ struct SweepTable {
 const std::vector<std::string>& sweep_fields();
 // The fields a row keeps overall: sweep_fields() with "saturated" (0/1), "saturated_by"
 // (the binding limit), "saturated_resource" (what raises throughput) and
-// "too_short_to_judge" (0/1) after "unfinished" (sim/cluster/saturation_verdict.h), then
-// the cost fields.
+// "too_short_to_judge" (0/1) after "unfinished" (sim/cluster/saturation_verdict.h),
+// "sustained_offered_rate" and "sustained_served_rate" (req/s over the second half of the
+// arrival span, sim/metrics/sustained_rate.h: throughput the drain after the last arrival
+// does not dilute) after "request_throughput", then the cost fields.
 const std::vector<std::string>& sweep_overall_fields();
 
 // The cost fields, at the end of the overall ones and set by the sweep (add_sweep_cost):
