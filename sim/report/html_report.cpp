@@ -12,6 +12,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/scenario/resource_paths.h"
+#include "sim/report/html_report_header.h"
 #include "sim/report/html_report_page.h"
 #include "sim/workload/csv_reader.h"
 
@@ -129,33 +130,30 @@ std::string script_safe(const std::string& text) {
   return out;
 }
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
+// The run's context (sim/study/scenario_context.h): `given` when the caller has one, else
+// run_context.json or sweep.json's "context"; null when none is known.
+json page_context(const fs::path& folder, const json& data, const nlohmann::ordered_json* given) {
+  if (given) return json::parse(given->dump());
+  if (data["kind"] == "sweep") return data["sweep"].value("context", json());
+  if (fs::exists(folder / "run_context.json")) return read_json(folder / "run_context.json");
+  return json();
 }
 
 }  // namespace
 
-std::string html_report(const std::string& dir) {
+std::string html_report(const std::string& dir, const nlohmann::ordered_json* context) {
   const fs::path folder(dir);
   json data;
   std::string title;
   if (fs::exists(folder / "sweep.json")) {
     data["kind"] = "sweep";
     data["sweep"] = read_json(folder / "sweep.json");
+    data["date"] = report_date(folder / "sweep.json");
     title = "sweep of " + data["sweep"].value("scenario", std::string("a scenario"));
   } else if (fs::exists(folder / "summary.json")) {
     data["kind"] = "run";
     data["summary"] = read_json(folder / "summary.json");
+    data["date"] = report_date(folder / "summary.json");
     data["distributions"] = fs::exists(folder / "requests.csv") ? request_distributions(folder / "requests.csv") : json();
     data["timeline"] = fs::exists(folder / "timeseries.csv") ? timeline(folder / "timeseries.csv") : json();
     title = "run in " + folder.filename().string();
@@ -163,6 +161,7 @@ std::string html_report(const std::string& dir) {
   } else {
     throw ConfigError(dir, 0, "RUN_DIR", "holds neither summary.json (a run) nor sweep.json (a sweep)");
   }
+  data["context"] = page_context(folder, data, context);
   data["title"] = title;
   std::ostringstream page;
   page << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>servesim: "
@@ -171,8 +170,10 @@ std::string html_report(const std::string& dir) {
        << "<!-- Chart.js 3.9.1 and chartjs-plugin-zoom 2.0.1, MIT licence (vendor/chartjs/ in servesim) -->\n"
        << "<script>\n" << vendored("chart.min.js") << "\n</script>\n<script>\n"
        << vendored("chartjs-plugin-zoom.min.js") << "\n</script>\n</head>\n<body>\n<h1>servesim: "
-       << html_escape(title) << "</h1>\n<div id=\"report\"></div>\n<script id=\"servesim-data\" type=\"application/json\">"
-       << script_safe(data.dump()) << "</script>\n<script>\n" << kReportScript << "</script>\n</body>\n</html>\n";
+       << html_escape(title) << "</h1>\n" << report_header_html(data) << "<div id=\"report\"></div>\n"
+       << "<script id=\"servesim-data\" type=\"application/json\">" << script_safe(data.dump())
+       << "</script>\n<script>\n(function () {\n  'use strict';\n" << kReportScriptCommon << kReportScriptRun
+       << kReportScriptSweep << kReportScriptMain << "})();\n</script>\n</body>\n</html>\n";
   return page.str();
 }
 

@@ -27,11 +27,17 @@ std::string html_report_missing_sections(const fs::path& folder) {
 
 }  // namespace
 
-HtmlReportFile write_html_report_file(const std::string& dir, std::string out_path) {
+HtmlReportFile write_html_report_file(const std::string& dir, std::string out_path,
+                                      const nlohmann::ordered_json* context) {
   if (out_path.empty()) out_path = (fs::path(dir) / "report.html").string();
-  const std::string page = html_report(dir);
+  const std::string page = html_report(dir, context);
   write_file_atomically(out_path, "--out", [&](std::ostream& f) { f << page; });
-  return {out_path, html_report_missing_sections(fs::path(dir))};
+  HtmlReportFile file{out_path, html_report_missing_sections(fs::path(dir)), ""};
+  const fs::path folder(dir);
+  if (context == nullptr && !fs::exists(folder / "sweep.json") && !fs::exists(folder / "run_context.json"))
+    file.undescribed = "the workload, SLO targets, seed and KV capacity (no run_context.json: outputs.html: true "
+                       "writes it; or give --scenario)";
+  return file;
 }
 
 }  // namespace servesim

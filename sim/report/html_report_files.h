@@ -3,6 +3,8 @@
 // about a run folder whose page lacks sections.
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace servesim {
 
 struct HtmlReportFile {
@@ -11,11 +13,15 @@ struct HtmlReportFile {
   // (...)" and/or "no timeline (...)", naming the output key that writes each; "" for a
   // sweep folder or a run folder with both.
   std::string missing;
+  // For a run folder without run_context.json and no context given: "the workload, SLO
+  // targets, seed and KV capacity (...)", what the page's header cannot say; "" otherwise.
+  std::string undescribed;
 };
 
-// Writes html_report(dir) to `out_path` (default DIR/report.html), whole or not at all.
-// Throws ConfigError naming the folder when it holds no run or sweep, or
+// Writes html_report(dir, context) to `out_path` (default DIR/report.html), whole or not at
+// all. Throws ConfigError naming the folder when it holds no run or sweep, or
 // ConfigError(path, 0, "--out", ...) when the page cannot be written.
-HtmlReportFile write_html_report_file(const std::string& dir, std::string out_path);
+HtmlReportFile write_html_report_file(const std::string& dir, std::string out_path,
+                                      const nlohmann::ordered_json* context = nullptr);
 
 }  // namespace servesim

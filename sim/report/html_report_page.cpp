@@ -5,11 +5,14 @@ namespace servesim {
 const char* const kReportStyle = R"css(
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+h3 { font-size: 1em; margin: 1em 0 0.3em; }
 p.note { color: #555; margin: 0.3em 0 0.8em; }
 table { border-collapse: collapse; margin: 0.5em 0; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 th { background: #f4f4f4; }
+table.facts th, table.facts td, table.classes th, table.classes td, table.pools th, table.pools td { text-align: left; }
+td.met { color: #2ca02c; font-weight: 600; } td.missed { color: #d62728; font-weight: 600; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(480px, 1fr)); gap: 1em; }
 .chart { position: relative; height: 340px; }
 )css";
@@ -22,9 +25,7 @@ window.addEventListener('error', function (e) {
 });
 )js";
 
-const char* const kReportScript = R"js(
-(function () {
-  'use strict';
+const char* const kReportScriptCommon = R"js(
   var data = JSON.parse(document.getElementById('servesim-data').textContent);
   var root = document.getElementById('report');
   if (window.ChartZoom) Chart.register(window.ChartZoom);
@@ -54,6 +55,7 @@ const char* const kReportScript = R"js(
     if (a >= 1) return v.toPrecision(4);
     return v.toPrecision(3);
   }
+  // A cell is a value, or {text, cls} for a cell with a class (met / missed).
   function table(parent, headers, rows) {
     var t = el('table', parent);
     var head = el('tr', el('thead', t));
@@ -61,7 +63,10 @@ const char* const kReportScript = R"js(
     var body = el('tbody', t);
     rows.forEach(function (r) {
       var tr = el('tr', body);
-      r.forEach(function (c) { el('td', tr, fmt(c)); });
+      r.forEach(function (c) {
+        if (c !== null && typeof c === 'object') el('td', tr, c.text).className = c.cls;
+        else el('td', tr, fmt(c));
+      });
     });
     return t;
   }
@@ -71,6 +76,57 @@ const char* const kReportScript = R"js(
     if (positive.length < 2) return 'linear';
     var lo = Math.min.apply(null, positive), hi = Math.max.apply(null, positive);
     return hi / lo > 100 ? 'logarithmic' : 'linear';
+  }
+  // Each point's text (its dataset's pointLabels) drawn beside it, inside the plot area:
+  // Chart.js 3 has no point labels of its own, and no plugin for them is vendored. A label
+  // goes above right of its point, else below right, above left or below left, the first
+  // place inside the plot that no earlier label covers, so points piled together stay legible.
+  function labelSpot(p, w, h, area, boxes) {
+    var tries = [[p.x + 5, p.y - 4 - h], [p.x + 5, p.y + 4], [p.x - 5 - w, p.y - 4 - h], [p.x - 5 - w, p.y + 4]];
+    var inside = tries.filter(function (t) {
+      return t[0] >= area.left && t[0] + w <= area.right && t[1] >= area.top && t[1] + h <= area.bottom;
+    });
+    var free = inside.filter(function (t) {
+      return boxes.every(function (b) { return t[0] + w < b[0] || b[0] + b[2] < t[0] || t[1] + h < b[1] || b[1] + b[3] < t[1]; });
+    });
+    return free[0] || inside[0] || tries[0];
+  }
+  var pointLabels = {
+    id: 'servesimPointLabels',
+    afterDatasetsDraw: function (c) {
+      var ctx = c.ctx, area = c.chartArea, boxes = [];
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
+      ctx.clip();
+      ctx.font = '11px system-ui, sans-serif';
+      ctx.textBaseline = 'top';
+      c.data.datasets.forEach(function (d, i) {
+        if (!d.pointLabels || !c.isDatasetVisible(i)) return;
+        ctx.fillStyle = d.borderColor || '#222';
+        c.getDatasetMeta(i).data.forEach(function (p, k) {
+          var text = d.pointLabels[k];
+          if (!text || p.skip) return;
+          var w = ctx.measureText(text).width, spot = labelSpot(p, w, 12, area, boxes);
+          boxes.push([spot[0], spot[1], w, 12]);
+          ctx.fillText(text, spot[0], spot[1]);
+        });
+      });
+      ctx.restore();
+    }
+  };
+  // What the canvas shows, as attributes: a reader's tools (and the browser test) cannot read
+  // the drawing itself.
+  function markCanvas(canvas, title, datasets) {
+    var labels = [], slo = [];
+    datasets.forEach(function (d) {
+      if (d.pointLabels) labels = labels.concat(d.pointLabels);
+      if (d.slo) slo.push(d.label);
+    });
+    canvas.setAttribute('data-title', title);
+    canvas.setAttribute('aria-label', title);
+    if (labels.length) canvas.setAttribute('data-point-labels', labels.join('|'));
+    if (slo.length) canvas.setAttribute('data-slo-lines', slo.join('|'));
   }
   function chart(parent, title, config) {
     var box = el('div', parent);
@@ -86,6 +142,8 @@ const char* const kReportScript = R"js(
       zoom: { zoom: { wheel: { enabled: true }, drag: { enabled: true }, mode: 'xy' } }
     }, options.plugins || {});
     config.options = options;
+    config.plugins = (config.plugins || []).concat([pointLabels]);
+    markCanvas(canvas, title, config.data.datasets);
     var c = new Chart(canvas.getContext('2d'), config);
     canvas.addEventListener('dblclick', function () { if (c.resetZoom) c.resetZoom(); });
     charts.push(c);
@@ -93,153 +151,21 @@ const char* const kReportScript = R"js(
   }
   function axisTitle(text) { return { display: true, text: text }; }
 
-  function distributions(parent, dists) {
-    var metrics = [['ttft_ms', 'Time to first token'], ['tpot_ms', 'Time per output token (each request\'s mean gap)'],
-                   ['e2el_ms', 'End-to-end latency']];
-    var grid = el('div', parent);
-    grid.className = 'grid';
-    metrics.forEach(function (m) {
-      var byClass = dists[m[0]] || {};
-      var names = Object.keys(byClass).filter(function (n) { return byClass[n].length > 0; });
-      if (!names.length) return;
-      var all = [];
-      var datasets = names.map(function (n, i) {
-        byClass[n].forEach(function (p) { all.push(p[0]); });
-        return { label: n, data: byClass[n].map(function (p) { return { x: p[0], y: p[1] }; }), showLine: true,
-                 pointRadius: 0, borderWidth: 2, borderColor: color(i), backgroundColor: color(i) };
-      });
-      chart(grid, m[1] + ' (CDF)', { type: 'scatter', data: { datasets: datasets }, options: {
-        scales: { x: { type: axisType(all), title: axisTitle('ms') },
-                  y: { min: 0, max: 1, title: axisTitle('share of requests') } } } });
-    });
+  // "ttft_p99" as "TTFT p99".
+  function objectiveName(objective) {
+    var parts = objective.split('_');
+    return parts[0].toUpperCase() + ' ' + parts.slice(1).join(' ');
   }
-
-  function attribution(parent, summary) {
-    var classes = Object.keys(summary.classes || {});
-    var labels = ['all'].concat(classes);
-    var sources = [summary].concat(classes.map(function (c) { return summary.classes[c]; }));
-    var grid = el('div', parent);
-    grid.className = 'grid';
-    [['ttft_attribution', 'Mean TTFT: where it went'], ['itl_attribution', 'Mean ITL: where it went']]
-      .forEach(function (a) {
-        var first = summary[a[0]];
-        if (!first) return;
-        var parts = Object.keys(first);
-        var datasets = parts.map(function (p, i) {
-          return { label: p.replace(/_ms$/, '').replace(/_/g, ' '), backgroundColor: color(i),
-                   data: sources.map(function (s) { return s[a[0]] ? s[a[0]][p] : 0; }) };
-        });
-        chart(grid, a[1] + ' (ms)', { type: 'bar', data: { labels: labels, datasets: datasets }, options: {
-          indexAxis: 'y', scales: { x: { stacked: true, title: axisTitle('ms') }, y: { stacked: true } } } });
-      });
+  // An SLO target as a dashed line through `points` in its class's colour, an extra dataset
+  // (Chart.js 3 draws no annotation lines without a plugin, and none is vendored).
+  function sloLine(cls, objective, targetMs, colorIndex, points) {
+    return { label: 'SLO ' + cls + ': ' + objectiveName(objective) + ' \u2264 ' + fmt(targetMs) + ' ms', slo: true,
+             data: points, showLine: true, fill: false, borderDash: [6, 4], borderWidth: 1.5,
+             borderColor: color(colorIndex), backgroundColor: color(colorIndex), pointRadius: 0 };
   }
+)js";
 
-  function timeline(parent, pools) {
-    var names = Object.keys(pools || {});
-    if (!names.length) return false;
-    var grid = el('div', parent);
-    grid.className = 'grid';
-    [['running', 'Running sequences (batch)', 'sequences'], ['kv_percent', 'KV cache occupancy', '% of blocks'],
-     ['waiting', 'Waiting requests (queue)', 'requests']].forEach(function (q) {
-      var datasets = names.map(function (n, i) {
-        var p = pools[n];
-        return { label: n, data: p.t.map(function (t, k) { return { x: t, y: p[q[0]][k] }; }), showLine: true,
-                 pointRadius: 0, borderWidth: 1.5, borderColor: color(i), backgroundColor: color(i) };
-      });
-      chart(grid, q[1], { type: 'scatter', data: { datasets: datasets }, options: {
-        scales: { x: { title: axisTitle('simulated time, s') }, y: { beginAtZero: true, title: axisTitle(q[2]) } } } });
-    });
-    return true;
-  }
-
-  function runReport() {
-    var s = data.summary;
-    var head = section('Result', 'Every figure as in summary.json (docs/metrics.md).');
-    table(head, ['figure', 'value'], [
-      ['completed', s.completed], ['rejected', s.rejected], ['unfinished', s.unfinished],
-      ['requests / s', s.request_throughput], ['output tokens / s', s.output_throughput],
-      ['TTFT p50 / p99, ms', fmt(s.p50_ttft_ms) + ' / ' + fmt(s.p99_ttft_ms)],
-      ['TPOT p50 / p99, ms', fmt(s.p50_tpot_ms) + ' / ' + fmt(s.p99_tpot_ms)],
-      ['ITL p50 / p99, ms', fmt(s.p50_itl_ms) + ' / ' + fmt(s.p99_itl_ms)],
-      ['E2E p50 / p99, ms', fmt(s.p50_e2el_ms) + ' / ' + fmt(s.p99_e2el_ms)],
-      ['prefix cache hit rate', s.prefix_cache_hit_rate], ['preemptions', s.preemptions],
-      ['saturated by', s.saturated ? s.saturated_by : 'not saturated']]);
-    var classes = Object.keys(s.classes || {});
-    var money = section('Cost and SLO goodput per class',
-                        'Cost from the pools\' price per GPU-hour; goodput counts the requests that met their class\'s SLO.');
-    table(money, ['class', 'completed', 'SLO attainment', 'goodput, req/s', 'USD / 1M input tokens',
-                  'USD / 1M cached input', 'USD / 1M output tokens', 'USD / request'],
-          [s].concat(classes.map(function (c) { return s.classes[c]; })).map(function (c, i) {
-              return [i === 0 ? 'all' : classes[i - 1], c.completed, c.slo_attainment, c.goodput,
-                      c.cost_per_1m_input_tokens, c.cost_per_1m_cached_input_tokens, c.cost_per_1m_output_tokens,
-                      c.cost_per_request];
-          }));
-    if (data.distributions) {
-      distributions(section('Latency distributions per class',
-                            'Completed requests (requests.csv). Wheel or drag to zoom, double-click to reset, ' +
-                            'click a legend entry to hide it.'), data.distributions);
-    }
-    attribution(section('Latency attribution', 'Each request\'s TTFT and inter-token gaps split by cause ' +
-                        '(docs/metrics.md, "Latency attribution"); the parts sum to the latency.'), s);
-    if (data.timeline) {
-      timeline(section('Timeline per pool', 'timeseries.csv: sums over each pool\'s replicas (KV: their mean).'),
-               data.timeline);
-    }
-  }
-
-  function sweepReport() {
-    var sweep = data.sweep;
-    var axes = sweep.axes || [];
-    var rows = (sweep.rows || []).filter(function (r) { return !r.error && r.summary; });
-    var first = axes[0];
-    var rest = axes.slice(1);
-    var info = section('Points', sweep.points + ' points over ' + axes.join(', ') + ' (' + sweep.mode +
-                       '); Pareto objectives ' + (sweep.pareto || []).join(', ') + '.');
-    table(info, axes.concat(['out tok/s', 'TTFT p99, ms', 'ITL p99, ms', 'Pareto', 'saturated']),
-          (sweep.rows || []).map(function (r) {
-            var v = axes.map(function (a) { return r.values[a]; });
-            if (r.error) return v.concat(['error: ' + r.error, '', '', '', '']);
-            var s = r.summary;
-            return v.concat([s.output_throughput, s.p99_ttft_ms, s.p99_itl_ms, r.pareto ? 'yes' : '',
-                             s.saturated ? s.saturated_by : '']);
-          }));
-    // One series per value of the other axes, its points in the first axis's order.
-    var groups = {};
-    var order = [];
-    rows.forEach(function (r) {
-      var key = rest.map(function (a) { return a + '=' + r.values[a]; }).join(', ') || (first || 'points');
-      if (!groups[key]) { groups[key] = []; order.push(key); }
-      groups[key].push(r);
-    });
-    var grid = el('div', section('Trade-off curves', 'Large points are on the Pareto front; hollow points ' +
-                                 'were saturated (the queue still growing) and are off the front.'));
-    grid.className = 'grid';
-    [['p99_ttft_ms', 'p99 TTFT vs output throughput'], ['p99_itl_ms', 'p99 ITL vs output throughput'],
-     ['p99_e2el_ms', 'p99 E2E latency vs output throughput']].forEach(function (m) {
-      var xs = [], ys = [];
-      var datasets = order.map(function (key, i) {
-        var points = groups[key];
-        return { label: key, showLine: true, borderColor: color(i), backgroundColor: color(i), borderWidth: 1.5,
-                 data: points.map(function (r) {
-                   xs.push(r.summary.output_throughput);
-                   ys.push(r.summary[m[0]]);
-                   return { x: r.summary.output_throughput, y: r.summary[m[0]],
-                            point: (first ? first + '=' + r.values[first] : '') };
-                 }),
-                 pointRadius: points.map(function (r) { return r.pareto ? 7 : 4; }),
-                 pointBackgroundColor: points.map(function (r) { return r.summary.saturated ? 'rgba(0,0,0,0)' : color(i); }),
-                 pointBorderColor: color(i), pointBorderWidth: 2 };
-      });
-      chart(grid, m[1], { type: 'scatter', data: { datasets: datasets }, options: {
-        scales: { x: { type: axisType(xs), title: axisTitle('output tokens / s') },
-                  y: { type: axisType(ys), title: axisTitle('ms') } },
-        plugins: { tooltip: { callbacks: { label: function (ctx) {
-          var p = ctx.raw;
-          return ctx.dataset.label + (p.point ? ', ' + p.point : '') + ': ' + fmt(p.x) + ' tok/s, ' + fmt(p.y) + ' ms';
-        } } } } } });
-    });
-  }
-
+const char* const kReportScriptMain = R"js(
   if (data.kind === 'sweep') sweepReport(); else runReport();
   var rendered = charts.filter(function (c) {
     return c.chartArea && c.chartArea.width > 0 && c.chartArea.height > 0 &&
@@ -247,7 +173,6 @@ const char* const kReportScript = R"js(
   }).length;
   document.body.setAttribute('data-charts', String(charts.length));
   document.body.setAttribute('data-rendered', String(rendered));
-})();
 )js";
 
 }  // namespace servesim

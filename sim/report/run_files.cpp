@@ -16,6 +16,7 @@
 #include "sim/report/run_reports.h"
 #include "sim/scenario/scenario.h"
 #include "sim/study/replicates.h"
+#include "sim/study/scenario_context.h"
 
 namespace fs = std::filesystem;
 
@@ -25,7 +26,8 @@ namespace {
 // Output files of an earlier run into the same folder that this run does not write would
 // sit beside the new summary.json as if they belonged to it.
 void remove_stale_outputs(const fs::path& out_dir, const std::vector<std::string>& written, std::ostream* notes) {
-  std::vector<std::string> outputs = {"requests.csv", "timeseries.csv", "trace.json", "report.html"};
+  std::vector<std::string> outputs = {"requests.csv", "timeseries.csv", "trace.json", "report.html",
+                                      "run_context.json"};
   for (const BenchmarkWriterFormat& w : benchmark_writer_formats()) outputs.emplace_back(w.file_name);
   for (const std::string& name : outputs) {
     const fs::path path = out_dir / name;
@@ -111,6 +113,10 @@ RunFilesOutcome run_to_files(const Scenario& scenario, const RunFilesOptions& op
   if (csv) outcome.written.push_back((out_dir / "requests.csv").string());
   for (const auto& path : reports.written()) outcome.written.push_back(path);
   if (scenario.outputs.html) {
+    // What was simulated, for the page's header: `servesim report` reads it back from the folder.
+    const std::string context_path = (out_dir / "run_context.json").string();
+    write_file_atomically(context_path, "--out", [&](std::ostream& f) { f << scenario_context(scenario).dump(2) << '\n'; });
+    outcome.written.push_back(context_path);
     const std::string page = html_report(options.out_dir);
     const std::string path = (out_dir / "report.html").string();
     write_file_atomically(path, "--out", [&](std::ostream& f) { f << page; });
