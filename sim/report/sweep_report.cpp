@@ -24,13 +24,18 @@ std::string cell(const nlohmann::ordered_json& v, int precision) {
 void print_sweep_table(const SweepTable& t, std::ostream& out) {
   std::vector<std::string> head = {"point"};
   for (const auto& a : t.axes) head.push_back(a);
-  for (const char* h : {"completed", "req/s", "out tok/s", "TTFT p99", "ITL p99"}) head.push_back(h);
+  // "served req/s": over the arrival window, which the drain after the last arrival does not
+  // dilute (sustained_served_rate); "$/1M out": paid_per_1m_output_tokens.
+  for (const char* h : {"completed", "req/s", "served req/s", "out tok/s", "TTFT p99", "TPOT p99", "ITL p99",
+                        "$/1M out", "SLO att."})
+    head.push_back(h);
   // The front's objectives the fixed columns lack (min:p99_tpot_ms, min:cost_per_hour), by
   // their field name, so every figure the front was drawn on is on the screen.
   std::vector<std::string> extra;
   for (const auto& o : t.objectives) {
-    const std::vector<std::string> shown = {"completed", "request_throughput", "output_throughput", "p99_ttft_ms",
-                                            "p99_itl_ms"};
+    const std::vector<std::string> shown = {"completed",   "request_throughput", "sustained_served_rate",
+                                            "output_throughput", "p99_ttft_ms",  "p99_tpot_ms",
+                                            "p99_itl_ms",  "paid_per_1m_output_tokens", "slo_attainment"};
     if (std::find(shown.begin(), shown.end(), o.field) == shown.end() &&
         std::find(extra.begin(), extra.end(), o.field) == extra.end())
       extra.push_back(o.field);
@@ -44,10 +49,15 @@ void print_sweep_table(const SweepTable& t, std::ostream& out) {
     const auto& s = row["summary"];
     if (s.is_object()) {
       line.push_back(cell(s["completed"], 0));
+      const auto field = [&s](const char* f) { return s.value(f, nlohmann::ordered_json(nullptr)); };
       line.push_back(cell(s["request_throughput"], 2));
+      line.push_back(cell(field("sustained_served_rate"), 2));
       line.push_back(cell(s["output_throughput"], 1));
       line.push_back(cell(s["p99_ttft_ms"], 2));
+      line.push_back(cell(field("p99_tpot_ms"), 2));
       line.push_back(cell(s["p99_itl_ms"], 2));
+      line.push_back(cell(field("paid_per_1m_output_tokens"), 4));
+      line.push_back(cell(field("slo_attainment"), 3));
       for (const auto& f : extra) line.push_back(cell(s.value(f, nlohmann::ordered_json(nullptr)), 4));
       line.push_back(row["pareto"].get<bool>() ? "*" : "");
     } else {
