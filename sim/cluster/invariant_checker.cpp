@@ -106,9 +106,9 @@ void InvariantChecker::on_step(int pool, int replica, Tick start_ns, const StepP
   if (tokens > cfg.max_batched_tokens) fail(where + std::to_string(tokens) + " tokens exceed max_batched_tokens");
   if (rep.num_running() > cfg.max_num_seqs) fail(where + "more running sequences than max_num_seqs");
   for (const RequestState* v : plan.preempted) {
-    if (v->status != RequestStatus::waiting || v->num_blocks != 0) fail(where + "a preempted request kept its blocks");
+    if (v->status != RequestStatus::waiting || v->num_blocks() != 0) fail(where + "a preempted request kept its blocks");
     // Recompute starts over; swap keeps the progress whose KV went to host memory.
-    if (v->swapped_blocks == 0 && v->num_computed_tokens != 0) fail(where + "a preempted request kept its progress");
+    if (v->swapped_blocks() == 0 && v->num_computed_tokens != 0) fail(where + "a preempted request kept its progress");
     if (in_plan.count(v)) fail(where + "a preempted request is also scheduled");
   }
 
@@ -138,15 +138,15 @@ void InvariantChecker::check_kv(const std::string& where, Replica& rep, const St
   f_.max_kv_used_blocks = std::max(f_.max_kv_used_blocks, kv.used_blocks());
   std::int64_t held = 0;
   rep.for_each_request([&](RequestState& r) {
-    held += r.num_blocks;
-    if (r.status == RequestStatus::waiting && r.num_blocks != 0) fail(where + "a waiting request holds KV blocks");
-    if (r.status == RequestStatus::running && r.num_blocks < kv.blocks_for(r.num_computed_tokens))
+    held += r.num_blocks();
+    if (r.status == RequestStatus::waiting && r.num_blocks() != 0) fail(where + "a waiting request holds KV blocks");
+    if (r.status == RequestStatus::running && r.num_blocks() < kv.blocks_for(r.num_computed_tokens))
       fail(where + "request " + std::to_string(r.spec.id) + " has computed tokens without KV blocks");
     // KV tiers: what was found below HBM is part of the prefix hit, and a running request
     // has loaded it (its step priced the load).
     if (r.tier_hit_tokens[KvTiers::kCpu] + r.tier_hit_tokens[KvTiers::kDisk] > r.cached_prompt_tokens)
       fail(where + "request " + std::to_string(r.spec.id) + " found more in the KV tiers than its prefix hit");
-    if (r.status == RequestStatus::running && r.tier_load_blocks[KvTiers::kCpu] + r.tier_load_blocks[KvTiers::kDisk] > 0)
+    if (r.status == RequestStatus::running && r.tier_load_blocks(KvTiers::kCpu) + r.tier_load_blocks(KvTiers::kDisk) > 0)
       fail(where + "request " + std::to_string(r.spec.id) + " runs with KV-tier blocks still to load");
   });
   if (const KvTiers* tiers = kv.tiers())
@@ -167,7 +167,7 @@ void InvariantChecker::check_chunk(const std::string& where, const ScheduledChun
   const std::string who = where + "request " + std::to_string(r.spec.id) + ": ";
   if (r.status != RequestStatus::running) fail(who + "scheduled while not running");
   if (c.num_tokens < 1 || c.num_tokens > r.remaining()) fail(who + "chunk outside 1..remaining");
-  if (r.num_blocks < kv.blocks_for(r.num_computed_tokens + c.num_tokens)) fail(who + "no KV blocks for its chunk");
+  if (r.num_blocks() < kv.blocks_for(r.num_computed_tokens + c.num_tokens)) fail(who + "no KV blocks for its chunk");
   if (!r.in_prefill() && r.remaining() != 1 && r.preemptions == 0)
     fail(who + "a decode with " + std::to_string(r.remaining()) + " tokens left");
   if (r.spec.output_tokens > 0 && r.num_output_done >= r.spec.output_tokens) fail(who + "scheduled after its last token");
@@ -297,7 +297,7 @@ void InvariantChecker::check_end(const RunResult& result) {
   for (const auto& p : sim_.pools())
     for (const auto& rep : p->replicas()) {
       std::int64_t held = 0;
-      rep->for_each_request([&](RequestState& r) { held += r.num_blocks; });
+      rep->for_each_request([&](RequestState& r) { held += r.num_blocks(); });
       if (held != rep->kv().block_refs()) fail("at the end, requests and the cache disagree on blocks held");
       if (f_.unfinished == 0 && (rep->kv().used_blocks() != 0 || rep->outstanding() != 0))
         fail("KV blocks or requests left on a replica after a complete run");

@@ -104,14 +104,7 @@ RequestState* Simulation::new_request_state() {
   }
   RequestState* s = free_states_.back();
   free_states_.pop_back();
-  // Keep the block tables' buffers: a fresh state would allocate them again.
-  std::vector<std::int32_t> block_ids = std::move(s->block_ids);
-  std::vector<std::int32_t> private_blocks = std::move(s->private_blocks);
-  *s = RequestState{};
-  block_ids.clear();
-  private_blocks.clear();
-  s->block_ids = std::move(block_ids);
-  s->private_blocks = std::move(private_blocks);
+  s->reset_keeping_block_capacity();
   return s;
 }
 

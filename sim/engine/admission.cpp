@@ -19,7 +19,7 @@ namespace {
 std::int64_t growth_blocks(const SchedulerState& s) {
   std::int64_t blocks = 0;
   for (const RequestState* r : s.running) {
-    const std::int64_t held = s.lazy ? s.lazy->held_blocks(*r) : r->num_blocks;  // a lazy decode's lags
+    const std::int64_t held = s.lazy ? s.lazy->held_blocks(*r) : r->num_blocks();  // a lazy decode's lags
     blocks += std::max<std::int64_t>(0, s.kv.blocks_for(r->max_kv_tokens()) - held);
   }
   return blocks;
@@ -35,14 +35,14 @@ bool admission_allows(const SchedulerState& s, const RequestState& r, std::int64
   if (s.config.kv_admission == KvAdmission::reserve_full) {
     // TensorRT-LLM's GUARANTEED_NO_EVICT: the whole sequence must fit next to what the
     // running ones will still grow into, so no one is ever preempted.
-    const std::int64_t need = s.kv.blocks_for(r.max_kv_tokens()) - r.num_blocks;
+    const std::int64_t need = s.kv.blocks_for(r.max_kv_tokens()) - r.num_blocks();
     if (need > free - growth_blocks(s)) return false;
   }
   if (s.config.watermark > 0) {
     // vLLM v0 BlockSpaceManager.can_allocate: free - required >= watermark blocks.
     const auto watermark_blocks =
         static_cast<std::int64_t>(s.config.watermark * static_cast<double>(s.kv.total_blocks()));
-    const std::int64_t need = s.kv.blocks_for(r.num_computed_tokens + n) - r.num_blocks;
+    const std::int64_t need = s.kv.blocks_for(r.num_computed_tokens + n) - r.num_blocks();
     if (free - need < watermark_blocks) return false;
   }
   return true;

@@ -48,7 +48,7 @@ int admit_waiting(SchedulerState& s, StepPlan& plan, std::int64_t& budget, bool 
     begin_admission(s, r);  // a cached prefix shrinks what is left to compute
     if (whole_prompt && r.remaining() > budget) break;
     const std::int64_t n = whole_prompt ? r.remaining() : chunk_tokens(s, r, budget);
-    if (gate && !gate(r, s.kv.blocks_for(r.num_computed_tokens + n) - r.num_blocks)) break;
+    if (gate && !gate(r, s.kv.blocks_for(r.num_computed_tokens + n) - r.num_blocks())) break;
     if (!admission_allows(s, r, n) || !s.kv.allocate(r, n)) break;
     s.waiting.pop_front();
     r.status = RequestStatus::running;

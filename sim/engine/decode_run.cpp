@@ -81,6 +81,7 @@ void Replica::start_quiet_step() {
   const Tick now = step_start_of_run_step();
   StepCost cost;
   plan_.clear();
+  added_.clear();
   if (run_ends_due_ && run_step_ + 1 == run_steps_) {
     lazy_.make_due_explicit();
     std::int64_t budget = config_.max_batched_tokens;
@@ -110,11 +111,11 @@ StepCost Replica::begin_quiet_step(Tick now, StepCost cost) {
   SS_ASSERT(plan_.chunks.empty() && plan_.preempted.empty() && plan_.lazy_decodes > 0 && !kv_.has_tiers(),
             "a quiet step plans the lazy decodes alone");
   const Tick extra_ns = run_extra_ns_;
-  plan_.decode_work_chunks = plan_.lazy_decodes;
-  plan_.overhead_ns = extra_ns;
+  added_.decode_work_chunks = plan_.lazy_decodes;
+  added_.overhead_ns = extra_ns;
   stats_.overhead_ns += extra_ns;
   cost.total_ns += extra_ns;
-  split_ = split_step(plan_.decode_work_chunks, 0, cost.total_ns, extra_ns, cost, nullptr);
+  split_ = split_step(added_.decode_work_chunks, 0, cost.total_ns, extra_ns, cost, nullptr);
   lazy_.charge_step_start(split_.decode_units, now);
   stats_.lazy_decode_tokens += plan_.lazy_decodes;
   stats_.add_utilisation(split_);

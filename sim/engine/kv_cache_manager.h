@@ -98,6 +98,26 @@ class KvCacheManager {
     if (last > first) cache_blocks(request, first, last, true, false);
   }
 
+  // A lazy decode's catch-up (LazyDecodes::sync) over `started_tokens` one-token steps
+  // whose starts it has not seen: notes, as cache_blocks does at the start of the step
+  // that completes a block past the source's hashes, where deferred private hashes begin.
+  void note_pending_private_blocks(RequestState& request, std::int64_t started_tokens) {
+    if (!pool_ || request.private_blocks_owner_ == this || request.private_pending_from_ >= 0) return;
+    const std::int64_t block = std::max(whole_blocks(request.num_computed_tokens),
+                                        static_cast<std::int64_t>(request.spec.block_hashes.size()));
+    if ((block + 1) * block_size_ <= request.num_computed_tokens + started_tokens) request.private_pending_from_ = block;
+  }
+
+  // --- swap (the host swap space itself is the replica's SwapSpace) ---
+  // A preempted request whose KV went to `host_blocks` blocks of host swap space.
+  void note_swapped_out(RequestState& request, std::int64_t host_blocks) { request.swapped_blocks_ = host_blocks; }
+  // A swapped-out request scheduled again: its host blocks, which it no longer holds.
+  std::int64_t take_swapped_in(RequestState& request) {
+    const std::int64_t blocks = request.swapped_blocks_;
+    request.swapped_blocks_ = 0;
+    return blocks;
+  }
+
   // KV tiers below HBM (kv_tiers.h), with these capacities. REQUIRES: prefix caching.
   // Afterwards every source-hashed block HBM evicts is stored in them, and match_prefix
   // continues a prefix into them: the blocks found there are counted in
@@ -119,6 +139,13 @@ class KvCacheManager {
   // The blocks of `request` loaded from the tiers (its tier_load_blocks, which end its
   // computed prefix) are in HBM now: they get their hashes there, hits for others.
   void register_loaded_blocks(RequestState& request, std::int64_t loaded_blocks);
+  // The blocks of `request` its admission found in each tier ({CPU, disk}), for the step
+  // that loads them; the request holds none to load afterwards.
+  std::array<std::int64_t, 2> take_tier_loads(RequestState& request) {
+    const std::array<std::int64_t, 2> blocks{request.tier_load_blocks_[0], request.tier_load_blocks_[1]};
+    request.tier_load_blocks_[0] = request.tier_load_blocks_[1] = 0;
+    return blocks;
+  }
 
   // Tokens of `spec`'s prompt this replica could serve from its cache now (a router's
   // question; changes nothing). Capped at prompt_tokens - 1 like a real admission. With

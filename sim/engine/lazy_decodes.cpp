@@ -47,7 +47,7 @@ void LazyDecodes::erase_explicit(const RequestState& r) {
 bool LazyDecodes::eligible(const RequestState& r) const {
   return r.status == RequestStatus::running && r.running_seq > 0 && r.lazy.owner == nullptr &&
          r.first_token_ns >= 0 && r.spec.output_tokens > 0 && r.num_output_done < r.spec.output_tokens &&
-         !r.in_prefill() && r.remaining() == 1 && r.preempted_at_ns < 0 && r.swapped_blocks == 0 &&
+         !r.in_prefill() && r.remaining() == 1 && r.preempted_at_ns < 0 && r.swapped_blocks() == 0 &&
          r.last_token_ns == last_end_ns_ && r.acct.mark_ns == last_end_ns_;
 }
 
@@ -63,7 +63,7 @@ std::int64_t LazyDecodes::due_step(const RequestState& r) const {
   const std::int64_t c = r.num_computed_tokens;
   const std::int64_t first_completion = steps_ended_ + (bs - 1 - c % bs);  // the step computing token c' with (c'+1) % bs == 0
   const std::int64_t block = c / bs;
-  const bool has_table = r.private_blocks_owner == &kv_;
+  const bool has_table = r.private_blocks_kept_by(&kv_);
   if (has_table || block < static_cast<std::int64_t>(r.spec.block_hashes.size())) due = std::min(due, first_completion);
   return due;
 }
@@ -90,7 +90,7 @@ void LazyDecodes::make_lazy(RequestState& r) {
   // Its next new block: when it computes token num_blocks x block_size.
   const std::int64_t bs = kv_.block_size();
   if (slot_counts_.empty()) slot_counts_.assign(static_cast<std::size_t>(bs), 0);
-  const std::int64_t crossing = steps_ended_ + (r.num_blocks * bs - r.num_computed_tokens);
+  const std::int64_t crossing = steps_ended_ + (r.num_blocks() * bs - r.num_computed_tokens);
   SS_ASSERT(crossing >= steps_ended_, "a decode holds fewer blocks than its computed tokens need");
   r.lazy.wheel_slot = static_cast<int>(slot_of(crossing));
   ++slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)];
@@ -106,18 +106,13 @@ void LazyDecodes::sync(RequestState& r) {
   const std::int64_t started = k + (in_step_ ? 1 : 0);         // steps whose starts it has not seen
   // The step-by-step path notes, at the start of the step that completes a block past the
   // source's hashes, where deferred private hashes begin (KvCacheManager::cache_blocks).
-  if (started > 0 && kv_.prefix_caching() && r.private_blocks_owner != &kv_ && r.private_pending_from < 0) {
-    const std::int64_t bs = kv_.block_size();
-    const std::int64_t block =
-        std::max(r.num_computed_tokens / bs, static_cast<std::int64_t>(r.spec.block_hashes.size()));
-    if ((block + 1) * bs <= r.num_computed_tokens + started) r.private_pending_from = block;
-  }
+  if (started > 0) kv_.note_pending_private_blocks(r, started);
   RequestAccounting& a = r.acct;
   r.num_computed_tokens += k;
   // The blocks started since its last sync, allocated unassigned at their steps' starts
   // (the step planned now included).
   const std::int64_t held = kv_.blocks_for(r.num_computed_tokens + (planned_ ? 1 : 0));
-  if (held > r.num_blocks) kv_.assign_blocks(r, held - r.num_blocks);
+  if (held > r.num_blocks()) kv_.assign_blocks(r, held - r.num_blocks());
   r.num_output_done += k;
   a.decode.decode_compute_ns += own_ns_ - z.own_ns;
   a.decode.prefill_interference_ns += rest_ns_ - z.rest_ns;
@@ -215,7 +210,7 @@ bool LazyDecodes::plan_whole(SchedulerState& s, StepPlan& plan, std::int64_t& bu
     std::int64_t n = r.remaining();
     if (chunked && cap > 0) n = std::min(n, cap);
     tokens += n;
-    blocks += std::max<std::int64_t>(0, kv_.blocks_for(r.num_computed_tokens + n) - r.num_blocks);
+    blocks += std::max<std::int64_t>(0, kv_.blocks_for(r.num_computed_tokens + n) - r.num_blocks());
   }
   if ((use_budget && tokens > budget) || blocks > kv_.free_blocks()) {
     make_all_explicit(s.running);

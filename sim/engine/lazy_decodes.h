@@ -71,7 +71,7 @@ class LazyDecodes {
   void sync(RequestState& request);
   // The KV blocks `request` holds (num_blocks, which lags for a lazy decode until its sync).
   std::int64_t held_blocks(const RequestState& request) const {
-    if (request.lazy.owner != this) return request.num_blocks;
+    if (request.lazy.owner != this) return request.num_blocks();
     return kv_.blocks_for(request.num_computed_tokens + (steps_ended_ - request.lazy.sync_step) + (planned_ ? 1 : 0));
   }
   // sync, and it leaves the lazy set (an explicit running request from now on).

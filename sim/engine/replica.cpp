@@ -33,7 +33,7 @@ HeadBlock why_head_waits(const SchedulerState& state, const StepPlan& plan) {
   std::int64_t full = std::min(head.remaining(), c.max_batched_tokens);
   if (c.prefill_chunk_tokens > 0) full = std::min(full, c.prefill_chunk_tokens);
   const std::int64_t n = std::min(full, budget_left);
-  const std::int64_t need = state.kv.blocks_for(head.num_computed_tokens + n) - head.num_blocks;
+  const std::int64_t need = state.kv.blocks_for(head.num_computed_tokens + n) - head.num_blocks();
   if (need > state.kv.free_blocks() || !sched::admission_allows(state, head, n)) return HeadBlock::kv_cache;
   if (budget_left < full) return HeadBlock::token_budget;
   return HeadBlock::compute;
@@ -113,6 +113,7 @@ void Replica::take_arrivals() {
 void Replica::maybe_start_step() {
   if (busy_ || held_) return;
   plan_.clear();
+  added_.clear();
   if (lazy_enabled_) lazy_.make_due_explicit();  // last tokens, blocks to register
   // A quiet stretch as one event (decode_run.cpp); arrivals join after this step's plan.
   if (runs_enabled_ && arriving_.empty() && start_decode_run()) return;
@@ -161,24 +162,24 @@ StepCost Replica::begin_step(Tick now, const StepCost* priced) {
   Tick extra_ns = prepare_step(now);
   StepCost cost = priced ? *priced : cost_model_->step_cost(plan_.shape);
   SS_ASSERT(cost.total_ns >= 1, "a step must take time");
-  if (config_.async_scheduling && plan_.overhead_ns > 0) {
+  if (config_.async_scheduling && added_.overhead_ns > 0) {
     // The CPU work runs while the GPU runs the step before (vLLM's async scheduling, the
     // overlap schedulers of SGLang and TensorRT-LLM): only what outlasts the GPU's part
     // of the step (kernels, swap, draft passes) delays it.
-    const Tick hidden = std::min(plan_.overhead_ns, cost.total_ns + plan_.swap_ns + plan_.draft_ns);
-    plan_.overhead_ns -= hidden;
+    const Tick hidden = std::min(added_.overhead_ns, cost.total_ns + added_.swap_ns + added_.draft_ns);
+    added_.overhead_ns -= hidden;
     stats_.overhead_ns -= hidden;
     extra_ns -= hidden;
   }
-  if (tier_link_.layerwise && plan_.kv_load_ns > 0) {
+  if (tier_link_.layerwise && added_.kv_load_ns > 0) {
     // LMCache loads layer by layer under the step's kernels: only what outlasts them delays it.
-    const Tick hidden = std::min(plan_.kv_load_ns, cost.total_ns);
-    plan_.kv_load_ns -= hidden;
+    const Tick hidden = std::min(added_.kv_load_ns, cost.total_ns);
+    added_.kv_load_ns -= hidden;
     extra_ns -= hidden;
   }
-  stats_.kv_load_ns += plan_.kv_load_ns;
+  stats_.kv_load_ns += added_.kv_load_ns;
   cost.total_ns += extra_ns;
-  split_ = account_step_start(plan_, now, cost.total_ns, extra_ns, cost, *cost_model_);
+  split_ = account_step_start(plan_, added_, now, cost.total_ns, extra_ns, cost, *cost_model_);
   if (plan_.lazy_decodes > 0) {
     lazy_.charge_step_start(split_.decode_units, now);
     stats_.lazy_decode_tokens += plan_.lazy_decodes;
@@ -217,7 +218,7 @@ bool Replica::withdraw_unscheduled(RequestState& r, const char* reason) {
     if (it == waiting_.end()) return false;
     waiting_.erase(it);
   }
-  SS_ASSERT(r.num_blocks == 0, "a never-scheduled request holds KV blocks");
+  SS_ASSERT(r.num_blocks() == 0, "a never-scheduled request holds KV blocks");
   reject(r, reason);
   note_state();
   return true;

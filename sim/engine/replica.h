@@ -18,6 +18,7 @@
 #include "sim/engine/replica_stats.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/scheduler.h"
+#include "sim/engine/step_additions.h"
 #include "sim/engine/speculative.h"
 #include "sim/engine/step_accounting.h"
 #include "sim/engine/swap_space.h"
@@ -90,6 +91,9 @@ class Replica {
     keep_no_decodes_lazy();
     step_observers_.push_back(std::move(fn));
   }
+  // What the replica added to the policy's plan of the step in flight (for an observer,
+  // which gets the plan).
+  const StepAdditions& step_additions() const { return added_; }
   void set_step_observer(StepObserver fn) {
     step_observers_.clear();
     add_step_observer(std::move(fn));
@@ -200,7 +204,7 @@ class Replica {
   // --- replica_step_start.cpp ---
   // After scheduling: preemption clocks, swap-in, speculation, CPU overheads, first-step
   // marks (with the listener's on_first_scheduled) and plan_'s work counts. Returns the
-  // time added to the model's step (also split out in plan_).
+  // time added to the model's step (also split out in added_).
   Tick prepare_step(Tick now);
   // KV tiers: the plan's loads from them and its kv_load_ns.
   void load_from_tiers();
@@ -271,7 +275,8 @@ class Replica {
   std::deque<RequestState*> waiting_;
   std::vector<RequestState*> arriving_;  // arrives_late(): not yet seen by the scheduler
   std::vector<RequestState*> running_;
-  StepPlan plan_;          // the step in flight (one at a time per replica)
+  StepPlan plan_;          // the step in flight (one at a time per replica), as the policy planned it
+  StepAdditions added_;    // and what prepare_step added to it
   StepSplit split_;        // how its time divides (latency attribution, cost)
   bool busy_ = false;
   bool held_ = false;  // hold()

@@ -14,14 +14,13 @@ Tick Replica::prepare_step(Tick now) {
   if (swap_.used_blocks() > 0) {
     for (const auto& c : plan_.chunks) {
       RequestState& r = *c.request;
-      if (r.swapped_blocks == 0) continue;
-      plan_.swap_in_tokens += r.num_computed_tokens;
-      swap_.give_back(r.swapped_blocks);
-      r.swapped_blocks = 0;
+      if (r.swapped_blocks() == 0) continue;
+      added_.swap_in_tokens += r.num_computed_tokens;
+      swap_.give_back(kv_.take_swapped_in(r));
     }
   }
   if (kv_.has_tiers()) load_from_tiers();
-  if (config_.speculative.enabled) speculation_.speculate(config_, plan_, kv_);
+  if (config_.speculative.enabled) speculation_.speculate(config_, plan_, added_, kv_);
 
   // CPU overheads: per step, per request scheduled for the first time, per token sampled.
   // The same pass (one visit per request at a step's start, besides the scheduler's)
@@ -33,8 +32,8 @@ Tick Replica::prepare_step(Tick now) {
     // See kv_cache_manager.h. Speculation's accepted tokens are computed by this step too.
     kv_.cache_private_blocks_at_step_start(r, c.num_tokens + c.spec_accepted);
     if (c.num_tokens == r.remaining() && r.spec.output_tokens > 0) sampled += 1 + c.spec_accepted;
-    if (is_decode_work(c)) plan_.decode_work_chunks += 1;
-    else plan_.prefill_work_tokens += c.num_tokens;
+    if (is_decode_work(c)) added_.decode_work_chunks += 1;
+    else added_.prefill_work_tokens += c.num_tokens;
     if (r.first_scheduled_ns < 0) {
       ++first_time;
       r.first_scheduled_ns = now;
@@ -43,13 +42,13 @@ Tick Replica::prepare_step(Tick now) {
   }
   // The lazy decodes: each samples one token and is decode work.
   sampled += plan_.lazy_decodes;
-  plan_.decode_work_chunks += plan_.lazy_decodes;
-  plan_.overhead_ns = o.per_step_ns + o.per_request_ns * first_time + o.per_token_ns * sampled;
-  plan_.swap_ns = swap_.transfer_ns(plan_.swap_out_tokens + plan_.swap_in_tokens);
-  stats_.overhead_ns += plan_.overhead_ns;
-  stats_.swap_ns += plan_.swap_ns;
-  stats_.draft_ns += plan_.draft_ns;
-  return plan_.overhead_ns + plan_.swap_ns + plan_.draft_ns + plan_.kv_load_ns;
+  added_.decode_work_chunks += plan_.lazy_decodes;
+  added_.overhead_ns = o.per_step_ns + o.per_request_ns * first_time + o.per_token_ns * sampled;
+  added_.swap_ns = swap_.transfer_ns(plan_.swap_out_tokens + added_.swap_in_tokens);
+  stats_.overhead_ns += added_.overhead_ns;
+  stats_.swap_ns += added_.swap_ns;
+  stats_.draft_ns += added_.draft_ns;
+  return added_.overhead_ns + added_.swap_ns + added_.draft_ns + added_.kv_load_ns;
 }
 
 void Replica::load_from_tiers() {
@@ -61,18 +60,18 @@ void Replica::load_from_tiers() {
   std::int64_t link_tokens = 0, disk_tokens = 0;
   for (const auto& c : plan_.chunks) {
     RequestState& r = *c.request;
-    const std::int64_t blocks = r.tier_load_blocks[KvTiers::kCpu] + r.tier_load_blocks[KvTiers::kDisk];
+    const std::int64_t blocks = r.tier_load_blocks(KvTiers::kCpu) + r.tier_load_blocks(KvTiers::kDisk);
     if (blocks == 0) continue;
+    const std::array<std::int64_t, 2> loads = kv_.take_tier_loads(r);
     kv_.register_loaded_blocks(r, blocks);
     link_tokens += blocks * block_tokens;
-    disk_tokens += r.tier_load_blocks[KvTiers::kDisk] * block_tokens;
-    r.tier_load_blocks[KvTiers::kCpu] = r.tier_load_blocks[KvTiers::kDisk] = 0;
+    disk_tokens += loads[KvTiers::kDisk] * block_tokens;
   }
   const std::int64_t stored_tokens = kv_.take_stored_blocks() * block_tokens;
   stats_.kv_stored_tokens += stored_tokens;
   if (link_tokens == 0) return;
   stats_.kv_loaded_tokens += link_tokens;
-  plan_.kv_load_ns = tier_link_.transfer_ns(link_tokens + stored_tokens, disk_tokens);
+  added_.kv_load_ns = tier_link_.transfer_ns(link_tokens + stored_tokens, disk_tokens);
 }
 
 }  // namespace servesim

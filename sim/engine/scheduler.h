@@ -29,23 +29,16 @@ struct ScheduledChunk {
   std::int64_t spec_accepted = 0;
 };
 
+// What a policy returns for a step (Scheduler::schedule fills it): the chunks to compute,
+// their shape for the cost model, and what its preemptions did. What the replica adds
+// before the step is priced is a StepAdditions (step_additions.h); the one change it makes
+// to the plan itself is speculation's, which turns a speculating decode's chunk into a
+// verify chunk (its spec_accepted, and the shape repriced: speculative.h).
 struct StepPlan {
   std::vector<ScheduledChunk> chunks;
   BatchShape shape;                        // what the cost model prices
   std::vector<RequestState*> preempted;    // sent back to waiting during scheduling
-  // Set by the replica after scheduling: time it adds to the model's step (the step takes
-  // cost_model(shape) + overhead_ns + swap_ns + draft_ns; docs/engine.md).
-  Tick overhead_ns = 0;                 // engine CPU overheads (per step, request, token)
-  Tick swap_ns = 0;                     // KV moved over the host link
-  Tick draft_ns = 0;                    // speculative decoding: the draft model's passes
-  Tick kv_load_ns = 0;                  // KV tiers: prefix blocks loaded back, evictions stored
-  std::int64_t swap_out_tokens = 0;     // KV tokens swapped out / in this step
-  std::int64_t swap_in_tokens = 0;
-  int spec_k = 0;                       // tokens proposed per speculating decode (0: none)
-  // Set by the replica after scheduling, in the same pass: the chunks that are decode
-  // work (is_decode_work, step_accounting.h) and the new tokens of the others.
-  std::int64_t decode_work_chunks = 0;
-  std::int64_t prefill_work_tokens = 0;
+  std::int64_t swap_out_tokens = 0;        // KV tokens its preemptions swapped out
   // Lazy decodes (sim/engine/lazy_decodes.h) in the step besides `chunks`: one token each,
   // counted in `shape` (decode_seqs, decode_context_sum) but not listed.
   std::int64_t lazy_decodes = 0;
@@ -59,10 +52,7 @@ struct StepPlan {
     shape.prefills.clear();
     shape.decode_seqs = shape.decode_context_sum = shape.extra_sampled_tokens = 0;
     preempted.clear();
-    overhead_ns = swap_ns = draft_ns = kv_load_ns = 0;
-    swap_out_tokens = swap_in_tokens = 0;
-    spec_k = 0;
-    decode_work_chunks = prefill_work_tokens = 0;
+    swap_out_tokens = 0;
   }
 };
 

@@ -105,10 +105,10 @@ void preempt(SchedulerState& state, StepPlan& plan, RequestState& victim_ref) {
   // (swapped in for this step's plan, then preempted again) simply stays there.
   const std::int64_t host_blocks = state.kv.blocks_for(victim->num_computed_tokens);
   const bool swap = state.config.preemption_mode == PreemptionMode::swap && state.swap != nullptr;
-  if (victim->swapped_blocks > 0) {
+  if (victim->swapped_blocks() > 0) {
     // still in host memory: nothing moves
   } else if (swap && victim->num_computed_tokens > 0 && state.swap->take(host_blocks)) {
-    victim->swapped_blocks = host_blocks;
+    state.kv.note_swapped_out(*victim, host_blocks);
     plan.swap_out_tokens += victim->num_computed_tokens;
   } else {
     victim->num_computed_tokens = 0;
@@ -129,7 +129,7 @@ bool allocate_or_preempt(SchedulerState& state, StepPlan& plan, RequestState& re
 
 void begin_admission(SchedulerState& state, RequestState& request) {
   // Only a request with no KV anywhere matches: a swapped-out one brings its own back.
-  if (!state.kv.prefix_caching() || request.num_blocks > 0 || request.num_computed_tokens > 0) return;
+  if (!state.kv.prefix_caching() || request.num_blocks() > 0 || request.num_computed_tokens > 0) return;
   state.kv.match_prefix(request);
 }
 

@@ -29,7 +29,8 @@ const EngineConfig& SpeculativeDecoding::scheduling_config(const EngineConfig& c
 // How many are accepted follows the expected value exactly: each request accumulates
 // E = (1 - a^(k+1)) / (1 - a) per step and emits the whole tokens of that credit (so over
 // n steps, floor(n E) or so).
-void SpeculativeDecoding::speculate(const EngineConfig& config, StepPlan& plan, KvCacheManager& kv) const {
+void SpeculativeDecoding::speculate(const EngineConfig& config, StepPlan& plan, StepAdditions& added,
+                                    KvCacheManager& kv) const {
   const SpeculativeConfig& spec = config.speculative;
   const int k = spec.k;
   const std::size_t prompt_chunks = plan.shape.prefills.size();  // verify chunks go after
@@ -53,15 +54,15 @@ void SpeculativeDecoding::speculate(const EngineConfig& config, StepPlan& plan, 
     draft_decodes.decode_seqs += 1;
     draft_decodes.decode_context_sum += r.num_computed_tokens;
   }
-  if (draft_decodes.decode_seqs > 0) plan.spec_k = k;
+  if (draft_decodes.decode_seqs > 0) added.spec_k = k;
   if (!draft_cost_model_) return;
   // The draft model runs the step's prompt chunks once (to build its own KV) and k
   // one-token passes over the speculating sequences.
   BatchShape draft_prompts;
   draft_prompts.prefills.assign(plan.shape.prefills.begin(),
                                 plan.shape.prefills.begin() + static_cast<std::ptrdiff_t>(prompt_chunks));
-  if (!draft_prompts.empty()) plan.draft_ns += draft_cost_model_->step_cost(draft_prompts).total_ns;
-  if (!draft_decodes.empty()) plan.draft_ns += k * draft_cost_model_->step_cost(draft_decodes).total_ns;
+  if (!draft_prompts.empty()) added.draft_ns += draft_cost_model_->step_cost(draft_prompts).total_ns;
+  if (!draft_decodes.empty()) added.draft_ns += k * draft_cost_model_->step_cost(draft_decodes).total_ns;
 }
 
 }  // namespace servesim

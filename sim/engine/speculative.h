@@ -12,6 +12,7 @@
 #include "sim/engine/kv_cache_manager.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/scheduler.h"
+#include "sim/engine/step_additions.h"
 #include "sim/hardware/cost_model.h"
 
 namespace servesim {
@@ -33,8 +34,8 @@ class SpeculativeDecoding {
   // After scheduling: every decode of `plan` proposes k tokens and verifies them in one
   // target pass (repriced as a (k+1)-token chunk), accepting the whole tokens of its
   // expected-value credit (ScheduledChunk::spec_accepted); the draft passes' time goes to
-  // plan.draft_ns.
-  void speculate(const EngineConfig& config, StepPlan& plan, KvCacheManager& kv) const;
+  // added.draft_ns.
+  void speculate(const EngineConfig& config, StepPlan& plan, StepAdditions& added, KvCacheManager& kv) const;
 
  private:
   // Behind a pointer, as it is cold and as large as the rest of the replica

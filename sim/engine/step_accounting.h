@@ -10,6 +10,7 @@
 #include "sim/core/time.h"
 #include "sim/engine/request_state.h"
 #include "sim/engine/scheduler.h"
+#include "sim/engine/step_additions.h"
 #include "sim/hardware/cost_model.h"
 
 namespace servesim {
@@ -37,10 +38,10 @@ inline bool is_decode_work(const ScheduledChunk& c) { return !c.request->in_pref
 // closes every scheduled or preempted request's interval since its last mark (queue,
 // stall or preemption), and charges each scheduled request its share of the step's GPU
 // time. Returns the split for account_chunk_end.
-// `cost` is the model's price of plan.shape; plan.decode_work_chunks and
-// plan.prefill_work_tokens must be set (Replica::prepare_step counts them).
-StepSplit account_step_start(const StepPlan& plan, Tick now_ns, Tick total_ns, Tick extra_ns, const StepCost& cost,
-                             const CostModel& cost_model);
+// `cost` is the model's price of plan.shape; added.decode_work_chunks and
+// added.prefill_work_tokens must be set (Replica::prepare_step counts them).
+StepSplit account_step_start(const StepPlan& plan, const StepAdditions& added, Tick now_ns, Tick total_ns,
+                             Tick extra_ns, const StepCost& cost, const CostModel& cost_model);
 // The split alone (account_step_start's first part): `cost` is the model's price of the
 // step, `decode_alone` that of its decode work alone, needed when it has both decode
 // chunks and prefill tokens.

@@ -140,10 +140,10 @@ TEST_CASE("prefix runs: shared blocks are counted once in use and once per holde
     const KvCacheManager& kv = replica.kv();
     std::int64_t held = 0;
     replica.for_each_request([&](RequestState& r) {
-      held += r.num_blocks;
-      if (r.status == RequestStatus::waiting && (r.num_blocks != 0 || r.num_computed_tokens != 0)) ++violations;
-      if (static_cast<std::int64_t>(r.block_ids.size()) != r.num_blocks) ++violations;
-      if (r.num_blocks < kv.blocks_for(r.num_computed_tokens)) ++violations;
+      held += r.num_blocks();
+      if (r.status == RequestStatus::waiting && (r.num_blocks() != 0 || r.num_computed_tokens != 0)) ++violations;
+      if (static_cast<std::int64_t>(r.block_ids().size()) != r.num_blocks()) ++violations;
+      if (r.num_blocks() < kv.blocks_for(r.num_computed_tokens)) ++violations;
     });
     if (held != kv.block_refs() || kv.used_blocks() > kv.total_blocks() || kv.used_blocks() > held) ++violations;
     max_shared = std::max(max_shared, held - kv.used_blocks());

@@ -30,7 +30,7 @@ TEST_CASE("overheads: per step - per first-scheduled request and per sampled tok
   CHECK(a.first_token_ns == 7350);
   CHECK(b.first_token_ns == 7350);
   CHECK(h.listener.finish_of(1) == 13680);
-  CHECK(h.plans.at(1).overhead_ns == 2700);
+  CHECK(h.additions.at(1).overhead_ns == 2700);
   CHECK(h.replica->stats().overhead_ns == 4 * 2000 + 2 * 500 + 5 * 100);
   // At batch 1-2 the overheads are most of each step: 9.5 of 13.68 us here.
   CHECK(h.replica->stats().busy_ns == 13680);

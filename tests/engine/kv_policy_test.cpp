@@ -62,9 +62,9 @@ TEST_CASE("swap: a preempted request keeps its KV in host memory and pays the tr
   CHECK(h.starts ==
         Times{0, 1080, 2170, 3190, 4210, 5230, 17240, 18250, 19260, 31270, 32280, 33290});
   CHECK(h.plans.at(5).swap_out_tokens == 11);
-  CHECK(h.plans.at(5).swap_ns == 11000);
-  CHECK(h.plans.at(8).swap_in_tokens == 11);
-  CHECK(h.plans.at(8).swap_ns == 11000);
+  CHECK(h.additions.at(5).swap_ns == 11000);
+  CHECK(h.additions.at(8).swap_in_tokens == 11);
+  CHECK(h.additions.at(8).swap_ns == 11000);
   CHECK(a.preemptions == 0);
   CHECK(b.preemptions == 1);
   CHECK(b.preempted_ns == 31270 - 5230);  // until the step that brought its KV back ended

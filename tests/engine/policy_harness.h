@@ -49,7 +49,8 @@ struct PolicyHarness {
   std::vector<std::string> steps;       // "1:8 2:4" per step; "+a" marks accepted spec tokens
   std::vector<Tick> starts;
   std::vector<Tick> durations;          // whole step, extras included
-  std::vector<StepPlan> plans;          // copies, for the extras (swap, overhead, draft)
+  std::vector<StepPlan> plans;          // copies of each step as its policy planned it
+  std::vector<StepAdditions> additions;  // what the replica added to each (Replica::step_additions)
   std::vector<std::unique_ptr<RequestState>> states;
 
   // `setup` adjusts the engine config before the replica is built.
@@ -77,6 +78,7 @@ struct PolicyHarness {
       starts.push_back(start);
       durations.push_back(cost.total_ns);
       plans.push_back(plan);
+      additions.push_back(replica->step_additions());
     });
   }
 

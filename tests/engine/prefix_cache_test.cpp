@@ -142,7 +142,7 @@ TEST_CASE("prefix cache: a hit is capped so at least one prompt token is compute
   CHECK(kv.used_blocks() == 2);
   // Not admitted (still waiting): the pass's end undoes the match.
   kv.drop_unadmitted_matches();
-  CHECK(same.num_blocks == 0);
+  CHECK(same.num_blocks() == 0);
   CHECK(same.num_computed_tokens == 0);
   CHECK(same.cached_prompt_tokens == 0);
   CHECK(kv.used_blocks() == 0);
@@ -260,7 +260,7 @@ TEST_CASE("prefix cache: private hashes are found through their request and only
   kv.cache_computed_blocks(r, 0);
   // Registered only if it frees its blocks unfinished: until then nobody could look them up.
   CHECK(kv.cached_blocks() == 0);
-  const std::vector<std::int32_t> first_blocks = r.block_ids;
+  const std::vector<std::int32_t> first_blocks = r.block_ids();
   kv.free(r);  // preempted: recompute from what is still cached
   CHECK(kv.cached_blocks() == 3);
   r.num_computed_tokens = 0;
@@ -274,7 +274,7 @@ TEST_CASE("prefix cache: private hashes are found through their request and only
 
   // Its own re-admission hits all three (12 of 13 tokens: the cap leaves one to compute).
   CHECK(kv.match_prefix(r) == 12);
-  CHECK(r.block_ids == std::vector<std::int32_t>(first_blocks.begin(), first_blocks.begin() + 3));
+  CHECK(r.block_ids() == std::vector<std::int32_t>(first_blocks.begin(), first_blocks.begin() + 3));
   kv.free(r);
   r.num_computed_tokens = 0;
 
@@ -304,20 +304,20 @@ TEST_CASE("prefix cache: a private hash recomputed past the hit cap keeps its fi
   REQUIRE(kv.allocate(r, 8));
   r.num_computed_tokens = 8;
   kv.cache_computed_blocks(r, 0);
-  const std::int32_t first_block1 = r.block_ids[1];
+  const std::int32_t first_block1 = r.block_ids()[1];
   kv.free(r);
   r.num_computed_tokens = 0;
   CHECK(kv.match_prefix(r) == 4);
   REQUIRE(kv.allocate(r, 4));
   r.num_computed_tokens = 8;
   kv.cache_computed_blocks(r, 4);
-  CHECK(r.block_ids[1] != first_block1);
+  CHECK(r.block_ids()[1] != first_block1);
   CHECK(kv.cached_blocks() == 2);  // the new block 1 was not registered
   kv.free(r);
   r.num_computed_tokens = 0;
   r.spec.prompt_tokens = 12;  // as if an output had been added: now two blocks may hit
   CHECK(kv.match_prefix(r) == 8);
-  CHECK(r.block_ids[1] == first_block1);
+  CHECK(r.block_ids()[1] == first_block1);
   kv.free(r);
 }
 
@@ -333,11 +333,11 @@ TEST_CASE("prefix cache: private hashes are registered only when a request leave
   REQUIRE(kv.allocate(done, 13));
   done.num_computed_tokens = 13;
   kv.cache_computed_blocks(done, 0);
-  CHECK(done.private_blocks.empty());
+  CHECK(done.private_blocks().empty());
   CHECK(kv.cached_blocks() == 0);  // deferred: only its own return could look them up
   done.status = RequestStatus::finished;
   kv.free(done);
-  CHECK(done.private_blocks.empty());
+  CHECK(done.private_blocks().empty());
   CHECK(kv.cached_blocks() == 0);  // it will not return
 
   RequestState preempted;
@@ -347,13 +347,13 @@ TEST_CASE("prefix cache: private hashes are registered only when a request leave
   REQUIRE(kv.allocate(preempted, 13));
   preempted.num_computed_tokens = 13;
   kv.cache_computed_blocks(preempted, 0);
-  const std::vector<std::int32_t> blocks(preempted.block_ids.begin(), preempted.block_ids.begin() + 3);
+  const std::vector<std::int32_t> blocks(preempted.block_ids().begin(), preempted.block_ids().begin() + 3);
   kv.free(preempted);
-  CHECK(preempted.private_blocks == blocks);
+  CHECK(preempted.private_blocks() == blocks);
   CHECK(kv.cached_blocks() == 3);
   preempted.num_computed_tokens = 0;
   CHECK(kv.match_prefix(preempted) == 12);
-  CHECK(preempted.block_ids == blocks);
+  CHECK(preempted.block_ids() == blocks);
 }
 
 }  // namespace prefix_cache_test

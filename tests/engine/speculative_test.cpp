@@ -55,7 +55,7 @@ TEST_CASE("speculative: each decode verifies k+1 tokens and emits its accepted c
   CHECK(verify.prefills[0].new_tokens == 3);
   CHECK(verify.prefills[0].past_tokens == 4);
   CHECK(verify.extra_sampled_tokens == 2);
-  CHECK(h.plans.at(1).spec_k == 2);
+  CHECK(h.additions.at(1).spec_k == 2);
   // Tokens of one step arrive together, in one streamed chunk: the client times three
   // gaps of 1030 ns (step 1:1, then two 1:1+1 steps), not five.
   const RunSummary s = h.metrics.summarize(4130);
@@ -77,7 +77,7 @@ TEST_CASE("speculative: a draft model's k passes and its prompt pass are added t
   // Step 1: the draft runs the 4-token prompt too: 100 + 4. Then each step adds k = 2
   // one-token draft passes: 2 x (100 + 1).
   CHECK(h.durations == Times{1040 + 104, 1030 + 202, 1030 + 202, 1030 + 202});
-  CHECK(h.plans.at(1).draft_ns == 202);
+  CHECK(h.additions.at(1).draft_ns == 202);
   CHECK(h.replica->stats().draft_ns == 104 + 3 * 202);
 }
 

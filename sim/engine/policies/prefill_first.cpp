@@ -54,7 +54,7 @@ class PrefillFirstScheduler final : public Scheduler {
   void admit(SchedulerState& s, StepPlan& plan, std::int64_t& budget) {
     std::int64_t reserved = 0;  // running requests' future blocks not yet held
     for (const RequestState* r : s.running)
-      reserved += std::max<std::int64_t>(0, future_blocks(s, *r) - (r->num_blocks - s.kv.blocks_for(r->num_computed_tokens)));
+      reserved += std::max<std::int64_t>(0, future_blocks(s, *r) - (r->num_blocks() - s.kv.blocks_for(r->num_computed_tokens)));
     sched::admit_waiting(s, plan, budget, /*whole_prompt=*/false, [&](const RequestState& r, std::int64_t) {
       const std::int64_t own = future_blocks(s, r);
       if (!s.running.empty() && s.kv.free_blocks() - own < reserved) return false;
