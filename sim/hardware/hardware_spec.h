@@ -27,6 +27,11 @@ struct HardwareSpec {
   double network_latency_s = 0;              // per message between GPUs of two machines
   double host_link_bandwidth_bytes_per_s = 0;     // GPU <-> host (PCIe), for swapping
   double price_per_gpu_hour = 0;                  // USD
+  // Electrical power of one GPU (power_model.h, docs/energy.md); 0 = not given (a run with
+  // `cluster.energy` or `engine.power_cap_w` then refuses the pool).
+  double tdp_w = 0;                  // board power at full activity (the datasheet's max TDP)
+  double idle_power_w = 0;           // with nothing running
+  double memory_power_fraction = 0;  // activity of a kernel streaming at full bandwidth
   // The folder of data/kernels/ holding this GPU's measured kernel tables ("h100_sxm"), or
   // "" when none were measured (then only the roofline can price it).
   std::string kernel_tables;

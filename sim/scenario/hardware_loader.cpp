@@ -18,7 +18,7 @@ const std::vector<std::string> kHardwareKeys = {
     "step_overhead_us", "layer_overhead_us", "kernel_overhead_us", "attention_overhead_us", "attention_row_overhead_keys",
     "decode_attention_efficiency", "decode_attention_efficiency_many",
     "decode_attention_half_seqs", "decode_attention_row_overhead_keys", "elementwise_efficiency", "kernel_tables",
-    "calibrated_from"};
+    "calibrated_from", "tdp_w", "idle_power_w", "memory_power_fraction"};
 
 // A fraction of a datasheet peak: in (0, 1].
 double efficiency(const Field& root, const std::string& key, double fallback) {
@@ -32,6 +32,22 @@ double efficiency(const Field& root, const std::string& key, double fallback) {
 double non_negative_or(const Field& root, const std::string& key, double fallback) {
   const auto f = root.get(key);
   return f ? f->non_negative_double() : fallback;
+}
+
+// tdp_w, idle_power_w and memory_power_fraction come together (docs/energy.md): a power
+// model needs all three, and idle must lie below the TDP.
+void load_power_figures(const Field& root, HardwareSpec& hw) {
+  const auto tdp = root.get("tdp_w");
+  const auto idle = root.get("idle_power_w");
+  const auto memory = root.get("memory_power_fraction");
+  if (!tdp && !idle && !memory) return;
+  if (!tdp) (idle ? idle : memory)->fail_at_key("needs 'tdp_w' beside it (the GPU's power at full activity)");
+  hw.tdp_w = tdp->positive_double();
+  if (!idle) tdp->fail_at_key("needs 'idle_power_w' beside it (the GPU's power with nothing running)");
+  hw.idle_power_w = idle->non_negative_double();
+  if (!(hw.idle_power_w < hw.tdp_w)) idle->fail("must be below tdp_w (" + tdp->node().Scalar() + "), got " + idle->node().Scalar());
+  if (!memory) tdp->fail_at_key("needs 'memory_power_fraction' beside it (the activity of a kernel streaming at full bandwidth)");
+  hw.memory_power_fraction = efficiency(root, "memory_power_fraction", 0);
 }
 
 }  // namespace
@@ -84,6 +100,7 @@ HardwareSpec load_hardware_file(const std::string& path) {
   }
   hw.host_link_bandwidth_bytes_per_s = non_negative_or(root, "host_link_bandwidth_gb_s", 0) * 1e9;
   hw.price_per_gpu_hour = non_negative_or(root, "price_per_gpu_hour", 0);
+  load_power_figures(root, hw);
   if (auto f = root.get("kernel_tables")) {
     hw.kernel_tables = f->as_string();
     if (hw.kernel_tables.empty() || hw.kernel_tables.find('/') != std::string::npos ||
