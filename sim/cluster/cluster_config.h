@@ -58,8 +58,14 @@ struct StopSpec {
   WarmupSpec warmup;                     // none by default
 };
 
+// `cluster.energy`: the run meters every GPU's power (docs/energy.md).
+struct EnergySpec {
+  double price_per_kwh = 0;  // USD; 0 = no energy cost in the summary
+};
+
 struct ClusterConfig {
   std::vector<PoolConfig> pools;
+  std::optional<EnergySpec> energy;  // absent: no power figures, and nothing observes the steps for them
   std::string router = "least-outstanding";
   // Routers see replica load as it was at the last refresh, every this many ns (0: live).
   Tick router_staleness_ns = 0;

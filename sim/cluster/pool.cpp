@@ -4,6 +4,7 @@
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
 #include "sim/engine/block_pool.h"
+#include "sim/hardware/power_capped_cost_model.h"
 
 namespace servesim {
 
@@ -30,7 +31,8 @@ Pool::Pool(Simulator& sim, int pool_index, const PoolConfig& config, const std::
   router_ = router->factory(seed, config_.name);
   router_reads_kv_ = router_->reads_kv_usage() || router_->wants_cached_prefix();
 
-  cost_model_ = make_cost_model(config_.cost_model, config_.model, config_.hardware, config_.deployment);
+  cost_model_ = with_power_cap(make_cost_model(config_.cost_model, config_.model, config_.hardware, config_.deployment),
+                               config_.hardware, config_.deployment, config_.engine.power_cap_w);
   const auto draft_cost_model = make_draft_cost_model(config_);
   // One store for every replica with kv_offload.shared; else each gets its own tiers.
   const std::shared_ptr<KvTiers> shared_tiers =
@@ -131,7 +133,7 @@ int Pool::route_among_active(const RequestState& request) {
   SS_ASSERT(!routable_.empty(), "an autoscaled pool keeps at least one replica active");
   const RouteDecision d = router_->route(request.spec, routable_);
   const int replica = routable_[static_cast<std::size_t>(d.target)].index;
-  if (route_observer_) route_observer_(replica);
+  routed_(replica);
   return replica;
 }
 

@@ -139,6 +139,9 @@ struct EngineConfig {
   PreemptionMode preemption_mode = PreemptionMode::recompute;
   double swap_space_bytes = 4.0 * 1024 * 1024 * 1024;  // host memory per GPU (vLLM: 4 GiB)
   KvOffloadConfig kv_offload;  // none by default
+  // Board power limit of each GPU in watts (nvidia-smi --power-limit); 0 = none. The pool's
+  // steps slow as the clock would to stay under it (sim/hardware/power_capped_cost_model.h).
+  double power_cap_w = 0;
 
   EngineOverheads overheads;
   SpeculativeConfig speculative;

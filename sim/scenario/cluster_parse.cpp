@@ -13,6 +13,7 @@
 #include "sim/model/shard.h"
 #include "sim/scenario/autoscale_parse.h"
 #include "sim/scenario/did_you_mean.h"
+#include "sim/scenario/energy_parse.h"
 #include "sim/scenario/engine_parse.h"
 #include "sim/scenario/model_refs.h"
 #include "sim/scenario/resource_paths.h"
@@ -21,7 +22,7 @@ namespace servesim {
 
 namespace {
 
-const std::vector<std::string> kClusterKeys = {"pools", "router", "topology", "admission"};
+const std::vector<std::string> kClusterKeys = {"pools", "router", "topology", "admission", "energy"};
 const std::vector<std::string> kRoles = {"unified", "prefill", "decode"};
 const std::vector<std::string> kPoolKeys = {"name",   "replicas",   "model",   "hardware",
                                             "tp",     "pp",         "weights", "kv_dtype",
@@ -235,6 +236,7 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
     for (const ClassSpec& c : classes) class_names.push_back(c.name);
     pool.engine = parse_engine(*v, class_names);
     check_engine_for_pool(*v, pool);
+    check_power_cap(*v, pool);
   }
   parse_pool_cost_model(f, pool);
   check_buildable(f, pool);
@@ -370,6 +372,7 @@ ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classe
   check_cluster_network(f, cluster, items);
   if (auto a = f.get("admission")) cluster.admission = parse_admission(*a, classes);
   check_classes_served(pools, cluster, classes);
+  if (auto e = f.get("energy")) cluster.energy = parse_energy(*e, cluster);
   return cluster;
 }
 

@@ -27,7 +27,7 @@ const std::vector<std::string> kEngineKeys = {
     "speculative",  "prefill_chunk_tokens", "decode_target_batch", "preempt_lower_priority",
     "watermark",    "kv_admission",    "preemption_mode",        "swap_space_gb",
     "overheads",    "on_context_overflow",    "version",                "cuda_graphs",
-    "async_scheduling", "kv_memory_rule", "kv_offload"};
+    "async_scheduling", "kv_memory_rule", "kv_offload", "power_cap_w"};
 const std::vector<std::string> kKvOffloadKeys = {"cpu_gib", "disk_gib", "disk_gb_s", "backend", "shared", "network_gb_s", "store_node"};
 const std::vector<std::string> kCostModels = {"roofline", "kernels", "constant", "linear", "table"};
 const std::vector<std::string> kOverheadKeys = {"per_step", "per_request", "per_token", "frontend"};
@@ -277,6 +277,7 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
   }
   if (auto v = f.get("swap_space_gb")) e.swap_space_bytes = v->non_negative_double() * kBytesPerGiB;
   if (auto v = f.get("kv_offload")) parse_kv_offload(*v, e.kv_offload);
+  if (auto v = f.get("power_cap_w")) e.power_cap_w = v->positive_double();
   if (auto v = f.get("overheads")) parse_engine_overheads(*v, e.overheads);
   if (auto v = f.get("version")) e.version = engine_version(*v);
   if (auto v = f.get("cuda_graphs")) e.cuda_graph_max_batch = parse_cuda_graphs(*v);
