@@ -5,6 +5,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
+#include "sim/metrics/energy_meter.h"
 #include "sim/metrics/request_record.h"
 #include "sim/metrics/slo_verdict.h"
 
@@ -87,6 +88,7 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   pool_unscheduled_.assign(cluster_.pools.size(), 0);
   pool_arrivals_at_instant_.assign(cluster_.pools.size(), 0);
   metrics_->set_sustained_meter(&sustained_);
+  if (cluster_.energy) meter_energy();
 }
 
 Simulation::~Simulation() = default;
@@ -416,6 +418,7 @@ RunResult Simulation::run() {
   note_utilisation(result);
   note_kv_tier_traffic(result);
   note_fleet(result);
+  note_energy(result);
   SS_ASSERT(std::accumulate(pool_in_flight_.begin(), pool_in_flight_.end(), std::int64_t{0}) +
                     static_cast<std::int64_t>(hand_overs_.size()) ==
                 in_flight_,

@@ -21,6 +21,8 @@
 
 namespace servesim {
 
+class EnergyMeter;
+
 class Simulation final : public ReplicaListener {
  public:
   // Throws ConfigError when a pool cannot be built (weights do not fit, unknown policy), and
@@ -85,6 +87,9 @@ class Simulation final : public ReplicaListener {
   void note_kv_tier_traffic(RunResult& result) const;
   // Paid GPU time per pool and overall, when some pool autoscales (simulation_fleet.cpp).
   void note_fleet(RunResult& result) const;
+  // `cluster.energy`: the meter's observers, and its summary objects (simulation_energy.cpp).
+  void meter_energy();
+  void note_energy(RunResult& result) const;
   // Arrivals still to come or requests inside: autoscalers evaluate only while this holds.
   bool work_remains() const;
 
@@ -94,6 +99,7 @@ class Simulation final : public ReplicaListener {
   ClusterConfig cluster_;
   Simulator sim_;
   std::unique_ptr<MetricsRecorder> metrics_;
+  std::unique_ptr<EnergyMeter> energy_;  // null without cluster.energy
   std::vector<std::unique_ptr<RequestSource>> sources_;
   std::vector<EventHandle> source_events_;
   std::vector<Tick> source_event_ns_;
