@@ -55,5 +55,11 @@
 #include "sim/report/step_report.h"        // step_to_json
 #include "sim/study/step_study.h"          // price_step, StepRequest
 
+// A real benchmark run replayed through a deployment (`servesim replay`), and the engine's
+// overheads fitted to it (`servesim calibrate --from-benchmark`).
+#include "sim/report/benchmark_calibration_outcome.h"  // calibrate_from_benchmark
+#include "sim/report/atomic_write.h"                   // write_file_atomically: the profile, whole or not at all
+#include "sim/report/replay_outcome.h"                 // replay_benchmark, ReplayRequest
+
 // The self-contained HTML page of a run or sweep folder (`servesim report`).
 #include "sim/report/html_report.h"  // html_report

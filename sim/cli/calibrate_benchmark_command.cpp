@@ -2,20 +2,17 @@
 // [-o ENGINE.yaml]`: fits the engine-overhead knobs of the scenario's deployment to a real
 // benchmark run (sim/study/benchmark_calibration.h), prints the fit and the error on the
 // requests it held out, and writes an engine profile that records the fit
-// (sim/report/overhead_calibration_report.h).
+// (sim/report/overhead_calibration_report.h). The path from request to profile is
+// sim/report/benchmark_calibration_outcome.h, which the Python package shares.
 #include <ostream>
-#include <sstream>
 
 #include <boost/program_options.hpp>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
+#include "sim/report/benchmark_calibration_outcome.h"
 #include "sim/report/overhead_calibration_report.h"
 #include "sim/report/replay_report.h"
-#include "sim/scenario/scenario_loader.h"
-#include "sim/study/benchmark_calibration.h"
-#include "sim/workload/benchmark/benchmark_reader.h"
-#include "sim/workload/benchmark/benchmark_summary.h"
 
 namespace po = boost::program_options;
 
@@ -72,50 +69,6 @@ int nothing_identified(const std::string& report, std::ostream& err) {
   return 1;
 }
 
-// The aggregate path: the workload is the scenario's, checked against what the file states.
-int calibrate_from_aggregates(const BenchmarkCalibrationRequest& request, const Scenario& scenario, bool force,
-                              const std::string& output, std::ostream& out, std::ostream& err) {
-  const BenchmarkSummary summary = read_benchmark_summary(request.bench_path, request.format);
-  if (!check_benchmark_deployment(summary.deployment, scenario, force, "servesim calibrate", err)) return 2;
-  if (!print_summary_workload_check(check_summary_workload(summary, scenario), request.bench_path, force, err))
-    return 2;
-  const SummaryCalibration fit = calibrate_to_aggregates(summary, scenario, request);
-  print_unidentified_knobs(fit.unidentified, "this benchmark's figures", err);
-  std::ostringstream report;
-  print_summary_fit(fit, report);
-  if (fit.unidentified.size() == fit.knobs.size()) return nothing_identified(report.str(), err);
-  const std::string description = summary.format + " aggregates " + request.bench_path + " (" +
-                                  std::to_string(summary.stages.size()) + " stage" +
-                                  (summary.stages.size() == 1 ? "" : "s") + "; the workload is the scenario's)";
-  const std::string yaml = engine_profile_text(as_overhead_calibration(fit), benchmark_calibration_command(request, true),
-                                               calibration_base_preset(scenario), description);
-  emit_engine_profile(yaml, output, description, report.str(), out, err);
-  return 0;
-}
-
-// The per-request path: the benchmark's requests replayed through the deployment.
-int calibrate_from_requests(const BenchmarkCalibrationRequest& request, const Scenario& scenario, bool force,
-                            const std::string& output, std::ostream& out, std::ostream& err) {
-  if (!request.fit_stages.empty()) {
-    err << "servesim calibrate: --fit-stages applies to a file of aggregates; " << request.bench_path
-        << " lists its requests, which calibration splits itself\n";
-    return 2;
-  }
-  BenchmarkRun bench = read_benchmark(request.bench_path, request.format);
-  if (!check_benchmark_deployment(bench, scenario, force, "servesim calibrate", err)) return 2;
-  const BenchmarkReplay replay(scenario, std::move(bench));
-  const OverheadCalibration fit = calibrate_to_requests(replay, request);
-  print_unidentified_knobs(fit.unidentified, "this benchmark", err);
-  std::ostringstream report;
-  print_overhead_fit(fit, report);
-  if (fit.unidentified.size() == fit.knobs.size()) return nothing_identified(report.str(), err);
-  const std::string description = describe_benchmark(replay);
-  const std::string yaml = engine_profile_text(fit, benchmark_calibration_command(request, false),
-                                               calibration_base_preset(scenario), description);
-  emit_engine_profile(yaml, output, description, report.str(), out, err);
-  return 0;
-}
-
 }  // namespace
 
 int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -137,17 +90,13 @@ int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::
     err << "servesim calibrate: --from-benchmark and --scenario are both required\n\n" << opts;
     return 2;
   }
-  if (request.max_evaluations < 1) {
-    err << "servesim calibrate: --max-replays must be at least 1\n";
-    return 2;
-  }
   options.request.fit_given = vm.count("fit") > 0;
-  const bool force = vm.count("force") > 0;
-  // The benchmark's requests replace the scenario's workload, so the scenario needs no stop.
-  const Scenario scenario = load_deployment(request.scenario_path, request.sets);
-  if (is_benchmark_summary(request.bench_path, request.format))
-    return calibrate_from_aggregates(request, scenario, force, options.output, out, err);
-  return calibrate_from_requests(request, scenario, force, options.output, out, err);
+  options.request.force = vm.count("force") > 0;
+  const BenchmarkCalibrationOutcome outcome = calibrate_from_benchmark(request, err);
+  if (outcome.exit_code == 2) return 2;
+  if (outcome.exit_code == 1) return nothing_identified(outcome.report, err);
+  emit_engine_profile(outcome.profile, options.output, outcome.benchmark, outcome.report, out, err);
+  return 0;
 }
 
 }  // namespace servesim::cli

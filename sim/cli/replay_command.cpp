@@ -1,19 +1,17 @@
 // `servesim replay BENCH --scenario S [--tolerance 10%] [--json]`: replays the requests of a
 // real benchmark run (vllm bench serve, inference-perf, GuideLLM) through the scenario's
 // deployment and prints measured against simulated, figure by figure, with signed errors.
-// Exit 1 when --tolerance is given and a figure is off by more; 2 on bad input. The study is
-// sim/study/replay_study.h, its report sim/report/replay_report.h.
+// Exit 1 when --tolerance is given and a figure is off by more; 2 on bad input. The whole
+// path from request to table is sim/report/replay_outcome.h, which the Python package
+// shares; the study is sim/study/replay_study.h.
 #include <ostream>
 
 #include <boost/program_options.hpp>
-#include <nlohmann/json.hpp>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
+#include "sim/report/replay_outcome.h"
 #include "sim/report/replay_report.h"
-#include "sim/scenario/percent.h"
-#include "sim/scenario/scenario_loader.h"
-#include "sim/study/replay_study.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
 
 namespace po = boost::program_options;
@@ -22,17 +20,16 @@ namespace servesim::cli {
 
 int replay_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("servesim replay BENCH --scenario S [options]");
-  std::string bench_path, scenario_path, format = "auto", tolerance;
-  std::vector<std::string> sets;
+  ReplayRequest request;
   opts.add_options()("help,h", "show this help")
-      ("scenario", po::value(&scenario_path), "the deployment to replay through (scenario YAML); its workload is replaced")
-      ("format", po::value(&format), "benchmark format: auto (default), vllm-bench, inference-perf, guidellm")
-      ("set", po::value(&sets)->composing(), "override a scenario key: --set cluster.pools.0.replicas=4")
-      ("tolerance", po::value(&tolerance), "exit 1 when any figure's |error| exceeds this, e.g. 10%")
+      ("scenario", po::value(&request.scenario_path), "the deployment to replay through (scenario YAML); its workload is replaced")
+      ("format", po::value(&request.format), "benchmark format: auto (default), vllm-bench, inference-perf, guidellm")
+      ("set", po::value(&request.sets)->composing(), "override a scenario key: --set cluster.pools.0.replicas=4")
+      ("tolerance", po::value(&request.tolerance), "exit 1 when any figure's |error| exceeds this, e.g. 10%")
       ("json", "print the comparison as JSON")
       ("force", "replay a benchmark whose model, tokenizer, engine or parallelism differ from the scenario's (a warning instead of exit 2)");
   po::options_description hidden;
-  hidden.add_options()("bench", po::value(&bench_path));
+  hidden.add_options()("bench", po::value(&request.bench_path));
   po::positional_options_description pos;
   pos.add("bench", 1);
   po::variables_map vm;
@@ -54,35 +51,20 @@ int replay_command(const std::vector<std::string>& args, std::ostream& out, std:
         << opts;
     return 0;
   }
-  if (bench_path.empty() || scenario_path.empty()) {
+  if (request.bench_path.empty() || request.scenario_path.empty()) {
     err << "servesim replay: give the benchmark file and --scenario\n\n" << opts;
     return 2;
   }
-  std::optional<double> tolerance_fraction;
-  if (!tolerance.empty()) tolerance_fraction = parse_percent_or_throw(tolerance, "--tolerance");
-
-  BenchmarkRun bench = read_benchmark(bench_path, format);
-  // The benchmark's requests replace the scenario's workload, so the scenario needs no stop.
-  Scenario scenario = load_deployment(scenario_path, sets);
-  if (!check_benchmark_deployment(bench, scenario, vm.count("force") > 0, "servesim replay", err)) return 2;
-  const BenchmarkReplay replay(std::move(scenario), std::move(bench));
-  const ReplayStudy study = run_replay(replay, tolerance_fraction);
-  const SimulatedReplay& simulated = study.simulated;
-  const int beyond = study.beyond_tolerance;
+  request.force = vm.count("force") > 0;
+  const ReplayOutcome outcome = replay_benchmark(request, "servesim replay", err);
+  if (outcome.refused) return 2;
   if (vm.count("json")) {
-    out << replay_json(replay, simulated, study.sets, tolerance_fraction).dump(2) << "\n";
+    out << outcome.json.dump(2) << "\n";
   } else {
-    print_replay(replay, simulated, study.sets, out);
-    if (tolerance_fraction) {
-      out << beyond << " figure" << (beyond == 1 ? "" : "s") << " beyond the tolerance of "
-          << tolerance << "\n";
-    }
+    out << outcome.table;
   }
-  if (simulated.rejected > 0 || simulated.unfinished > 0) {
-    err << "servesim replay: warning: the simulated deployment rejected " << simulated.rejected << " and left "
-        << simulated.unfinished << " unfinished of the replayed requests; their figures are left out\n";
-  }
-  return beyond > 0 ? 1 : 0;
+  if (!outcome.shortfall.empty()) err << "servesim replay: warning: " << outcome.shortfall << "\n";
+  return outcome.beyond_tolerance > 0 ? 1 : 0;
 }
 
 }  // namespace servesim::cli

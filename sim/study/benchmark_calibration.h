@@ -7,23 +7,13 @@
 #include <vector>
 
 #include "sim/scenario/scenario.h"
+#include "sim/study/benchmark_calibration_request.h"
 #include "sim/study/benchmark_replay.h"
 #include "sim/study/overhead_calibration.h"
 #include "sim/study/summary_calibration.h"
 #include "sim/workload/benchmark/benchmark_summary.h"
 
 namespace servesim {
-
-struct BenchmarkCalibrationRequest {
-  std::string bench_path;
-  std::string format = "auto";  // auto | vllm-bench | inference-perf | guidellm
-  std::string scenario_path;
-  std::vector<std::string> sets;                  // --set overrides of the scenario
-  std::string fit_list = "per_step,per_request";  // the knobs to fit, comma-separated
-  bool fit_given = false;                         // the list was asked for, not the default
-  std::string fit_stages;                         // aggregates: stages to fit on, "0,2"; "" stage 0
-  int max_evaluations = OverheadCalibrationOptions{}.max_evaluations;
-};
 
 // The knobs of `fit_list`, in order (empty items skipped).
 std::vector<std::string> calibration_knobs(const BenchmarkCalibrationRequest& request);

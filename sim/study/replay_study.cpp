@@ -2,7 +2,18 @@
 
 #include <cmath>
 
+#include "sim/scenario/percent.h"
+#include "sim/scenario/scenario_loader.h"
+#include "sim/workload/benchmark/benchmark_reader.h"
+
 namespace servesim {
+
+ReplayInputs read_replay_inputs(const ReplayRequest& request) {
+  std::optional<double> tolerance;
+  if (!request.tolerance.empty()) tolerance = parse_percent_or_throw(request.tolerance, "--tolerance");
+  BenchmarkRun bench = read_benchmark(request.bench_path, request.format);
+  return {std::move(bench), load_deployment(request.scenario_path, request.sets), tolerance};
+}
 
 ReplayStudy run_replay(const BenchmarkReplay& replay, std::optional<double> tolerance) {
   ReplayStudy study;
