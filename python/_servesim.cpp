@@ -166,6 +166,61 @@ py::object search(const std::string& scenario_path, const std::string& space_pat
   return to_python(servesim::search_report_to_json(report));
 }
 
+// The lines a study wrote on its error stream, one a line, without the last newline.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A benchmark run replayed through the deployment (`servesim replay`): "report" is --json's
+// document as Python values, "table" the console table, "warnings" the lines the CLI
+// prints on standard error. A benchmark of another deployment, not forced, raises
+// ConfigError with the lines the CLI prints before its exit 2.
+py::dict replay(const servesim::ReplayRequest& request) {
+  std::ostringstream err;
+  const servesim::ReplayOutcome outcome =
+      without_gil([&] { return servesim::replay_benchmark(request, "servesim replay", err); });
+  if (outcome.refused) {
+    std::string text = err.str();
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    throw servesim::ConfigError("", 0, "", text);
+  }
+  std::vector<std::string> warnings = lines_of(err.str());
+  if (!outcome.shortfall.empty()) warnings.push_back("servesim replay: warning: " + outcome.shortfall);
+  py::dict d;
+  d["report"] = to_python(outcome.json);
+  d["table"] = outcome.table;
+  d["warnings"] = warnings;
+  return d;
+}
+
+// The engine's overheads fitted to a benchmark run (`servesim calibrate --from-benchmark`):
+// "fit" as Python values, "profile" the engine profile's YAML ("" when no knob could be
+// identified), "benchmark" and "report" what the CLI prints with it, "warnings" its lines
+// on standard error. With `output`, the profile is written there as the CLI's -o writes it.
+// A refusal (exit 2 on the CLI) raises ConfigError with the CLI's lines.
+py::dict calibrate(const servesim::BenchmarkCalibrationRequest& request, const std::string& output) {
+  std::ostringstream err;
+  const servesim::BenchmarkCalibrationOutcome outcome =
+      without_gil([&] { return servesim::calibrate_from_benchmark(request, err); });
+  if (outcome.exit_code == 2) {
+    std::string text = err.str();
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    throw servesim::ConfigError("", 0, "", text);
+  }
+  if (!output.empty() && !outcome.profile.empty())
+    servesim::write_file_atomically(output, "--output", [&](std::ostream& os) { os << outcome.profile; });
+  py::dict d;
+  d["fit"] = to_python(outcome.fit);
+  d["profile"] = outcome.profile;
+  d["benchmark"] = outcome.benchmark;
+  d["report"] = outcome.report;
+  d["warnings"] = lines_of(err.str());
+  return d;
+}
+
 // The explain study (`servesim explain --json`) as Python values.
 py::object explain(const std::string& scenario_path, const std::vector<std::string>& sets,
                     std::optional<std::uint64_t> seed, int jobs) {
@@ -274,10 +329,38 @@ PYBIND11_MODULE(_servesim, m) {
         py::arg("micro_batches"), py::arg("weights"), py::arg("kv"), py::arg("activations"), py::arg("prefills"),
         py::arg("decodes"), py::arg("cost_model"), py::arg("engine"), py::arg("engine_version"),
         py::arg("cuda_graphs"));
+  // The request's fields by name, as `servesim replay`'s options fill them.
+  m.def(
+      "replay",
+      [](std::string bench, std::string scenario, std::string format, std::vector<std::string> sets,
+         std::string tolerance, bool force) {
+        return replay({std::move(bench), std::move(scenario), std::move(format), std::move(sets),
+                       std::move(tolerance), force});
+      },
+      py::arg("bench_path"), py::arg("scenario_path"), py::arg("format"), py::arg("sets"), py::arg("tolerance"),
+      py::arg("force"));
+  m.def(
+      "calibrate",
+      [](std::string bench, std::string scenario, std::string format, std::vector<std::string> sets,
+         std::optional<std::string> fit, std::string fit_stages, int max_replays, bool force, std::string output) {
+        servesim::BenchmarkCalibrationRequest request;
+        request.bench_path = std::move(bench);
+        request.scenario_path = std::move(scenario);
+        request.format = std::move(format);
+        request.sets = std::move(sets);
+        request.fit_given = fit.has_value();  // the profile records --fit only when it was asked for
+        if (fit) request.fit_list = *fit;
+        request.fit_stages = std::move(fit_stages);
+        request.max_evaluations = max_replays;
+        request.force = force;
+        return calibrate(request, output);
+      },
+      py::arg("bench_path"), py::arg("scenario_path"), py::arg("format"), py::arg("sets"), py::arg("fit"),
+      py::arg("fit_stages"), py::arg("max_replays"), py::arg("force"), py::arg("output"));
   m.def("explain", &explain, py::arg("scenario_path"), py::arg("sets"), py::arg("seed"), py::arg("jobs"));
   m.def("compare", &compare, py::arg("baseline"), py::arg("candidate"), py::arg("tolerance"),
         py::arg("per_field"));
-  m.def("html_report", &servesim::html_report, py::arg("dir"));
+  m.def("html_report", [](const std::string& dir) { return servesim::html_report(dir); }, py::arg("dir"));
   // The CLI's reading of "5%" (sim/scenario/percent.h), so that both refuse the same texts.
   m.def("parse_percent", &servesim::parse_percent_or_throw, py::arg("text"), py::arg("option"));
   m.attr("__version__") = SERVESIM_VERSION;

@@ -20,6 +20,7 @@ in C++ without the GIL; Ctrl-C stops a run and raises KeyboardInterrupt.
 from __future__ import annotations
 
 import contextlib
+import decimal
 import io
 import json
 import numbers
@@ -31,7 +32,8 @@ from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _servesim
 
-__all__ = ["ConfigError", "Result", "run", "sweep", "capacity", "search", "step", "explain", "compare", "report", "__version__"]
+__all__ = ["ConfigError", "Result", "run", "sweep", "capacity", "search", "step", "explain", "compare", "report",
+           "replay", "calibrate", "__version__"]
 
 ConfigError = _servesim.ConfigError
 __version__ = _servesim.__version__
@@ -44,6 +46,15 @@ def _pandas():
     import pandas  # imported when a table is asked for: `import servesim` stays light
 
     return pandas
+
+
+def _rows(rows: list):
+    """Rows (dicts) as a DataFrame, or the list itself where pandas is not installed."""
+    try:
+        pandas = _pandas()
+    except ImportError:
+        return rows
+    return pandas.DataFrame(rows)
 
 
 def _set_value(value: Any) -> str:
@@ -356,6 +367,94 @@ def explain(scenario: Scenario, set: Sets = None, seed: Optional[int] = None, jo
         rows.append(row)
     result["table"] = _pandas().DataFrame(rows)
     return result
+
+
+def _percent_text(value: Union[None, str, float]) -> str:
+    """A tolerance as the CLI's text: "10%" as given, 0.1 as "10.0%", None as ""."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    # In decimal, so that 0.1 reads "10%", not "10.000000000000002%".
+    return f"{(decimal.Decimal(repr(float(value))) * 100).normalize():f}%"
+
+
+def replay(bench: str, scenario: Scenario, format: str = "auto", set: Sets = None,  # noqa: A002 - the CLI's names
+           tolerance: Union[None, str, float] = None, force: bool = False):
+    """Replays the succeeded requests of a real benchmark run (vllm bench serve,
+    inference-perf, GuideLLM) through the scenario's deployment (`servesim replay`). Returns
+    measured against simulated as a DataFrame, one row per set of requests ("all", then each
+    load stage) and figure: set, requests, figure, measured, simulated, error (signed,
+    simulated / measured - 1), the figures of `servesim replay --json`. Its .attrs hold the
+    rest of that document ("benchmark", "scenario", "simulated", with a tolerance
+    "tolerance" and "beyond_tolerance"), "json" the document whole and "table" the CLI's
+    console table. Without pandas, the rows come as a list of dicts.
+
+    `tolerance` is "10%" or 0.1. A benchmark whose model, tokenizer, engine or parallelism
+    differ from the scenario's raises ConfigError with the CLI's words unless force=True;
+    what the CLI warns of comes as a UserWarning."""
+    with _scenario_file(scenario) as path:
+        got = _servesim.replay(os.fspath(bench), path, format, _sets(set), _percent_text(tolerance), force)
+    for line in got["warnings"]:
+        warnings.warn(line.replace("servesim replay: warning: ", "", 1), stacklevel=2)
+    document = got["report"]
+    if isinstance(scenario, Mapping) or "\n" in str(scenario):
+        document["scenario"] = "<scenario>"  # a YAML text or a dict: no file of the user's to name
+    rows = [{"set": s["name"], "requests": s["requests"], **figure} for s in document["sets"] for figure in s["figures"]]
+    table = _rows(rows)
+    if not isinstance(table, list):
+        table.attrs.update({k: v for k, v in document.items() if k != "sets"})
+        table.attrs.update(json=document, table=got["table"])
+    return table
+
+
+def _knob_list(fit: Union[None, str, Sequence[str]]) -> Optional[str]:
+    """--fit's text: "per_step,per_request" as given, a list joined; None: the default."""
+    if fit is None or isinstance(fit, str):
+        return fit
+    return ",".join(str(k) for k in fit)
+
+
+def calibrate(bench: str, scenario: Scenario, format: str = "auto", set: Sets = None,  # noqa: A002 - the CLI's names
+              fit: Union[None, str, Sequence[str]] = None, fit_stages: Union[None, str, Sequence[int]] = None,
+              max_replays: int = 240, force: bool = False, output: Optional[str] = None) -> dict:
+    """Fits the engine's CPU overheads (per step, per request, per sampled token) to a real
+    benchmark run (`servesim calibrate --from-benchmark`): its requests replayed through the
+    scenario's deployment, or, for a file of aggregates only, the scenario's workload run
+    and matched to the file's figures. Returns a dict: "fitted_ms" and "start_ms" (each
+    knob's overhead in ms), "knobs", "unidentified" (each {knob, why, setting}: a knob the
+    benchmark cannot pin down, left out of the profile), "split", "evaluations", the
+    objectives, "source" ("requests" or "aggregates"), "profile" (the engine profile as a
+    dict; None when no knob could be identified), "profile_yaml" (the file's text, "" then),
+    "benchmark" and "report" (the fit's tables, as the CLI prints them).
+
+    `fit` names the knobs ("per_step,per_request" or a list; the CLI's default without it),
+    `fit_stages` the stages of a file of aggregates to fit on ("0,2" or [0, 2]),
+    `max_replays` caps the simulations (--max-replays). With `output`, the profile is written
+    there, as `-o` writes it; use it as a pool's `engine: {preset: FILE}`. A benchmark of
+    another deployment raises ConfigError with the CLI's words unless force=True; the CLI's
+    warnings come as UserWarning, and so does "nothing written" when no knob is identified."""
+    stages = fit_stages if fit_stages is None or isinstance(fit_stages, str) else ",".join(str(i) for i in fit_stages)
+    with _scenario_file(scenario) as path:
+        got = _servesim.calibrate(os.fspath(bench), path, format, _sets(set), _knob_list(fit), stages or "",
+                                  max_replays, force, os.fspath(output) if output else "")
+    for line in got["warnings"]:
+        warnings.warn(line.replace("servesim calibrate: warning: ", "", 1), stacklevel=2)
+    result = dict(got["fit"])
+    result.update(profile_yaml=got["profile"], benchmark=got["benchmark"], report=got["report"])
+    result["profile"] = _yaml_values(got["profile"]) if got["profile"] else None
+    if not got["profile"]:
+        warnings.warn("no knob of fit could be identified from this benchmark; nothing written", stacklevel=2)
+    return result
+
+
+def _yaml_values(text: str):
+    """The profile's YAML as Python values (PyYAML), or None where PyYAML is not installed."""
+    try:
+        import yaml
+    except ImportError:
+        return None
+    return yaml.safe_load(text)
 
 
 def _fraction(value: Union[str, float]) -> float:
