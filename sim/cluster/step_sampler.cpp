@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "sim/hardware/power_model.h"
+
 namespace servesim {
 
 StepSample sample_step(const Replica& replica, int pool, int replica_index, Tick start_ns, const StepPlan& plan,
@@ -33,14 +35,21 @@ StepSample sample_step(const Replica& replica, int pool, int replica_index, Tick
   return s;
 }
 
-void add_step_sampler(Simulation& sim, std::function<void(const StepSample&)> fn) {
+void add_step_sampler(Simulation& sim, std::function<void(const StepSample&)> fn, bool energy) {
   auto shared = std::make_shared<std::function<void(const StepSample&)>>(std::move(fn));
   for (int p = 0; p < static_cast<int>(sim.pools().size()); ++p) {
+    const PoolConfig& cfg = sim.pools()[static_cast<std::size_t>(p)]->config();
+    // The meter's power model (sim/metrics/energy_meter.cpp), for the timeseries' power_w.
+    const PowerModel power = energy ? PowerModel::of(cfg.hardware, cfg.deployment, cfg.engine.power_cap_w) : PowerModel{};
+    const double gpus = cfg.deployment.gpus();
     for (auto& replica : sim.pools()[static_cast<std::size_t>(p)]->replicas()) {
       const Replica* r = replica.get();
-      replica->add_step_observer([shared, r, p](int i, Tick start_ns, const StepPlan& plan, const StepCost& cost) {
-        (*shared)(sample_step(*r, p, i, start_ns, plan, cost));
-      });
+      replica->add_step_observer(
+          [shared, r, p, energy, power, gpus](int i, Tick start_ns, const StepPlan& plan, const StepCost& cost) {
+            StepSample s = sample_step(*r, p, i, start_ns, plan, cost);
+            if (energy) s.above_idle_j = gpus * (power.step_power_w(cost) - power.idle_w) * PowerModel::kernel_s(cost);
+            (*shared)(s);
+          });
     }
   }
 }

@@ -15,9 +15,10 @@ namespace servesim {
 StepSample sample_step(const Replica& replica, int pool, int replica_index, Tick start_ns, const StepPlan& plan,
                        const StepCost& cost);
 
-// Adds a step observer to every replica of `sim` that hands `fn` each step's sample.
+// Adds a step observer to every replica of `sim` that hands `fn` each step's sample; with
+// `energy` (a run with cluster.energy) each sample carries the step's energy above idle.
 // REQUIRES: run() has not been called yet; `fn` outlives the run.
-void add_step_sampler(Simulation& sim, std::function<void(const StepSample&)> fn);
+void add_step_sampler(Simulation& sim, std::function<void(const StepSample&)> fn, bool energy = false);
 
 // Hands `fn` every replica's queue and KV state whenever it changes other than at a step's
 // start (Replica::add_state_observer), and once now, before the run, for each replica.

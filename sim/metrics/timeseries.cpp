@@ -27,8 +27,13 @@ std::string csv_quoted(const std::string& text) {
 }  // namespace
 
 TimeseriesWriter::TimeseriesWriter(std::ostream& out, Tick interval_ns, std::vector<std::string> pool_names,
-                                   std::vector<int> replicas_per_pool, bool fleet_columns)
-    : out_(out), interval_ns_(interval_ns), pool_names_(std::move(pool_names)), fleet_columns_(fleet_columns) {
+                                   std::vector<int> replicas_per_pool, bool fleet_columns,
+                                   std::vector<double> idle_w_per_replica)
+    : out_(out),
+      interval_ns_(interval_ns),
+      pool_names_(std::move(pool_names)),
+      fleet_columns_(fleet_columns),
+      idle_w_per_replica_(std::move(idle_w_per_replica)) {
   SS_ASSERT(interval_ns_ > 0, "timeseries interval must be positive");
   SS_ASSERT(pool_names_.size() == replicas_per_pool.size(), "one replica count per pool");
   for (int p = 0; p < static_cast<int>(replicas_per_pool.size()); ++p) {
@@ -39,12 +44,30 @@ TimeseriesWriter::TimeseriesWriter(std::ostream& out, Tick interval_ns, std::vec
   buckets_.assign(replicas_.size(), Bucket{});
   held_.assign(replicas_.size(), Held{});
   for (const int n : replicas_per_pool) fleet_.emplace_back(n, n);
-  out_ << kHeader << (fleet_columns_ ? kFleetColumns : "") << "\n";
+  SS_ASSERT(idle_w_per_replica_.empty() || idle_w_per_replica_.size() == pool_names_.size(), "one idle power per pool");
+  on_since_ns_.assign(replicas_.size(), 0);
+  out_ << kHeader << (fleet_columns_ ? kFleetColumns : "") << (idle_w_per_replica_.empty() ? "" : kPowerColumns)
+       << "\n";
 }
 
 void TimeseriesWriter::on_fleet(int pool, Tick now_ns, int active, int paid) {
   if (current_ >= 0) advance_to(now_ns / interval_ns_);  // earlier intervals end with the old fleet
   fleet_[static_cast<std::size_t>(pool)] = {active, paid};
+}
+
+void TimeseriesWriter::on_power(int pool, int replica, Tick now_ns, bool on) {
+  if (current_ >= 0) advance_to(now_ns / interval_ns_);
+  const auto flat = static_cast<std::size_t>(first_flat_[static_cast<std::size_t>(pool)] + replica);
+  Tick& since = on_since_ns_[flat];
+  if (on == (since >= 0)) return;
+  if (on) {
+    since = now_ns;
+  } else {
+    // Only the open interval's part counts (earlier intervals were closed with it).
+    const Tick from = current_ >= 0 ? std::max(since, current_ * interval_ns_) : now_ns;
+    buckets_[flat].on_ns += std::max<Tick>(0, now_ns - from);
+    since = -1;
+  }
 }
 
 void TimeseriesWriter::advance_to(std::int64_t interval) {
@@ -97,6 +120,7 @@ void TimeseriesWriter::on_step(const StepSample& s) {
   b.prefill_tokens += s.prefill_tokens;
   b.decode_tokens += s.decode_tokens;
   b.output_tokens += s.output_tokens;
+  b.above_idle_j += s.above_idle_j;
 }
 
 void TimeseriesWriter::finish() {
@@ -159,6 +183,15 @@ void TimeseriesWriter::write_interval(std::int64_t interval) {
     if (fleet_columns_) {
       const auto [active, paid] = fleet_[static_cast<std::size_t>(pool)];
       out_ << ',' << active << ',' << paid;
+    }
+    if (!idle_w_per_replica_.empty()) {
+      // Time on: what on_power counted, plus the stretch still on up to the interval's end.
+      const Tick start_ns = interval * interval_ns_;
+      Tick on_ns = b.on_ns;
+      if (on_since_ns_[i] >= 0) on_ns += std::max<Tick>(0, start_ns + interval_ns_ - std::max(on_since_ns_[i], start_ns));
+      const double on_s = static_cast<double>(on_ns) * 1e-9;
+      out_ << ',';
+      put(out_, (idle_w_per_replica_[static_cast<std::size_t>(pool)] * on_s + b.above_idle_j) / interval_s, 9);
     }
     out_ << '\n';
     ++rows_;

@@ -30,6 +30,8 @@ struct StepSample {
   std::int64_t kv_total_blocks = 0;
   std::int64_t waiting = 0;         // queue length after scheduling
   std::int64_t running = 0;
+  // With cluster.energy: the step's energy above idle, all the replica's GPUs (docs/energy.md).
+  double above_idle_j = 0;
 };
 
 // A replica's queue and KV state from some moment on (until the next sample or step).
@@ -49,14 +51,22 @@ class TimeseriesWriter {
 
   // Appended to kHeader with fleet columns: the replica's pool's replicas active and paid.
   static constexpr const char* kFleetColumns = ",active_replicas,paid_replicas";
+  // Appended last with power columns (runs with cluster.energy): the replica's mean power
+  // over the interval, all its GPUs; a pool's power is the sum of its replicas' rows.
+  static constexpr const char* kPowerColumns = ",power_w";
 
   // `replicas_per_pool[p]` replicas in pool p named pool_names[p]. Writes the header.
   // With `fleet_columns` (runs where some pool autoscales; other files keep their columns)
   // every row ends with its pool's replicas active and paid at the interval's end:
   // all of the pool's replicas until on_fleet() says otherwise.
   // REQUIRES: interval_ns > 0; `out` outlives the writer.
+  // With `idle_w_per_replica` (one per pool: a replica's GPUs' idle power; runs with
+  // cluster.energy) every row ends with power_w: idle power while the replica is on (every
+  // replica from t = 0 until on_power() says otherwise) plus the energy above idle of the
+  // steps that started in the interval, over the interval.
   TimeseriesWriter(std::ostream& out, Tick interval_ns, std::vector<std::string> pool_names,
-                   std::vector<int> replicas_per_pool, bool fleet_columns = false);
+                   std::vector<int> replicas_per_pool, bool fleet_columns = false,
+                   std::vector<double> idle_w_per_replica = {});
 
   // A step starts; the replica's state is the sample's from then on.
   // REQUIRES: samples and gauges come in non-decreasing time (simulated time order).
@@ -68,6 +78,8 @@ class TimeseriesWriter {
   // From `now_ns` on, pool `pool` has `active` replicas routable and `paid` paid (fleet
   // columns only). REQUIRES: time order with the samples and gauges.
   void on_fleet(int pool, Tick now_ns, int active, int paid);
+  // From `now_ns` on, the replica draws power (on) or not (power columns only).
+  void on_power(int pool, int replica, Tick now_ns, bool on);
   // Writes the interval still open. Call once, after the run.
   void finish();
 
@@ -86,6 +98,8 @@ class TimeseriesWriter {
     // Most waiting, running and KV blocks held for some time within the interval (a
     // state that lasted 0 ns, such as an arrival scheduled the same nanosecond, is none).
     std::int64_t held_waiting_max = 0, held_running_max = 0, held_kv_max = 0;
+    double above_idle_j = 0;  // steps started in the interval
+    Tick on_ns = 0;           // time on within the interval, counted up to on_since_ns
   };
   // A replica's state since `since_ns`.
   struct Held {
@@ -108,6 +122,8 @@ class TimeseriesWriter {
   std::vector<Held> held_;  // per replica (flat index)
   bool fleet_columns_ = false;
   std::vector<std::pair<int, int>> fleet_;  // per pool: (active, paid) now
+  std::vector<double> idle_w_per_replica_;  // per pool; empty: no power columns
+  std::vector<Tick> on_since_ns_;           // per replica (flat): on since; -1 while off
   std::int64_t current_ = -1;  // interval being filled; -1 before the first step
   std::int64_t rows_ = 0;
 };

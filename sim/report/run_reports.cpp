@@ -36,8 +36,12 @@ RunReports::RunReports(Simulation& sim, const Scenario& scenario, const fs::path
     timeseries_file_.emplace(open(out_dir / "timeseries.csv"));
     bool autoscaled = false;
     for (const auto& pool : sim.pools()) autoscaled = autoscaled || pool->autoscaler() != nullptr;
-    timeseries_ = std::make_unique<TimeseriesWriter>(
-        timeseries_file_->stream, scenario.outputs.timeseries_interval_ns, pool_names, replicas, autoscaled);
+    // With cluster.energy, each row's power: a replica's GPUs at idle while it is on.
+    std::vector<double> idle_w_per_replica;
+    if (scenario.cluster.energy)
+      for (const auto& p : scenario.cluster.pools) idle_w_per_replica.push_back(p.hardware.idle_power_w * p.deployment.gpus());
+    timeseries_ = std::make_unique<TimeseriesWriter>(timeseries_file_->stream, scenario.outputs.timeseries_interval_ns,
+                                                     pool_names, replicas, autoscaled, idle_w_per_replica);
     // Each autoscaled pool's fleet as it changes (docs/metrics.md, timeseries.csv).
     for (int p = 0; p < static_cast<int>(sim.pools().size()); ++p) {
       const Autoscaler* a = sim.pools()[static_cast<std::size_t>(p)]->autoscaler();
@@ -45,6 +49,17 @@ RunReports::RunReports(Simulation& sim, const Scenario& scenario, const fs::path
       timeseries_->on_fleet(p, 0, a->active(), a->paid());
       sim.pools()[static_cast<std::size_t>(p)]->autoscaler()->add_change_observer(
           [this, p, a](Tick now_ns) { timeseries_->on_fleet(p, now_ns, a->active(), a->paid()); });
+      if (!idle_w_per_replica.empty()) {
+        // Replicas off draw nothing: each one's phase from t = 0 and as it changes (the
+        // writer ignores a replica whose state did not).
+        const std::size_t n = sim.pools()[static_cast<std::size_t>(p)]->replicas().size();
+        const auto note_power = [this, p, a, n](Tick now_ns) {
+          for (std::size_t r = 0; r < n; ++r)
+            timeseries_->on_power(p, static_cast<int>(r), now_ns, a->phase(r) != ReplicaPhase::off);
+        };
+        note_power(0);
+        sim.pools()[static_cast<std::size_t>(p)]->autoscaler()->add_change_observer(note_power);
+      }
     }
     // Between steps too: what idle replicas hold, and requests that queue while a step runs.
     add_gauge_sampler(sim, [this](int pool, int replica, Tick now_ns, const ReplicaGauges& g) {
@@ -62,7 +77,8 @@ RunReports::RunReports(Simulation& sim, const Scenario& scenario, const fs::path
     bench_files_.push_back({path, format->make(path)});
   }
   wall_start_ = last_print_ = std::chrono::steady_clock::now();
-  if (timeseries_ || trace_) add_step_sampler(sim, [this](const StepSample& s) { on_step(s); });
+  if (timeseries_ || trace_)
+    add_step_sampler(sim, [this](const StepSample& s) { on_step(s); }, scenario.cluster.energy.has_value());
 }
 
 // Files not committed (an error or a failed check) remove their partial files as they go.
