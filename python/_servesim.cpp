@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "servesim/servesim.h"
+#include "py_progress.h"
 #include "py_values.h"
 
 namespace py = pybind11;
@@ -60,6 +61,18 @@ auto without_gil(Study&& study) {
   return study();
 }
 
+// Runs `study` with the GIL released and Ctrl-C caught, `progress` told of each run; a
+// study stopped by Ctrl-C or by the progress callable raises that in Python.
+template <class Study>
+auto stoppable(servesim_python::StudyProgress& progress, Study&& study) {
+  SigintScope sigint;
+  try {
+    return without_gil(study);
+  } catch (const servesim_python::StudyStopped&) {
+    progress.raise_stopped();
+  }
+}
+
 py::dict run(const std::string& scenario_path, const std::vector<std::string>& sets,
              std::optional<std::uint64_t> seed, int replicates, const std::string& out_dir) {
   servesim::ScenarioFile scenario = servesim::ScenarioFile::load(scenario_path, sets);
@@ -97,9 +110,10 @@ py::dict run(const std::string& scenario_path, const std::vector<std::string>& s
 
 // The sweep's table as sweep.csv (format "csv") or sweep.json ("json") text; with
 // shard_count > 1, only the points of shard `shard_index` (`servesim sweep --shard I/N`).
+// `on_progress(done, total)` (or None) as each point's run ends.
 std::string sweep(const std::string& scenario_path, const std::vector<std::string>& axes, bool zip, int jobs,
                   const std::vector<std::string>& sets, std::optional<std::uint64_t> seed, int replicates,
-                  std::size_t shard_index, std::size_t shard_count, const std::string& format) {
+                  std::size_t shard_index, std::size_t shard_count, const std::string& format, py::object on_progress) {
   servesim::SweepRequest request;
   if (shard_count > 1) request.shard = servesim::parse_shard(std::to_string(shard_index) + "/" + std::to_string(shard_count));
   request.scenario_path = scenario_path;
@@ -109,7 +123,12 @@ std::string sweep(const std::string& scenario_path, const std::vector<std::strin
   request.seed = seed;
   request.replicates = replicates;
   request.jobs = jobs;
-  const servesim::SweepStudy study = without_gil([&] { return servesim::run_sweep(request); });
+  servesim_python::StudyProgress progress(std::move(on_progress), &g_interrupted);
+  const servesim::SweepStudy study = stoppable(progress, [&] {
+    return servesim::run_sweep(
+        request, [&](const servesim::SweepTable& table) { progress.start(static_cast<std::size_t>(table.points)); },
+        [&](std::size_t, const servesim::RunSummary*, const std::string&) { progress.one_done(); });
+  });
   std::ostringstream text;
   if (format == "json") {
     servesim::write_sweep_json(study.table, text);
@@ -150,7 +169,7 @@ py::object capacity(const std::string& scenario_path, const std::vector<std::str
 py::object search(const std::string& scenario_path, const std::string& space_path,
                    const std::vector<std::string>& sets, const std::string& class_name, std::optional<double> rate,
                    const std::string& slo, const std::string& prices, int jobs, std::optional<std::uint64_t> seed,
-                   int replicates) {
+                   int replicates, py::object on_progress) {
   servesim::SearchRequest request;
   request.scenario_path = scenario_path;
   request.space_path = space_path;
@@ -162,7 +181,12 @@ py::object search(const std::string& scenario_path, const std::string& space_pat
   request.jobs = jobs;
   request.seed = seed;
   request.replicates = replicates;
-  const servesim::SearchReport report = without_gil([&] { return servesim::run_search(request); });
+  servesim_python::StudyProgress progress(std::move(on_progress), &g_interrupted);
+  const servesim::SearchReport report = stoppable(progress, [&] {
+    return servesim::run_search(
+        request, [&](const servesim::SearchReport& loaded) { progress.start(loaded.candidates.size()); },
+        [&](std::size_t, bool, const std::string&) { progress.one_done(); });
+  });
   return to_python(servesim::search_report_to_json(report));
 }
 
@@ -318,13 +342,13 @@ PYBIND11_MODULE(_servesim, m) {
         py::arg("out_dir"));
   m.def("sweep", &sweep, py::arg("scenario_path"), py::arg("axes"), py::arg("zip"), py::arg("jobs"),
         py::arg("sets"), py::arg("seed"), py::arg("replicates"), py::arg("shard_index") = 0,
-        py::arg("shard_count") = 1, py::arg("format") = "csv");
+        py::arg("shard_count") = 1, py::arg("format") = "csv", py::arg("on_progress") = py::none());
   m.def("merge", &merge, py::arg("shard_paths"));
   m.def("capacity", &capacity, py::arg("scenario_path"), py::arg("sets"), py::arg("class_name"), py::arg("slo"),
         py::arg("tolerance"), py::arg("max_rejected"), py::arg("seed"), py::arg("replicates"));
   m.def("search", &search, py::arg("scenario_path"), py::arg("space_path"), py::arg("sets"),
         py::arg("class_name"), py::arg("rate"), py::arg("slo"), py::arg("prices"), py::arg("jobs"),
-        py::arg("seed"), py::arg("replicates"));
+        py::arg("seed"), py::arg("replicates"), py::arg("on_progress") = py::none());
   m.def("step", &step, py::arg("model"), py::arg("hardware"), py::arg("tp"), py::arg("pp"), py::arg("ep"),
         py::arg("micro_batches"), py::arg("weights"), py::arg("kv"), py::arg("activations"), py::arg("prefills"),
         py::arg("decodes"), py::arg("cost_model"), py::arg("engine"), py::arg("engine_version"),

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _servesim
+from ._progress import progress_callback
 
 __all__ = ["ConfigError", "Result", "run", "sweep", "capacity", "search", "step", "explain", "compare", "report",
            "replay", "calibrate", "__version__"]
@@ -218,6 +219,7 @@ def sweep(
     replicates: Optional[int] = None,
     executor: Any = None,
     shards: Optional[int] = None,
+    progress: Any = None,
 ):
     """Runs one simulation per point of `axes` ({"key": [values]} or the CLI's "key=a,b,c"
     strings), their cartesian product or, with zip=True, zipped (`servesim sweep`). Returns
@@ -229,7 +231,12 @@ def sweep(
     result()), as `shards` tasks there (default 8), each `servesim sweep --shard I/N`; the
     shards' tables are joined as `servesim merge` joins them, so the table is the local
     sweep's, byte for byte. The workers must import servesim and read the scenario's files
-    at the same paths."""
+    at the same paths.
+
+    `progress`: a tqdm bar of the points run (None: where tqdm is installed and the session
+    is interactive; True: where tqdm is installed; False: none), or a callable called as
+    progress(done, total) as each point ends (with an executor, each shard). An exception
+    it raises, and Ctrl-C, stop the sweep after the points under way."""
     seed = _seed(seed)
     if isinstance(axes, Mapping):
         axis_texts = [_axis(k, v) for k, v in axes.items()]
@@ -237,8 +244,8 @@ def sweep(
         axis_texts = [str(a) for a in axes]
     sets_list, reps = _sets(set), 1 if replicates is None else replicates
     if executor is None:
-        with _scenario_file(scenario) as path:
-            text = _servesim.sweep(path, axis_texts, zip, jobs, sets_list, seed, reps)
+        with _scenario_file(scenario) as path, progress_callback(progress, "sweep") as on_progress:
+            text = _servesim.sweep(path, axis_texts, zip, jobs, sets_list, seed, reps, on_progress=on_progress)
         return _table(text)
     count = shards or 8
     portable = scenario
@@ -246,13 +253,16 @@ def sweep(
         portable = os.path.abspath(os.fspath(scenario))
     futures = [executor.submit(_sweep_shard, portable, axis_texts, zip, sets_list, seed, reps, i, count)
                for i in range(count)]
-    with tempfile.TemporaryDirectory(prefix="servesim-shards-") as folder:
+    with tempfile.TemporaryDirectory(prefix="servesim-shards-") as folder, \
+            progress_callback(progress, "sweep shards") as on_progress:
         paths = []
         for i, future in enumerate(futures):
             path = os.path.join(folder, f"shard-{i}.json")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(future.result())
             paths.append(path)
+            if on_progress:
+                on_progress(i + 1, count)
         text = _servesim.merge(paths)
     return _table(text)
 
@@ -295,16 +305,19 @@ def search(
     set: Sets = None,  # noqa: A002
     seed: Optional[int] = None,
     replicates: Optional[int] = None,
+    progress: Any = None,
 ) -> dict:
     """The cheapest deployment in the search space file `space` that meets the SLO
     (`servesim search --json`), as a dict whose "candidates" is also given as a DataFrame
-    under "table"."""
+    under "table". `progress` as sweep's, over the candidates run (those pruned never run,
+    so a bar may end short of its total)."""
     seed = _seed(seed)
     price_text = prices if isinstance(prices, str) or prices is None else ",".join(
         f"{k}={v}" for k, v in prices.items())
-    with _scenario_file(scenario) as path:
+    with _scenario_file(scenario) as path, progress_callback(progress, "search") as on_progress:
         report = _servesim.search(path, os.fspath(space), _sets(set), class_name, rate, _slo_text(slo),
-                                  price_text or "", jobs, seed, 1 if replicates is None else replicates)
+                                  price_text or "", jobs, seed, 1 if replicates is None else replicates,
+                                  on_progress=on_progress)
     if isinstance(report.get("candidates"), list):
         report["table"] = _pandas().json_normalize(report["candidates"])
     return report
