@@ -1,83 +1,34 @@
 // `servesim report` and `outputs.html`: one self-contained page whose embedded data is the
-// run's own (checked against summary.json and sweep.json), and which a real browser renders:
-// headless Chromium (Debian's `chromium`, installed by scripts/test) loads it, every chart
-// draws and no script error is raised.
+// run's own (checked against summary.json, sweep.json and sweep.csv), and which a real
+// browser renders: headless Chromium (Debian's `chromium`, installed by scripts/test) loads
+// it, every chart draws and no script error is raised; the header says what was simulated,
+// the SLO targets are lines on the charts and a sweep's points are labelled.
 #include <catch2/catch.hpp>
 
-#include <cstdio>
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_test_util.h"
+#include "report/html_report_test_util.h"
 
 namespace html_report_test {
 
-namespace {
-
-namespace fs = std::filesystem;
-using nlohmann::json;
-using servesim::testing::read_file;
+using namespace html_report_test_util;
 using servesim::testing::run_cli;
 using servesim::testing::TempDir;
 
-// The JSON the page draws from.
-json page_data(const std::string& html) {
-  const std::string open = "<script id=\"servesim-data\" type=\"application/json\">";
-  const auto begin = html.find(open);
+// "KV cache: N tokens (B blocks of S)" as `servesim validate` prints it for the first pool
+// (sim/cluster/engine_setup.cpp kv_cache_report, a path apart from the report's).
+std::string validated_kv_capacity(const std::string& arguments) {
+  const auto r = run_cli("validate " + arguments);
+  REQUIRE(r.exit_code == 0);
+  const std::string mark = "KV cache: ";
+  const auto begin = r.output.find(mark);
   REQUIRE(begin != std::string::npos);
-  const auto end = html.find("</script>", begin);
-  return json::parse(html.substr(begin + open.size(), end - begin - open.size()));
+  return r.output.substr(begin + mark.size(), r.output.find(')', begin) + 1 - begin - mark.size());
 }
-
-// Output of a command and its exit status.
-std::string capture(const std::string& command, int& status) {
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  while (std::size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-  status = pclose(pipe);
-  return out;
-}
-
-const char* chromium() {
-  for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
-    if (fs::exists(path)) return path;
-  return nullptr;
-}
-
-// Loads the page in headless Chromium; checks every chart rendered and no error was raised,
-// and leaves a screenshot beside the page.
-void check_in_browser(const fs::path& page, int charts) {
-  const char* browser = chromium();
-  if (browser == nullptr) {
-    WARN("chromium is not installed (apt-get install chromium): the browser check of " << page << " is skipped");
-    return;
-  }
-  const std::string flags = " --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars"
-                            " --window-size=1200,4000 --virtual-time-budget=5000 ";
-  int status = 0;
-  const std::string dom = capture(std::string(browser) + flags + "--enable-logging=stderr --v=0 --dump-dom 'file://" +
-                                      page.string() + "' 2>" + (page.parent_path() / "console.txt").string(),
-                                  status);
-  const std::string console = read_file(page.parent_path() / "console.txt");
-  INFO("browser console:\n" << console);
-  REQUIRE(status == 0);
-  CHECK(dom.find("data-charts=\"" + std::to_string(charts) + "\"") != std::string::npos);
-  CHECK(dom.find("data-rendered=\"" + std::to_string(charts) + "\"") != std::string::npos);
-  CHECK(dom.find("data-errors=\"") == std::string::npos);  // the attribute, not the hook script
-  CHECK(console.find("Uncaught") == std::string::npos);
-  CHECK(console.find(":ERROR:CONSOLE") == std::string::npos);
-  const fs::path shot = page.parent_path() / "report.png";
-  capture(std::string(browser) + flags + "--screenshot='" + shot.string() + "' 'file://" + page.string() + "' 2>/dev/null",
-          status);
-  REQUIRE(status == 0);
-  CHECK(fs::file_size(shot) > 20000);  // a blank page is a few kB
-}
-
-}  // namespace
 
 TEST_CASE("report: a run's page carries its own distributions and renders in a browser", "[report][html]") {
   TempDir dir("html-run");
@@ -102,12 +53,50 @@ TEST_CASE("report: a run's page carries its own distributions and renders in a b
   const json& pool = data["timeline"]["main"];
   CHECK(pool["t"].size() == pool["kv_percent"].size());
   CHECK(pool["t"].size() >= static_cast<std::size_t>(summary["duration"].get<double>()));
-  // The CLI writes the same page for the folder.
+  // The CLI writes the same page for the folder (its date is when summary.json was written).
   const auto again = run_cli("report " + dir.path.string() + " -o " + (dir.path / "again.html").string());
   REQUIRE(again.exit_code == 0);
   CHECK(read_file(dir.path / "again.html") == html);
+
+  // What was simulated: the run wrote its context beside the page, and the page carries it.
+  const json context = json::parse(read_file(dir.path / "run_context.json"));
+  CHECK(data["context"] == context);
+  // scenarios/quickstart.yaml: seed 1, one class with ttft 2s and itl 100ms at p99.
+  CHECK(context["seed"] == 1);
+  REQUIRE(context["classes"].size() == 1);
+  const json& slo = context["classes"][0]["slo"];
+  REQUIRE(slo.size() == 2);
+  CHECK(slo[0]["field"] == "p99_ttft_ms");
+  CHECK(slo[0]["target_ms"].get<double>() == 2000.0);
+  CHECK(slo[1]["field"] == "p99_itl_ms");
+  CHECK(slo[1]["target_ms"].get<double>() == 100.0);
+  // The header, as static HTML: the pool as the scenario states it, its KV capacity as
+  // `validate` sizes it, the servesim that ran and the run's length.
+  const std::string header = html.substr(html.find("<section id=\"simulated\">"));
+  CHECK(header.find("<td>quickstart (quickstart.yaml)</td>") != std::string::npos);
+  CHECK(header.find("<th>seed</th><td>1</td>") != std::string::npos);
+  CHECK(header.find("<td>after 400 requests</td>") != std::string::npos);
+  CHECK(header.find("<td>llama-3-8b</td><td>h100-sxm</td><td>1 / 1 / 1</td><td>bf16 / bf16</td>") != std::string::npos);
+  CHECK(header.find("<td>kernels (h100_sxm/vllm-") != std::string::npos);
+  CHECK(header.find("<td>" + validated_kv_capacity("scenarios/quickstart.yaml") + "</td>") != std::string::npos);
+  CHECK(header.find("ttft p99 &le; 2000 ms, itl p99 &le; 100 ms") != std::string::npos);
+  const std::string version = run_cli("--version").output;  // "servesim X.Y.Z\n"
+  CHECK(header.find("<th>servesim</th><td>" + version.substr(9, version.size() - 10) + "</td>") != std::string::npos);
+  CHECK(header.find("UTC (summary.json written)</td>") != std::string::npos);
+
   // 3 distributions, 2 attribution charts, 3 timelines.
-  check_in_browser(dir.path / "report.html", 8);
+  const std::string dom = check_in_browser(dir.path / "report.html", 8);
+  if (dom.empty()) return;
+  // The TTFT target is a line on the TTFT distribution; TPOT and E2E have none.
+  CHECK(canvas_attribute(dom, "Time to first token (CDF)", "data-slo-lines") ==
+        "SLO conversation: TTFT p99 \u2264 2000 ms");
+  CHECK(canvas_attribute(dom, "End-to-end latency (CDF)", "data-slo-lines").empty());
+  // The verdict per objective, as the class's own p99 against its target.
+  const json& cls = summary["classes"]["conversation"];
+  const bool ttft_met = cls["p99_ttft_ms"].get<double>() <= 2000, itl_met = cls["p99_itl_ms"].get<double>() <= 100;
+  CHECK(count(dom, "<td class=\"met\">met</td>") == static_cast<std::size_t>(ttft_met + itl_met));
+  CHECK(count(dom, "<td class=\"missed\">missed</td>") == static_cast<std::size_t>(2 - ttft_met - itl_met));
+  CHECK(dom.find("<h2>SLO verdict per class</h2>") != std::string::npos);
 }
 
 TEST_CASE("report: a sweep's page marks the Pareto front and saturated points and renders", "[report][html]") {
@@ -126,6 +115,71 @@ TEST_CASE("report: a sweep's page marks the Pareto front and saturated points an
   for (const auto& row : sweep["rows"]) saturated += row["summary"]["saturated"].get<int>();
   CHECK(saturated > 0);  // 64x the trace's rate: the page must draw hollow points
   check_in_browser(dir.path / "report.html", 3);
+}
+
+TEST_CASE("report: a replica sweep at fixed load draws each figure against replicas - labelled - with SLO lines",
+          "[report][html][sweep]") {
+  TempDir dir("html-replicas");
+  // 8x the trace's rate: one replica falls behind, three keep up; no axis touches the load.
+  const auto r = run_cli("sweep scenarios/quickstart.yaml --set stop.requests=600 --set workload.0.trace.speedup=8 -q "
+                         "--axis cluster.pools.0.replicas=1,2,3 --jobs 2 --out " + dir.path.string());
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(run_cli("report " + dir.path.string() + " -q").exit_code == 0);
+  const std::string html = read_file(dir.path / "report.html");
+  const json data = page_data(html);
+  CHECK(data["sweep"] == json::parse(read_file(dir.path / "sweep.json")));
+  CHECK(html.find("<td>cluster.pools.0.replicas = 1, 2, 3 (product)") != std::string::npos);
+  CHECK(html.find("<td>" + validated_kv_capacity("scenarios/quickstart.yaml") + "</td>") != std::string::npos);
+
+  // The page's figures are sweep.csv's, read here from the CSV.
+  const auto csv = read_plain_csv(dir.path / "sweep.csv");
+  REQUIRE(csv.size() == 4);
+  auto column = [&](const std::string& name) {
+    const auto at = std::find(csv[0].begin(), csv[0].end(), name);
+    REQUIRE(at != csv[0].end());
+    return static_cast<std::size_t>(at - csv[0].begin());
+  };
+  const json& rows = data["sweep"]["rows"];
+  REQUIRE(rows.size() == 3);
+  std::string replica_labels, ttft_labels, cost_labels;
+  std::size_t met = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& line = csv[i + 1];
+    const json& s = rows[i]["summary"];
+    CHECK(rows[i]["values"]["cluster.pools.0.replicas"] == std::stoi(line[column("cluster.pools.0.replicas")]));
+    for (const char* f : {"p99_ttft_ms", "p99_tpot_ms", "p99_itl_ms", "sustained_served_rate", "slo_attainment",
+                          "paid_per_1m_output_tokens"})
+      CHECK(s[f].get<double>() == Approx(std::stod(line[column(f)])).epsilon(1e-12));
+    // The cost per 1M output tokens is the cluster's hour over the tokens an hour serves.
+    CHECK(std::stod(line[column("paid_per_1m_output_tokens")]) ==
+          Approx(std::stod(line[column("cost_per_hour")]) / (std::stod(line[column("output_throughput")]) * 3600) * 1e6));
+    const double ttft = std::stod(line[column("p99_ttft_ms")]), itl = std::stod(line[column("p99_itl_ms")]);
+    met += ttft <= 2000 && itl <= 100;
+    replica_labels += (i ? "|replicas=" : "replicas=") + line[column("cluster.pools.0.replicas")];
+    ttft_labels += (i ? "|" : "") + page_number(ttft) + " ms";
+    cost_labels += (i ? "|$" : "$") + page_number(std::stod(line[column("paid_per_1m_output_tokens")]));
+  }
+  // One replica falls behind: it serves less than offered over the arrival window. Three keep
+  // up, and over the arrival window serve what is offered, where completions over the whole run
+  // (request_throughput) read less: the drain after the last arrival dilutes them.
+  CHECK(std::stod(csv[1][column("sustained_served_rate")]) < 0.9 * std::stod(csv[1][column("sustained_offered_rate")]));
+  const double served = std::stod(csv[3][column("sustained_served_rate")]);
+  CHECK(served > 0.95 * std::stod(csv[3][column("sustained_offered_rate")]));
+  CHECK(std::stod(csv[3][column("request_throughput")]) < 0.9 * served);
+
+  // 6 figures against replicas, 3 trade-off curves.
+  const std::string dom = check_in_browser(dir.path / "report.html", 9);
+  if (dom.empty()) return;
+  CHECK(canvas_attribute(dom, "p99 TTFT vs replicas", "data-point-labels") == ttft_labels);
+  CHECK(canvas_attribute(dom, "Cost per 1M output tokens vs replicas", "data-point-labels") == cost_labels);
+  CHECK(canvas_attribute(dom, "p99 TTFT vs replicas", "data-slo-lines") == "SLO conversation: TTFT p99 \u2264 2000 ms");
+  CHECK(canvas_attribute(dom, "p99 ITL vs requests served / s", "data-point-labels") == replica_labels);
+  CHECK(canvas_attribute(dom, "p99 ITL vs requests served / s", "data-slo-lines") ==
+        "SLO conversation: ITL p99 \u2264 100 ms");
+  CHECK(canvas_attribute(dom, "p99 E2E latency vs requests served / s", "data-slo-lines").empty());
+  // Each point's verdict, the class's p99s against the scenario's targets.
+  CHECK(count(dom, "<td class=\"met\">met</td>") == met);
+  CHECK(count(dom, "<td class=\"missed\">missed: ") == 3 - met);
 }
 
 TEST_CASE("report: a folder without results is refused with exit 2", "[report][html]") {
