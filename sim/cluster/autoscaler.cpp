@@ -190,7 +190,7 @@ void Autoscaler::set_phase(std::size_t i, ReplicaPhase p) {
 }
 
 void Autoscaler::notify() {
-  for (const auto& fn : observers_) fn(sim_.now());
+  changed_(sim_.now());
 }
 
 Tick Autoscaler::replica_paid_ns(std::size_t i, Tick end_ns) const {

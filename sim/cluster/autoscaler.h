@@ -16,6 +16,7 @@
 
 #include "sim/cluster/autoscale_policy.h"
 #include "sim/cluster/autoscale_spec.h"
+#include "sim/core/signal.h"
 #include "sim/core/simulator.h"
 #include "sim/engine/replica.h"
 
@@ -65,8 +66,8 @@ class Autoscaler {
   Tick paid_ns(Tick end_ns) const;
 
   // Called after every change of phase, with the time (timeseries.csv, the invariant checker).
-  using ChangeObserver = std::function<void(Tick now_ns)>;
-  void add_change_observer(ChangeObserver fn) { observers_.push_back(std::move(fn)); }
+  using ChangeObserver = Signal<void(Tick now_ns)>::Slot;
+  void add_change_observer(ChangeObserver fn) { changed_.connect(std::move(fn)); }
 
   const AutoscaleSpec& spec() const { return spec_; }
   Tick cold_start_ns() const { return cold_start_ns_; }
@@ -99,7 +100,7 @@ class Autoscaler {
   std::vector<EventHandle> drain_check_;                     // pending check of a draining replica
   std::deque<std::pair<Tick, int>> history_;  // (time, clamped count asked for) over the window
   std::deque<std::pair<Tick, Tick>> ttft_;    // (finish, TTFT) over the window; slo_headroom only
-  std::vector<ChangeObserver> observers_;
+  Signal<void(Tick now_ns)> changed_;
 };
 
 }  // namespace servesim

@@ -5,7 +5,7 @@
 
 namespace servesim {
 
-InvariantChecker::InvariantChecker(Simulation& sim, RecordSink forward) : sim_(sim), forward_(std::move(forward)) {
+InvariantChecker::InvariantChecker(Simulation& sim) : sim_(sim) {
   for (int p = 0; p < static_cast<int>(sim.pools().size()); ++p) {
     for (auto& replica : sim.pools()[static_cast<std::size_t>(p)]->replicas()) {
       replica->add_step_observer([this, p](int i, Tick start_ns, const StepPlan& plan, const StepCost& cost) {
@@ -13,10 +13,7 @@ InvariantChecker::InvariantChecker(Simulation& sim, RecordSink forward) : sim_(s
       });
     }
   }
-  sim.set_request_sink([this](const RequestRecord& r) {
-    on_record(r);
-    if (forward_) forward_(r);
-  });
+  sim.add_request_sink([this](const RequestRecord& r) { on_record(r); });
   for (int p = 0; p < static_cast<int>(sim.pools().size()); ++p)
     if (sim.pools()[static_cast<std::size_t>(p)]->autoscaler()) watch_autoscaler(p);
 }
@@ -27,7 +24,7 @@ InvariantChecker::InvariantChecker(Simulation& sim, RecordSink forward) : sim_(s
 void InvariantChecker::watch_autoscaler(int p) {
   Pool& pool = *sim_.pools()[static_cast<std::size_t>(p)];
   const Autoscaler& a = *pool.autoscaler();
-  pool.set_route_observer([this, p, &a](int replica) {
+  pool.add_route_observer([this, p, &a](int replica) {
     ++f_.autoscaled_routes;
     if (a.phase(static_cast<std::size_t>(replica)) != ReplicaPhase::active)
       fail("pool " + std::to_string(p) + ": a request was routed to replica " + std::to_string(replica) + ", which is " +

@@ -25,13 +25,10 @@ namespace servesim {
 
 class InvariantChecker {
  public:
-  using RecordSink = std::function<void(const RequestRecord&)>;
-
-  // Adds a step observer to every replica (other observers, such as timeseries.csv or
-  // trace.json, keep theirs) and takes over the simulation's request sink; records are
-  // passed on to `forward` after they are checked (requests.csv keeps working).
+  // Adds a step observer to every replica and a request sink to the simulation, beside
+  // any others (timeseries.csv, trace.json, requests.csv keep theirs).
   // REQUIRES: `sim` outlives the checker and run() has not been called yet.
-  explicit InvariantChecker(Simulation& sim, RecordSink forward = {});
+  explicit InvariantChecker(Simulation& sim);
 
   // A closed loop never has more than this many requests inside the cluster (0: no bound).
   void set_max_in_flight(std::int64_t n) { max_in_flight_ = n; }
@@ -88,7 +85,6 @@ class InvariantChecker {
   void check_fleet(int pool, Tick now_ns);
 
   Simulation& sim_;
-  RecordSink forward_;
   Figures f_;
   std::int64_t max_in_flight_ = 0;
   Tick clock_ns_ = 0;  // latest step start seen, on any replica (INV-3)

@@ -133,7 +133,7 @@ int Pool::route_among_active(const RequestState& request) {
   SS_ASSERT(!routable_.empty(), "an autoscaled pool keeps at least one replica active");
   const RouteDecision d = router_->route(request.spec, routable_);
   const int replica = routable_[static_cast<std::size_t>(d.target)].index;
-  if (route_observer_) route_observer_(replica);
+  routed_(replica);
   return replica;
 }
 

@@ -12,6 +12,7 @@
 #include "sim/cluster/autoscaler.h"
 #include "sim/cluster/cluster_config.h"
 #include "sim/cluster/router.h"
+#include "sim/core/signal.h"
 #include "sim/engine/replica.h"
 #include "sim/engine/memory_plan.h"
 #include "sim/metrics/replica_metrics.h"
@@ -47,8 +48,8 @@ class Pool {
   Autoscaler* autoscaler() { return autoscaler_.get(); }
   const Autoscaler* autoscaler() const { return autoscaler_.get(); }
   // Called with every replica route() picks, before the request is submitted (the
-  // invariant checker's view of routing). Optional.
-  void set_route_observer(std::function<void(int replica)> fn) { route_observer_ = std::move(fn); }
+  // invariant checker's view of routing).
+  void add_route_observer(Signal<void(int replica)>::Slot fn) { routed_.connect(std::move(fn)); }
 
  private:
   PoolConfig config_;
@@ -81,7 +82,7 @@ class Pool {
   LoadChangeLog load_log_{0};
   std::unique_ptr<Autoscaler> autoscaler_;
   std::vector<ReplicaSnapshot> routable_;  // autoscaled: the active replicas' snapshots, per route
-  std::function<void(int)> route_observer_;
+  Signal<void(int replica)> routed_;
 };
 
 }  // namespace servesim

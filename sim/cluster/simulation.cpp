@@ -93,11 +93,11 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
 
 Simulation::~Simulation() = default;
 
-void Simulation::set_request_sink(std::function<void(const RequestRecord&)> sink) {
-  metrics_->set_request_sink(std::move(sink));
+void Simulation::add_request_sink(std::function<void(const RequestRecord&)> sink) {
+  metrics_->add_request_sink(std::move(sink));
 }
 
-void Simulation::set_arrival_observer(ArrivalObserver observer) { arrival_observer_ = std::move(observer); }
+void Simulation::set_stop_check(StopCheck check) { stop_check_ = std::move(check); }
 
 RequestState* Simulation::new_request_state() {
   if (free_states_.empty()) {
@@ -221,7 +221,7 @@ void Simulation::admit_one(int c, RequestSource& src) {
     pool_watch_[p].observe(arrived_, pool_in_flight_[p],
                            std::max<std::int64_t>(pool_unscheduled_[p] - pool_arrivals_at_instant_[p], 0));
   sustained_.note_in_flight(sim_.now(), in_flight_);
-  if (arrival_observer_ && arrival_observer_(arrived_, in_flight_)) {
+  if (stop_check_ && stop_check_(arrived_, in_flight_)) {
     aborted_ = true;
     admitting_ = false;
     for (auto& h : source_events_) sim_.cancel(h);

@@ -30,14 +30,16 @@ class Simulation final : public ReplicaListener {
   Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec> workload, ClusterConfig cluster);
   ~Simulation() override;
 
-  // Every request record is also passed here as the run goes (for requests.csv).
-  void set_request_sink(std::function<void(const RequestRecord&)> sink);
-  // Called after every arrival with the arrivals so far and the requests inside (waiting or
-  // running). Returning true ends the run there: admission and the clock stop, requests
+  // Every request record is also passed to each sink added, in order, as the run goes
+  // (requests.csv, the invariant checker; MetricsRecorder::add_request_sink).
+  void add_request_sink(std::function<void(const RequestRecord&)> sink);
+  // A decision, not an observer (those are Signals): called after every arrival with the
+  // arrivals so far and the requests inside (waiting or running). Returning true ends
+  // the run there: admission and the clock stop, requests
   // inside are reported as unfinished, and RunResult::aborted is set. `servesim capacity`
   // uses it to stop a run whose queue plainly grows without bound.
-  using ArrivalObserver = std::function<bool(std::int64_t arrived, std::int64_t in_flight)>;
-  void set_arrival_observer(ArrivalObserver observer);
+  using StopCheck = std::function<bool(std::int64_t arrived, std::int64_t in_flight)>;
+  void set_stop_check(StopCheck observer);
   RunResult run();
 
   const std::vector<std::unique_ptr<Pool>>& pools() const { return pools_; }
@@ -126,7 +128,7 @@ class Simulation final : public ReplicaListener {
   std::vector<std::int64_t> pool_unscheduled_;
   std::vector<std::int64_t> pool_arrivals_at_instant_;
   SustainedRateMeter sustained_;   // fed by the recorder and admit_one
-  ArrivalObserver arrival_observer_;
+  StopCheck stop_check_;
   bool aborted_ = false;
 
   // Admission (cluster.admission), per class: limits, and requests in the class's pool that

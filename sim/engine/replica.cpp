@@ -152,7 +152,7 @@ void Replica::maybe_start_step() {
   }
   const Tick now = sim_.now();
   const StepCost cost = begin_step(now, nullptr);
-  for (const auto& observe : step_observers_) observe(replica_index_, now, plan_, cost);
+  stepped_(replica_index_, now, plan_, cost);
   sim_.schedule_in(cost.total_ns, [this] { on_step_end(); }, WarmUp{&Replica::warm_step_end, this}, step_end_order());
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "sim/core/signal.h"
 #include "sim/core/simulator.h"
 #include "sim/engine/engine_config.h"
 #include "sim/engine/kv_cache_manager.h"
@@ -81,32 +82,27 @@ class Replica {
   const KvCacheManager& kv() const { return kv_; }
   const ReplicaStats& stats() const { return stats_; }
   // Called at the start of every step with its plan and cost (traces, timelines, tests,
-  // the invariant checker). Several may watch one replica: each add appends, in order;
-  // set replaces them all with one.
-  using StepObserver = std::function<void(int replica_index, Tick start_ns, const StepPlan&, const StepCost&)>;
+  // the invariant checker). Several may watch one replica, called in the order added.
+  using StepObserver = Signal<void(int replica_index, Tick start_ns, const StepPlan&, const StepCost&)>::Slot;
   // An observer sees every request of every step in the plan, so it switches lazy decodes
   // off (lazy_decodes.h): with an observer the replica takes the step-by-step path, whose
   // results are the same.
   void add_step_observer(StepObserver fn) {
     keep_no_decodes_lazy();
-    step_observers_.push_back(std::move(fn));
+    stepped_.connect(std::move(fn));
   }
   // What the replica added to the policy's plan of the step in flight (for an observer,
   // which gets the plan).
   const StepAdditions& step_additions() const { return added_; }
-  void set_step_observer(StepObserver fn) {
-    step_observers_.clear();
-    add_step_observer(std::move(fn));
-  }
   // Called when the waiting queue, the running set or the KV cache may have changed other
   // than at a step's start (which step observers see): a request queued or withdrawn, a
   // step's end once its finished requests have left. With the step observers, a watcher
   // knows the replica's state at every moment (timeseries.csv's idle intervals and its
   // waiting_max). Like a step observer, it switches lazy decodes off.
-  using StateObserver = std::function<void(int replica_index, Tick now_ns)>;
+  using StateObserver = Signal<void(int replica_index, Tick now_ns)>::Slot;
   void add_state_observer(StateObserver fn) {
     keep_no_decodes_lazy();
-    state_observers_.push_back(std::move(fn));
+    state_changed_.connect(std::move(fn));
   }
   // Calls fn on every request still inside (for end-of-run accounting).
   void for_each_request(const std::function<void(RequestState&)>& fn);
@@ -258,7 +254,7 @@ class Replica {
     if (load_log_) load_log_->mark(replica_index_);
   }
   void note_state() {
-    for (const auto& observe : state_observers_) observe(replica_index_, sim_.now());
+    state_changed_(replica_index_, sim_.now());
   }
 
   Simulator& sim_;
@@ -283,8 +279,8 @@ class Replica {
   Tick step_start_ns_ = 0;
   Tick tokenizer_window_end_ns_ = -1;  // the API server's open tokenizer batch closes then
   ReplicaStats stats_;
-  std::vector<StepObserver> step_observers_;
-  std::vector<StateObserver> state_observers_;
+  Signal<void(int replica_index, Tick start_ns, const StepPlan&, const StepCost&)> stepped_;
+  Signal<void(int replica_index, Tick now_ns)> state_changed_;
   // Steady decodes advanced as a count (lazy_decodes.h), where the policy allows it.
   LazyDecodes lazy_;
   bool lazy_enabled_ = false;

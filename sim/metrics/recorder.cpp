@@ -121,7 +121,7 @@ void MetricsRecorder::record_request(const RequestRecord& record) {
   }
   if (sustained_) sustained_->add(record);  // warm-up ones too: they are load all the same
   // requests.csv lists every request, warm-up ones too.
-  if (sink_) {
+  if (!sink_.empty()) {
     RequestRecord priced = record;
     priced.cost_usd = record.acct.gpu.total_ns() * usd_per_ns;
     priced.warmup = warmup;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/signal.h"
 #include "sim/metrics/quantile_sketch.h"
 #include "sim/metrics/request_record.h"
 #include "sim/metrics/slo.h"
@@ -54,8 +55,9 @@ class MetricsRecorder {
   // The caller first hands over every gap that ended before (Replica::catch_up), so the
   // gaps kept are exactly those that end from this moment on.
   void start_measuring_itl();
-  // Optional: every record is also passed here (requests.csv is written as the run goes).
-  void set_request_sink(std::function<void(const RequestRecord&)> sink) { sink_ = std::move(sink); }
+  // Every record is also passed to these, priced and marked warm-up or not (requests.csv
+  // is written as the run goes; the invariant checker reads them).
+  void add_request_sink(Signal<void(const RequestRecord&)>::Slot sink) { sink_.connect(std::move(sink)); }
   // Optional: every record is also counted here (the run's saturation judgement).
   void set_sustained_meter(SustainedRateMeter* meter) { sustained_ = meter; }
 
@@ -74,7 +76,7 @@ class MetricsRecorder {
   struct Impl;
   std::vector<std::string> class_names_;
   std::vector<std::string> pool_names_;
-  std::function<void(const RequestRecord&)> sink_;
+  Signal<void(const RequestRecord&)> sink_;
   SustainedRateMeter* sustained_ = nullptr;
   std::shared_ptr<Impl> impl_;
 };

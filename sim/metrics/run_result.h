@@ -43,7 +43,7 @@ struct RunResult {
   // saturated.
   std::string saturated_pool = "none";
   SustainedRate sustained;  // offered and served over the second half of the arrivals
-  // An arrival observer ended the run early (Simulation::set_arrival_observer).
+  // A stop check ended the run early (Simulation::set_stop_check).
   bool aborted = false;
 };
 

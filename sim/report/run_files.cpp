@@ -71,18 +71,14 @@ RunFilesOutcome run_to_files(const Scenario& scenario, const RunFilesOptions& op
   RunReports reports(*simulation, scenario, out_dir, options.progress != nullptr,
                      options.progress ? *options.progress : null_stream);
   const std::atomic<bool>* interrupt = options.interrupt;
-  const InvariantChecker::RecordSink sink = [&](const RequestRecord& r) {
+  // The checker, where asked for, sees each record before it is written.
+  std::optional<InvariantChecker> checker;
+  if (options.check_invariants) checker.emplace(*simulation);
+  simulation->add_request_sink([&](const RequestRecord& r) {
     if (interrupt && interrupt->load(std::memory_order_relaxed)) throw RunInterrupted();
     if (csv) csv->write(r);
     reports.on_request(r);
-  };
-  // The checker takes over the request sink and passes each record on.
-  std::optional<InvariantChecker> checker;
-  if (options.check_invariants) {
-    checker.emplace(*simulation, sink);
-  } else {
-    simulation->set_request_sink(sink);
-  }
+  });
 
   RunFilesOutcome outcome;
   const auto wall_start = std::chrono::steady_clock::now();

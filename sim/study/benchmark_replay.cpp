@@ -54,7 +54,7 @@ SimulatedReplay BenchmarkReplay::simulate(const std::optional<EngineOverheads>& 
   Simulation sim(scenario_.seed, scenario_.stop, scenario_.workload, cluster);
   // The source sends the succeeded requests in benchmark order and the simulation numbers
   // arrivals from 0, so a record's id is its position in replayed_.
-  sim.set_request_sink([&](const RequestRecord& r) {
+  sim.add_request_sink([&](const RequestRecord& r) {
     if (r.id >= n) return;
     const std::size_t i = static_cast<std::size_t>(r.id);
     out.arrival_ns[i] = r.arrival_ns;

@@ -61,7 +61,7 @@ RunJudgement run_and_judge(const Scenario& s, const std::vector<SloScope>& scope
   Simulation sim(s.seed, s.stop, s.workload, s.cluster);
   // The run's own watch (Simulation::note_saturation): one rule for summary.json and here.
   const SaturationWatch& watch = sim.saturation_watch();
-  sim.set_arrival_observer([&](std::int64_t, std::int64_t) { return early_stop && watch.tripped_early(); });
+  sim.set_stop_check([&](std::int64_t, std::int64_t) { return early_stop && watch.tripped_early(); });
   RunJudgement j;
   j.result = sim.run();
   describe_deployment(j.result.summary, s);

@@ -250,7 +250,7 @@ SummaryStageResult simulate_summary_stage(const Scenario& scenario, const Benchm
   }
   std::vector<Done> done;
   Simulation sim(s.seed, s.stop, s.workload, cluster);
-  sim.set_request_sink([&](const RequestRecord& r) {
+  sim.add_request_sink([&](const RequestRecord& r) {
     if (r.outcome != Outcome::completed) return;
     Done d;
     d.e2el_ms = static_cast<double>(r.e2el_ns()) / 1e6;
@@ -334,7 +334,7 @@ SummaryWorkloadCheck check_summary_workload(const BenchmarkSummary& summary, con
     double prompt = 0, output = 0;
     std::int64_t n = 0, sent = 0;
     Simulation sim(s.seed, s.stop, s.workload, s.cluster);
-    sim.set_request_sink([&](const RequestRecord& r) {
+    sim.add_request_sink([&](const RequestRecord& r) {
       ++sent;
       if (r.outcome != Outcome::completed) return;
       prompt += static_cast<double>(r.prompt_tokens);

@@ -63,7 +63,7 @@ AutoscaledRun run_autoscaled(const AutoscaleSpec& a, Tick step_ns, double rate_p
   REQUIRE(scaler != nullptr);
   AutoscaledRun out;
   scaler->add_change_observer([&out, scaler](Tick now) { out.changes.push_back({now, scaler->active(), scaler->paid()}); });
-  sim.set_request_sink([&out](const RequestRecord& r) { out.records.push_back(r); });
+  sim.add_request_sink([&out](const RequestRecord& r) { out.records.push_back(r); });
   out.result = sim.run();
   for (std::size_t i = 0; i < static_cast<std::size_t>(a.max_replicas); ++i) {
     out.paid_ns.push_back(scaler->replica_paid_ns(i, out.result.end_ns));

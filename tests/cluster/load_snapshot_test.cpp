@@ -49,7 +49,7 @@ void watch(Simulation& sim, Probe& probe, const RequestState& dummy) {
         check_pool(*pool, probe, dummy, "step start");
       });
   }
-  sim.set_request_sink([&sim, &probe, &dummy](const RequestRecord&) {
+  sim.add_request_sink([&sim, &probe, &dummy](const RequestRecord&) {
     for (const auto& pool : sim.pools()) check_pool(*pool, probe, dummy, "request record");
   });
 }

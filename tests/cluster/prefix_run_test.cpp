@@ -135,7 +135,7 @@ TEST_CASE("prefix runs: shared blocks are counted once in use and once per holde
   Simulation sim(7, stop, {c}, cluster);
   Replica& replica = *sim.pools()[0]->replicas()[0];
   std::int64_t steps = 0, violations = 0, max_shared = 0;
-  replica.set_step_observer([&](int, Tick, const StepPlan&, const StepCost&) {
+  replica.add_step_observer([&](int, Tick, const StepPlan&, const StepCost&) {
     ++steps;
     const KvCacheManager& kv = replica.kv();
     std::int64_t held = 0;
@@ -179,7 +179,7 @@ TEST_CASE("prefix runs: each turn of a session hits all the previous turn comput
   stop.requests = 4;
   Simulation sim(1, stop, {c}, cluster);
   std::vector<RequestRecord> records;
-  sim.set_request_sink([&](const RequestRecord& r) { records.push_back(r); });
+  sim.add_request_sink([&](const RequestRecord& r) { records.push_back(r); });
   const RunResult r = sim.run();
   REQUIRE(r.completed == 4);
   REQUIRE(records.size() == 4);
@@ -217,7 +217,7 @@ TEST_CASE("prefix runs: a Mooncake trace hits what its hash ids share", "[prefix
   StopSpec stop;
   Simulation sim(1, stop, {c}, cluster);
   std::vector<std::int64_t> cached;
-  sim.set_request_sink([&](const RequestRecord& r) { cached.push_back(r.cached_prompt_tokens); });
+  sim.add_request_sink([&](const RequestRecord& r) { cached.push_back(r.cached_prompt_tokens); });
   const RunResult r = sim.run();
   std::filesystem::remove(path);
   REQUIRE(r.completed == 3);

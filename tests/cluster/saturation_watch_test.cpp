@@ -91,7 +91,7 @@ TEST_CASE("saturation: an overloaded M/D/1 simulation stops early and still cons
 
   Simulation sim(3, stop, {c}, cluster);
   SaturationWatch watch(1);
-  sim.set_arrival_observer([&](std::int64_t a, std::int64_t f) { return watch.observe(a, f, 0); });
+  sim.set_stop_check([&](std::int64_t a, std::int64_t f) { return watch.observe(a, f, 0); });
   const RunResult r = sim.run();
   CHECK(r.aborted);
   CHECK_FALSE(r.stopped_by_time);

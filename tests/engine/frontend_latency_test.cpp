@@ -40,7 +40,7 @@ std::string constant_step_scenario(const std::string& engine, const std::string&
 std::vector<RequestRecord> run_records(const Scenario& s) {
   Simulation sim(s.seed, s.stop, s.workload, s.cluster);
   std::vector<RequestRecord> records;
-  sim.set_request_sink([&](const RequestRecord& r) { records.push_back(r); });
+  sim.add_request_sink([&](const RequestRecord& r) { records.push_back(r); });
   sim.run();
   return records;
 }

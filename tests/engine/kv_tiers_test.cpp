@@ -98,7 +98,7 @@ struct TierHarness {
     link.host_link_bytes_per_s = 1e9;
     link.layerwise = layerwise;
     replica->set_kv_tiers(std::make_shared<KvTiers>(8, 0), link, {1.0, 0.0});
-    replica->set_step_observer([this](int, Tick, const StepPlan&, const StepCost& c) { step_ns.push_back(c.total_ns); });
+    replica->add_step_observer([this](int, Tick, const StepPlan&, const StepCost& c) { step_ns.push_back(c.total_ns); });
   }
   RequestState& submit_at(Tick at_ns, std::uint64_t id, std::int64_t prompt, std::vector<std::uint64_t> hashes) {
     states.push_back(std::make_unique<RequestState>());

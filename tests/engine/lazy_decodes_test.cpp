@@ -58,7 +58,7 @@ Outcome run(const std::string& scenario, const std::vector<std::string>& sets, M
   const Scenario s = load_scenario(std::string(SERVESIM_SOURCE_DIR) + "/" + scenario, sets);
   Simulation sim(s.seed, s.stop, s.workload, s.cluster);
   Outcome out;
-  sim.set_request_sink([&](const RequestRecord& r) { out.records += record_text(r); });
+  sim.add_request_sink([&](const RequestRecord& r) { out.records += record_text(r); });
   for (auto& pool : sim.pools())
     for (auto& replica : pool->replicas()) {
       if (mode == Mode::visited) replica->add_step_observer([](int, Tick, const StepPlan&, const StepCost&) {});

@@ -68,7 +68,7 @@ struct PolicyHarness {
     replica = std::make_unique<Replica>(sim, 0, 0, config, kv_blocks, entry->factory(),
                                         cost ? cost : std::make_shared<AffineStepCost>(), measured, listener,
                                         max_context);
-    replica->set_step_observer([this](int, Tick start, const StepPlan& plan, const StepCost& cost) {
+    replica->add_step_observer([this](int, Tick start, const StepPlan& plan, const StepCost& cost) {
       std::string s;
       for (const auto& c : plan.chunks) {
         s += (s.empty() ? "" : " ") + std::to_string(c.request->spec.id) + ":" + std::to_string(c.num_tokens);

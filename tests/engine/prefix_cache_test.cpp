@@ -52,7 +52,7 @@ struct PrefixHarness {
     auto reg = make_policy_registry();
     replica = std::make_unique<Replica>(sim, 0, 0, config, kv_blocks, reg.find("chunked-prefill")->factory(),
                                         std::make_shared<AffineCost>(), measured, listener, 0);
-    replica->set_step_observer([this](int, Tick, const StepPlan& plan, const StepCost&) {
+    replica->add_step_observer([this](int, Tick, const StepPlan& plan, const StepCost&) {
       std::string s;
       for (const auto& c : plan.chunks)
         s += (s.empty() ? "" : " ") + std::to_string(c.request->spec.id) + ":" + std::to_string(c.num_tokens);

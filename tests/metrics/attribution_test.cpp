@@ -159,7 +159,7 @@ TEST_CASE("attribution: every request of a run with preemptions and prefix hits 
   std::int64_t checked = 0, preempted = 0, with_gaps = 0;
   Tick preemption_ns = 0, overhead_ns = 0, interference_ns = 0;
   double gpu_ns = 0;
-  sim.set_request_sink([&](const RequestRecord& r) {
+  sim.add_request_sink([&](const RequestRecord& r) {
     if (r.outcome != Outcome::completed) return;
     ++checked;
     const RequestAccounting& a = r.acct;
@@ -216,7 +216,7 @@ TEST_CASE("attribution: parts sum exactly under every policy - swap preemption a
     Scenario s = load_scenario(std::string(SERVESIM_SOURCE_DIR) + "/scenarios/" + v.scenario, v.sets);
     Simulation sim(s.seed, s.stop, s.workload, s.cluster);
     std::int64_t checked = 0, wrong = 0;
-    sim.set_request_sink([&](const RequestRecord& r) {
+    sim.add_request_sink([&](const RequestRecord& r) {
       if (r.outcome != Outcome::completed) return;
       ++checked;
       if (r.ttft_ns() >= 0 && r.acct.ttft.total() + r.frontend_ns != r.ttft_ns()) ++wrong;

@@ -69,7 +69,7 @@ RequestRecord rejected(std::uint64_t id, int cls, int pool, const char* reason) 
 MetricsRecorder make_recorder(std::vector<std::uint64_t>* sunk = nullptr) {
   MetricsRecorder recorder({"chat", "batch"}, {"p0", "p1"});
   if (sunk != nullptr) {
-    recorder.set_request_sink([sunk](const RequestRecord& r) { sunk->push_back(r.id); });
+    recorder.add_request_sink([sunk](const RequestRecord& r) { sunk->push_back(r.id); });
   }
   recorder.record_itl(kChat, kPool0, ticks_from_ms(100), 4);
   recorder.record_itl(kChat, kPool0, ticks_from_ms(50));

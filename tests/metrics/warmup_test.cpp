@@ -58,7 +58,7 @@ TEST_CASE("warmup recorder: warm-up records go to the sink and the counts but no
   w.requests = 2;
   m.set_warmup(w);
   std::vector<RequestRecord> seen;
-  m.set_request_sink([&](const RequestRecord& r) { seen.push_back(r); });
+  m.add_request_sink([&](const RequestRecord& r) { seen.push_back(r); });
 
   // Gaps before the first measured arrival are dropped, those after it kept.
   m.record_itl(0, 0, 9'000'000, 10);  // 9 ms x 10: warm-up

@@ -25,7 +25,7 @@ std::map<int, TurnFigures> run_by_turn(const std::vector<std::string>& sets) {
   Scenario s = load_scenario(scenario_path("whatif-05-agent-loop.yaml"), sets);
   Simulation sim(s.seed, s.stop, s.workload, s.cluster);
   std::map<int, TurnFigures> turns;
-  sim.set_request_sink([&](const RequestRecord& r) {
+  sim.add_request_sink([&](const RequestRecord& r) {
     if (r.outcome != Outcome::completed) return;
     TurnFigures& t = turns[r.turn];
     ++t.n;
