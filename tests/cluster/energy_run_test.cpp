@@ -5,7 +5,10 @@
 
 #include <cmath>
 
+#include <sstream>
+
 #include "cluster/cluster_test_util.h"
+#include "sim/report/console_report.h"
 
 namespace energy_run_test {
 
@@ -61,6 +64,10 @@ TEST_CASE("energy run: steps without FLOPs or bytes leave every GPU at idle powe
   CHECK(field(e, "mean_power_w") == Approx(420).epsilon(1e-12));
   CHECK(field(e, "peak_power_w") == Approx(420).epsilon(1e-12));
   CHECK(field(energy_of(r.summary.overall), "energy_cost_usd") == Approx(0.0042).epsilon(1e-12));
+  std::ostringstream out;
+  print_console_report(r.summary, out);
+  CHECK(out.str().find("energy: 0.035 kWh, mean 420 W, peak 420 W, ") != std::string::npos);
+  CHECK(out.str().find(" J per output token, $0.0042\n") != std::string::npos);
   // The steps' energy (2 GPUs x 70 W x 10 ms = 1.4 J each) all went to the class: the
   // steps run, and the ones the end cut (counted when they start; at most one a replica).
   const FieldGroup& c = energy_of(class_block(r, "chat"));
