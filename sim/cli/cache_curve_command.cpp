@@ -112,15 +112,12 @@ CacheCurveRequest cache_curve_request(const CacheCurveOptions& o, const po::vari
 int cache_curve_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   CacheCurveOptions options;
   const po::options_description opts = cache_curve_options(options);
+  const char* about =
+      "Replays a trace's prefix structure through an LRU prefix cache of each size, with no\n"
+      "timing, and prints the token hit ratio per size. Blocks are the trace's own (512\n"
+      "tokens for mooncake). See docs/prefix-caching.md.\n";
   po::variables_map vm;
-  if (!parse_options(args, opts, po::options_description(), po::positional_options_description(), vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "Replays a trace's prefix structure through an LRU prefix cache of each size, with no\n"
-           "timing, and prints the token hit ratio per size. Blocks are the trace's own (512\n"
-           "tokens for mooncake). See docs/prefix-caching.md.\n\n"
-        << opts;
-    return 0;
-  }
+  if (const auto done = parse_command(args, opts, about, Operands(), vm, out, err)) return *done;
   const CacheCurveRequest request = cache_curve_request(options, vm, "\n" + options_text(opts));
   const auto start = std::chrono::steady_clock::now();
   const CacheCurveStudy study = run_cache_curve(request);

@@ -41,26 +41,25 @@ po::options_description benchmark_calibration_options(BenchmarkCalibrationOption
   return opts;
 }
 
-void print_benchmark_calibration_help(const po::options_description& opts, std::ostream& out) {
-  out << "Fits the engine's CPU overheads (per step, per request, per sampled token) so that\n"
-         "replaying the benchmark's requests through the scenario matches the measured TTFT,\n"
-         "TPOT and E2E (mean, p50, p90), and reports the error on requests held out of the fit\n"
-         "(the last load stage, or alternate windows of a single-stage run). Nothing else\n"
-         "moves. Writes an engine profile to use as the pool's engine preset.\n"
-         "The scenario gives the deployment (it needs no stop:); the model, tokenizer, engine\n"
-         "and parallelism the file states must be its own (exit 2 naming both, unless --force).\n"
-         "A knob the fitted figures do not change with (CPU overheads hidden by async\n"
-         "scheduling) is reported as not identifiable, with the setting under which it would\n"
-         "show, and left out of the profile; when no knob is identifiable nothing is written\n"
-         "and the exit code is 1.\n"
-         "A file of aggregates only (vllm bench serve without --save-detailed, inference-perf's\n"
-         "summary or stage reports, a GuideLLM report without its requests) has no requests to\n"
-         "replay: the scenario's workload is run instead, and must be the one the file states\n"
-         "(request count, rate or concurrency, mean lengths: exit 2 naming both, unless\n"
-         "--force); the fit matches the file's means and percentiles, on the stages of\n"
-         "--fit-stages, and is checked on the others.\n\n"
-      << opts;
-}
+// What --help prints above the options.
+constexpr const char* kAbout =
+    "Fits the engine's CPU overheads (per step, per request, per sampled token) so that\n"
+    "replaying the benchmark's requests through the scenario matches the measured TTFT,\n"
+    "TPOT and E2E (mean, p50, p90), and reports the error on requests held out of the fit\n"
+    "(the last load stage, or alternate windows of a single-stage run). Nothing else\n"
+    "moves. Writes an engine profile to use as the pool's engine preset.\n"
+    "The scenario gives the deployment (it needs no stop:); the model, tokenizer, engine\n"
+    "and parallelism the file states must be its own (exit 2 naming both, unless --force).\n"
+    "A knob the fitted figures do not change with (CPU overheads hidden by async\n"
+    "scheduling) is reported as not identifiable, with the setting under which it would\n"
+    "show, and left out of the profile; when no knob is identifiable nothing is written\n"
+    "and the exit code is 1.\n"
+    "A file of aggregates only (vllm bench serve without --save-detailed, inference-perf's\n"
+    "summary or stage reports, a GuideLLM report without its requests) has no requests to\n"
+    "replay: the scenario's workload is run instead, and must be the one the file states\n"
+    "(request count, rate or concurrency, mean lengths: exit 2 naming both, unless\n"
+    "--force); the fit matches the file's means and percentiles, on the stages of\n"
+    "--fit-stages, and is checked on the others.\n";
 
 // Every knob of --fit unidentifiable: the fit's report and why nothing is written, exit 1.
 int nothing_identified(const std::string& report, std::ostream& err) {
@@ -80,11 +79,7 @@ int calibrate_from_benchmark_command(const std::vector<std::string>& args, std::
     return 0;
   }
   po::variables_map vm;
-  if (!parse_options(args, opts, po::options_description(), po::positional_options_description(), vm, err)) return 2;
-  if (vm.count("help")) {
-    print_benchmark_calibration_help(opts, out);
-    return 0;
-  }
+  if (const auto done = parse_command(args, opts, kAbout, Operands(), vm, out, err)) return *done;
   const BenchmarkCalibrationRequest& request = options.request;
   if (request.bench_path.empty() || request.scenario_path.empty()) {
     err << "servesim calibrate: --from-benchmark and --scenario are both required\n\n" << opts;

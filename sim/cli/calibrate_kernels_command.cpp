@@ -24,19 +24,16 @@ int calibrate_from_kernels_command(const std::vector<std::string>& args, std::os
        "a kernel-table set: GPU/ENGINE-VERSION under data/kernels (h100_sxm/vllm-0.14.0) or a folder")
       ("hardware", po::value(&hardware), "hardware profile to start from (name or YAML path)")
       ("output,o", po::value(&output), "write the profile here (default: standard output)");
+  const char* about =
+      "usage: servesim calibrate --from-kernels SET --hardware H [-o OUT.yaml]\n\n"
+      "Re-derives the roofline's efficiency, overhead and all-reduce parameters of a hardware\n"
+      "profile from measured kernel tables: each op family (GEMM, prefill and decode\n"
+      "attention, the engine's all-reduce) fitted to its table's rows with the roofline's\n"
+      "formula for it. Datasheet figures are kept; the fit errors go into the profile's\n"
+      "comments. A GPU without tables of its own (a hypothetical one) can start from the\n"
+      "set of the nearest measured GPU.\n";
   po::variables_map vm;
-  if (!parse_options(args, opts, po::options_description(), po::positional_options_description(), vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "usage: servesim calibrate --from-kernels SET --hardware H [-o OUT.yaml]\n\n"
-           "Re-derives the roofline's efficiency, overhead and all-reduce parameters of a hardware\n"
-           "profile from measured kernel tables: each op family (GEMM, prefill and decode\n"
-           "attention, the engine's all-reduce) fitted to its table's rows with the roofline's\n"
-           "formula for it. Datasheet figures are kept; the fit errors go into the profile's\n"
-           "comments. A GPU without tables of its own (a hypothetical one) can start from the\n"
-           "set of the nearest measured GPU.\n\n"
-        << opts;
-    return 0;
-  }
+  if (const auto done = parse_command(args, opts, about, Operands(), vm, out, err)) return *done;
   if (set.empty() || hardware.empty()) {
     err << "servesim calibrate: --from-kernels and --hardware are required (servesim calibrate --help)\n";
     return 2;

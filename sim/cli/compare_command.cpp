@@ -52,23 +52,15 @@ int compare_command(const std::vector<std::string>& args, std::ostream& out, std
                           "or that do not record them")
       ("json", "print the comparison as JSON")
       ("quiet,q", "print nothing; only the exit code tells");
-  po::options_description hidden;
-  hidden.add_options()("file", po::value(&files)->composing());
-  po::positional_options_description pos;
-  pos.add("file", -1);
-
+  const char* about =
+      "Compares two summary.json files (or two sweep.json tables, row by row) figure by\n"
+      "figure. A figure regresses when it moves in its bad direction (latencies up;\n"
+      "throughputs and completed down; rejected up) by more than its tolerance.\n"
+      "Summaries of different models or hardware are compared as a what-if, the\n"
+      "difference stated first (--same-deployment refuses them).\n"
+      "Exit 0: no regression. Exit 1: a regression. Exit 2: bad input.\n";
   po::variables_map vm;
-  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "Compares two summary.json files (or two sweep.json tables, row by row) figure by\n"
-           "figure. A figure regresses when it moves in its bad direction (latencies up;\n"
-           "throughputs and completed down; rejected up) by more than its tolerance.\n"
-           "Summaries of different models or hardware are compared as a what-if, the\n"
-           "difference stated first (--same-deployment refuses them).\n"
-           "Exit 0: no regression. Exit 1: a regression. Exit 2: bad input.\n\n"
-        << opts;
-    return 0;
-  }
+  if (const auto done = parse_command(args, opts, about, Operands("file", files), vm, out, err)) return *done;
   if (files.size() != 2) {
     err << "servesim compare: give exactly two files, BASELINE and CANDIDATE\n\n" << opts;
     return 2;

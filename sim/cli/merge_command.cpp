@@ -22,20 +22,12 @@ int merge_command(const std::vector<std::string>& args, std::ostream& out, std::
       ("out,o", po::value(&out_path), "OUT.json (and OUT.csv beside it), or a folder for sweep.json and sweep.csv")
       ("allow-missing", "write the table even if some points are in no shard")
       ("quiet,q", "print nothing but errors");
-  po::options_description hidden;
-  hidden.add_options()("input", po::value(&inputs)->composing());
-  po::positional_options_description pos;
-  pos.add("input", -1);
-
+  const char* about =
+      "Joins the sweep.json tables of the shards of one sweep into one table, with the Pareto\n"
+      "front recomputed over every point; the result equals the unsharded sweep's byte for\n"
+      "byte. Inputs may be sweep.json files or the folders holding them.\n";
   po::variables_map vm;
-  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "Joins the sweep.json tables of the shards of one sweep into one table, with the Pareto\n"
-           "front recomputed over every point; the result equals the unsharded sweep's byte for\n"
-           "byte. Inputs may be sweep.json files or the folders holding them.\n\n"
-        << opts;
-    return 0;
-  }
+  if (const auto done = parse_command(args, opts, about, Operands("input", inputs), vm, out, err)) return *done;
   if (inputs.empty() || out_path.empty()) {
     err << "servesim merge: give the shard tables and -o OUT\n\n" << opts;
     return 2;

@@ -71,19 +71,33 @@ bool parse_options(const std::vector<std::string>& args, const po::options_descr
   return true;
 }
 
-std::optional<int> parse_scenario_command(const std::string& command, const std::vector<std::string>& args,
-                                          const po::options_description& opts, const std::string& about,
-                                          std::string& scenario_path, po::variables_map& vm, std::ostream& out,
-                                          std::ostream& err) {
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value(&scenario_path));
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
+Operands::Operands(const char* name, std::string& one) {
+  hidden.add_options()(name, po::value(&one));
+  positional.add(name, 1);
+}
+
+Operands::Operands(const char* name, std::vector<std::string>& many) {
+  hidden.add_options()(name, po::value(&many)->composing());
+  positional.add(name, -1);
+}
+
+std::optional<int> parse_command(const std::vector<std::string>& args, const po::options_description& opts,
+                                 const std::string& about, const Operands& operands, po::variables_map& vm,
+                                 std::ostream& out, std::ostream& err) {
+  if (!parse_options(args, opts, operands.hidden, operands.positional, vm, err)) return 2;
   if (vm.count("help")) {
     out << about << "\n" << opts;
     return 0;
   }
+  return std::nullopt;
+}
+
+std::optional<int> parse_scenario_command(const std::string& command, const std::vector<std::string>& args,
+                                          const po::options_description& opts, const std::string& about,
+                                          std::string& scenario_path, po::variables_map& vm, std::ostream& out,
+                                          std::ostream& err) {
+  if (const auto done = parse_command(args, opts, about, Operands("scenario", scenario_path), vm, out, err))
+    return done;
   if (scenario_path.empty()) {
     err << "servesim " << command << ": a scenario file is required\n\n" << opts;
     return 2;

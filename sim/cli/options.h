@@ -38,6 +38,25 @@ bool parse_options(const std::vector<std::string>& args, const boost::program_op
                    const boost::program_options::positional_options_description& positional,
                    boost::program_options::variables_map& vm, std::ostream& err);
 
+// The words of a command line that are not options (the scenario file, the files to
+// compare), bound to the hidden option `name` so that Program_options stores them: at most
+// one for a string, any number for a vector. Default-constructed: the command takes none.
+struct Operands {
+  Operands() = default;
+  Operands(const char* name, std::string& one);
+  Operands(const char* name, std::vector<std::string>& many);
+  boost::program_options::options_description hidden;
+  boost::program_options::positional_options_description positional;
+};
+
+// The shared front of every command: parses `args` into `vm`. Returns the exit code when the
+// command is already done: 0 after printing `about`, a blank line and the options for
+// --help; 2 after a usage error. Returns nullopt when the command should go on.
+std::optional<int> parse_command(const std::vector<std::string>& args,
+                                 const boost::program_options::options_description& opts, const std::string& about,
+                                 const Operands& operands, boost::program_options::variables_map& vm,
+                                 std::ostream& out, std::ostream& err);
+
 // The shared front of every `servesim COMMAND SCENARIO.yaml [options]`: parses `args` with
 // the scenario file as the one positional argument. Returns the exit code when the command
 // is already done: 0 after printing `about` and the options for --help, 2 after a usage

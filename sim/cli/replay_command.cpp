@@ -28,29 +28,23 @@ int replay_command(const std::vector<std::string>& args, std::ostream& out, std:
       ("tolerance", po::value(&request.tolerance), "exit 1 when any figure's |error| exceeds this, e.g. 10%")
       ("json", "print the comparison as JSON")
       ("force", "replay a benchmark whose model, tokenizer, engine or parallelism differ from the scenario's (a warning instead of exit 2)");
-  po::options_description hidden;
-  hidden.add_options()("bench", po::value(&request.bench_path));
-  po::positional_options_description pos;
-  pos.add("bench", 1);
-  po::variables_map vm;
   if (asks_for_formats(args) && !asks_for_help(args)) {
     print_benchmark_formats(out);
     return 0;
   }
-  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "Replays the succeeded requests of a real benchmark run (their prompt and output\n"
-           "lengths; their send times where the file has them, else the tool's rate,\n"
-           "burstiness and concurrency) through the scenario's deployment, and prints the\n"
-           "measured and the simulated TTFT, ITL, TPOT and E2E (mean, p50, p90, p99) and\n"
-           "throughputs, for the whole run and per load stage. Failed requests are counted,\n"
-           "not replayed. The scenario gives the deployment; its workload and stop are\n"
-           "replaced by the benchmark's requests. The model, tokenizer, serving engine and\n"
-           "parallelism the file states must be the scenario's (exit 2 naming both, unless\n"
-           "--force). Exit 0; 1 beyond --tolerance; 2 bad input.\n\n"
-        << opts;
-    return 0;
-  }
+  const char* about =
+      "Replays the succeeded requests of a real benchmark run (their prompt and output\n"
+      "lengths; their send times where the file has them, else the tool's rate,\n"
+      "burstiness and concurrency) through the scenario's deployment, and prints the\n"
+      "measured and the simulated TTFT, ITL, TPOT and E2E (mean, p50, p90, p99) and\n"
+      "throughputs, for the whole run and per load stage. Failed requests are counted,\n"
+      "not replayed. The scenario gives the deployment; its workload and stop are\n"
+      "replaced by the benchmark's requests. The model, tokenizer, serving engine and\n"
+      "parallelism the file states must be the scenario's (exit 2 naming both, unless\n"
+      "--force). Exit 0; 1 beyond --tolerance; 2 bad input.\n";
+  po::variables_map vm;
+  if (const auto done = parse_command(args, opts, about, Operands("bench", request.bench_path), vm, out, err))
+    return *done;
   if (request.bench_path.empty() || request.scenario_path.empty()) {
     err << "servesim replay: give the benchmark file and --scenario\n\n" << opts;
     return 2;

@@ -26,22 +26,15 @@ int report_command(const std::vector<std::string>& args, std::ostream& out, std:
        "when the folder has no run_context.json")
       ("set", po::value(&sets)->composing(), "with --scenario: an override the run was given, KEY=VALUE")
       ("quiet,q", "print nothing but errors");
-  po::options_description hidden;
-  hidden.add_options()("dir", po::value(&dir));
-  po::positional_options_description pos;
-  pos.add("dir", 1);
+  const char* about =
+      "Writes one self-contained HTML page for a run folder (summary.json, requests.csv,\n"
+      "timeseries.csv: latency distributions per class, attribution, timeline, cost and goodput)\n"
+      "or a sweep folder (sweep.json: trade-off curves, Pareto front, saturated points).\n"
+      "Interactive charts (hover, zoom, toggle series); no network needed to open it.\n"
+      "The page opens with what was simulated: from run_context.json (written with\n"
+      "outputs.html: true), sweep.json's context, or --scenario.\n";
   po::variables_map vm;
-  if (!parse_options(args, opts, hidden, pos, vm, err)) return 2;
-  if (vm.count("help")) {
-    out << "Writes one self-contained HTML page for a run folder (summary.json, requests.csv,\n"
-           "timeseries.csv: latency distributions per class, attribution, timeline, cost and goodput)\n"
-           "or a sweep folder (sweep.json: trade-off curves, Pareto front, saturated points).\n"
-           "Interactive charts (hover, zoom, toggle series); no network needed to open it.\n"
-           "The page opens with what was simulated: from run_context.json (written with\n"
-           "outputs.html: true), sweep.json's context, or --scenario.\n\n"
-        << opts;
-    return 0;
-  }
+  if (const auto done = parse_command(args, opts, about, Operands("dir", dir), vm, out, err)) return *done;
   if (dir.empty()) {
     err << "servesim report: give a run or sweep folder\n\n" << opts;
     return 2;
