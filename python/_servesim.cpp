@@ -11,6 +11,7 @@
 #include <atomic>
 #include <map>
 #include <csignal>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -245,6 +246,34 @@ py::dict calibrate(const servesim::BenchmarkCalibrationRequest& request, const s
   return d;
 }
 
+// A hardware profile fitted (`servesim calibrate --measurements` or `--from-kernels`): the
+// profile's YAML and the fit's figures as the CLI prints them; with `output`, the profile
+// written there by the CLI's own hand-over (emit_fitted_profile).
+template <class Study>
+py::dict fitted_hardware(const Study& study, const std::string& profile,
+                         const std::function<void(std::ostream&)>& print_fit, const std::string& output) {
+  std::ostringstream report, out;
+  print_fit(report);
+  if (!output.empty()) servesim::emit_fitted_profile(profile, output, print_fit, out, out);
+  py::dict d;
+  d["profile"] = profile;
+  d["report"] = report.str();
+  d["command"] = study.command;
+  return d;
+}
+
+py::dict fit_hardware_to_measurements(const servesim::MeasuredFitRequest& request, const std::string& output) {
+  const auto study = without_gil([&] { return servesim::calibrate_to_measurements(request); });
+  return fitted_hardware(study, servesim::measured_fit_profile(request, study),
+                         [&](std::ostream& to) { servesim::print_measured_fit(study.result, to); }, output);
+}
+
+py::dict fit_hardware_to_kernels(const servesim::KernelFitRequest& request, const std::string& output) {
+  const auto study = without_gil([&] { return servesim::calibrate_to_kernel_tables(request); });
+  return fitted_hardware(study, servesim::kernel_fit_profile(study),
+                         [&](std::ostream& to) { servesim::print_kernel_fit(study.result, to); }, output);
+}
+
 // The explain study (`servesim explain --json`) as Python values.
 py::object explain(const std::string& scenario_path, const std::vector<std::string>& sets,
                     std::optional<std::uint64_t> seed, int jobs) {
@@ -381,6 +410,21 @@ PYBIND11_MODULE(_servesim, m) {
       },
       py::arg("bench_path"), py::arg("scenario_path"), py::arg("format"), py::arg("sets"), py::arg("fit"),
       py::arg("fit_stages"), py::arg("max_replays"), py::arg("force"), py::arg("output"));
+  m.def(
+      "calibrate_to_measurements",
+      [](std::string hardware, std::string model, std::string measurements, std::int64_t fit_max_prefill,
+         std::int64_t fit_max_context, const std::string& output) {
+        return fit_hardware_to_measurements(
+            {std::move(hardware), std::move(model), std::move(measurements), fit_max_prefill, fit_max_context}, output);
+      },
+      py::arg("hardware"), py::arg("model"), py::arg("measurements"), py::arg("fit_max_prefill"),
+      py::arg("fit_max_context"), py::arg("output"));
+  m.def(
+      "calibrate_to_kernels",
+      [](std::string kernel_set, std::string hardware, const std::string& output) {
+        return fit_hardware_to_kernels({std::move(kernel_set), std::move(hardware)}, output);
+      },
+      py::arg("kernel_set"), py::arg("hardware"), py::arg("output"));
   m.def("explain", &explain, py::arg("scenario_path"), py::arg("sets"), py::arg("seed"), py::arg("jobs"));
   m.def("compare", &compare, py::arg("baseline"), py::arg("candidate"), py::arg("tolerance"),
         py::arg("per_field"));

@@ -60,6 +60,9 @@
 #include "sim/report/benchmark_calibration_outcome.h"  // calibrate_from_benchmark
 #include "sim/report/atomic_write.h"                   // write_file_atomically: the profile, whole or not at all
 #include "sim/report/replay_outcome.h"                 // replay_benchmark, ReplayRequest
+// A hardware profile's roofline fitted to measured steps or kernel tables (`servesim calibrate`).
+#include "sim/report/calibration_report.h"  // measured_fit_profile, kernel_fit_profile, emit_fitted_profile
+#include "sim/study/roofline_calibration.h" // calibrate_to_measurements, calibrate_to_kernel_tables
 
 // The self-contained HTML page of a run or sweep folder (`servesim report`).
 #include "sim/report/html_report.h"  // html_report

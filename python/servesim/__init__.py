@@ -34,7 +34,7 @@ from . import _servesim
 from ._progress import progress_callback
 
 __all__ = ["ConfigError", "Result", "run", "sweep", "capacity", "search", "step", "explain", "compare", "report",
-           "replay", "calibrate", "__version__"]
+           "replay", "calibrate", "calibrate_hardware", "__version__"]
 
 ConfigError = _servesim.ConfigError
 __version__ = _servesim.__version__
@@ -459,6 +459,32 @@ def calibrate(bench: str, scenario: Scenario, format: str = "auto", set: Sets = 
     if not got["profile"]:
         warnings.warn("no knob of fit could be identified from this benchmark; nothing written", stacklevel=2)
     return result
+
+
+def calibrate_hardware(hardware: str, measurements: Optional[str] = None, model: Optional[str] = None,
+                       kernels: Optional[str] = None, fit_max_prefill: int = 0, fit_max_context: int = 0,
+                       output: Optional[str] = None) -> dict:
+    """Fits the roofline of the hardware profile `hardware` (a name or a YAML path) to measured
+    times (`servesim calibrate`): either step and kernel times of `model` in the CSV file
+    `measurements` (steps with more prefill tokens than `fit_max_prefill`, or more decode
+    context per sequence than `fit_max_context`, held out; 0 holds none out), or the
+    kernel-table set `kernels` ("h100_sxm/vllm-0.14.0" under data/kernels, or a folder;
+    `servesim calibrate --from-kernels`). Returns a dict: "profile" (the calibrated profile as
+    values, None without PyYAML), "profile_yaml" (the file's text), "report" (the fit's figures
+    as the CLI prints them) and "command" (the CLI line the profile records). With `output`,
+    the profile is written there as `-o` writes it."""
+    output_path = os.fspath(output) if output else ""
+    if (measurements is None) == (kernels is None):
+        raise TypeError("calibrate_hardware takes measurements= (with model=) or kernels=, one of them")
+    if kernels is not None:
+        got = _servesim.calibrate_to_kernels(os.fspath(kernels), os.fspath(hardware), output_path)
+    else:
+        if model is None:
+            raise TypeError("calibrate_hardware: measurements= needs the model= they were measured on")
+        got = _servesim.calibrate_to_measurements(os.fspath(hardware), os.fspath(model), os.fspath(measurements),
+                                                  fit_max_prefill, fit_max_context, output_path)
+    return {"profile": _yaml_values(got["profile"]), "profile_yaml": got["profile"], "report": got["report"],
+            "command": got["command"]}
 
 
 def _yaml_values(text: str):

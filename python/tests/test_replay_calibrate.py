@@ -1,6 +1,6 @@
-"""servesim.replay and servesim.calibrate against `servesim replay` and `servesim calibrate
---from-benchmark`: the same benchmark file and scenario give the same figures, the same
-profile file and, for bad input, the same words.
+"""servesim.replay, servesim.calibrate and servesim.calibrate_hardware against `servesim
+replay` and `servesim calibrate` (--from-benchmark, --measurements, --from-kernels): the same
+inputs give the same figures, the same profile file and, for bad input, the same words.
 
 Run by CTest (python/CMakeLists.txt) with PYTHONPATH=<build>/python and SERVESIM_BUILD_DIR,
 from the repository root.
@@ -205,3 +205,43 @@ def test_replay_without_pandas_gives_a_list_of_dicts(bench, monkeypatch):
     assert rows == table.to_dict("records")
     assert list(rows[0]) == ["set", "requests", "figure", "measured", "simulated", "error"]
     assert (rows[0]["set"], rows[0]["requests"], rows[0]["figure"]) == ("all", 300, "ttft_mean_ms")
+
+
+MEASUREMENTS = "data/measurements/h200_llama3_8b_steps.csv"
+
+
+def test_calibrate_hardware_writes_the_cli_profiles(tmp_path):
+    cli("calibrate", "--hardware", "h200", "--model", "llama-3-8b", "--measurements", MEASUREMENTS,
+        "--fit-max-prefill", "1000", "-o", str(tmp_path / "cli.yaml"))
+    fit = servesim.calibrate_hardware("h200", measurements=MEASUREMENTS, model="llama-3-8b", fit_max_prefill=1000,
+                                      output=str(tmp_path / "py.yaml"))
+    assert (tmp_path / "py.yaml").read_text() == (tmp_path / "cli.yaml").read_text() == fit["profile_yaml"]
+    assert fit["command"] == f"servesim calibrate --hardware h200 --model llama-3-8b --measurements {MEASUREMENTS}" \
+                             " --fit-max-prefill 1000"
+    assert fit["profile"]["calibrated_from"] == MEASUREMENTS
+    cli("calibrate", "--from-kernels", "h100_sxm/vllm-0.14.0", "--hardware", "h100-sxm", "-o", str(tmp_path / "k.yaml"))
+    tables = servesim.calibrate_hardware("h100-sxm", kernels="h100_sxm/vllm-0.14.0")
+    assert tables["profile_yaml"] == (tmp_path / "k.yaml").read_text()
+    assert "layer_overhead_us" in tables["report"]
+
+
+BAD_HARDWARE_FITS = [
+    ({"hardware": "h200", "measurements": MEASUREMENTS, "model": "llama-3-8b", "fit_max_prefill": -1},
+     ["--hardware", "h200", "--measurements", MEASUREMENTS, "--model", "llama-3-8b", "--fit-max-prefill", "-1"]),
+    ({"hardware": "h200", "measurements": MEASUREMENTS, "model": "llama-3-8b", "fit_max_context": -5},
+     ["--hardware", "h200", "--measurements", MEASUREMENTS, "--model", "llama-3-8b", "--fit-max-context", "-5"]),
+    ({"hardware": "h2000", "measurements": MEASUREMENTS, "model": "llama-3-8b"},
+     ["--hardware", "h2000", "--measurements", MEASUREMENTS, "--model", "llama-3-8b"]),
+    ({"hardware": "h200", "measurements": "absent.csv", "model": "llama-3-8b"},
+     ["--hardware", "h200", "--measurements", "absent.csv", "--model", "llama-3-8b"]),
+    ({"hardware": "h100-sxm", "kernels": "h100_sxm/vllm-0.0.1"},
+     ["--hardware", "h100-sxm", "--from-kernels", "h100_sxm/vllm-0.0.1"]),
+]
+
+
+@pytest.mark.parametrize("kwargs,args", BAD_HARDWARE_FITS)
+def test_a_bad_hardware_fit_is_refused_by_the_cli_and_the_package_in_the_same_words(kwargs, args):
+    done = subprocess.run([CLI, "calibrate", *args], cwd=ROOT, capture_output=True, text=True)
+    with pytest.raises(servesim.ConfigError) as refused:
+        servesim.calibrate_hardware(**kwargs)
+    assert str(refused.value) == refusal(done, "calibrate")

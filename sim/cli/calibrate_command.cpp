@@ -58,10 +58,6 @@ int calibrate_command(const std::vector<std::string>& args, std::ostream& out, s
            "(servesim calibrate --help lists the options)\n";
     return 2;
   }
-  if (max_prefill < 0 || max_context < 0) {
-    err << "servesim calibrate: --fit-max-prefill and --fit-max-context must be >= 0\n";
-    return 2;
-  }
   MeasuredFitRequest request;
   request.hardware = hardware;
   request.model = model;

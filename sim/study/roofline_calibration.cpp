@@ -24,6 +24,10 @@ std::string calibrated_profile_text(const std::string& hardware) {
 }  // namespace
 
 MeasuredFitStudy calibrate_to_measurements(const MeasuredFitRequest& request) {
+  if (request.fit_max_prefill_tokens < 0)
+    throw option_error("--fit-max-prefill", std::to_string(request.fit_max_prefill_tokens), "must be >= 0");
+  if (request.fit_max_context_tokens < 0)
+    throw option_error("--fit-max-context", std::to_string(request.fit_max_context_tokens), "must be >= 0");
   MeasuredFitStudy study;
   study.profile_text = calibrated_profile_text(request.hardware);
   const HardwareSpec start = load_hardware(request.hardware);

@@ -29,7 +29,8 @@ struct MeasuredFitStudy {
   std::string model_name;
 };
 
-// Throws ConfigError for a profile, model or measurements file that cannot be loaded; an
+// Throws ConfigError for a negative hold-out limit (an option error of --fit-max-prefill or
+// --fit-max-context), for a profile, model or measurements file that cannot be loaded; an
 // error in the measured rows names the measurements file.
 MeasuredFitStudy calibrate_to_measurements(const MeasuredFitRequest& request);
 
