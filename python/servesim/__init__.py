@@ -255,6 +255,8 @@ def sweep(
                for i in range(count)]
     with tempfile.TemporaryDirectory(prefix="servesim-shards-") as folder, \
             progress_callback(progress, "sweep shards") as on_progress:
+        if on_progress:
+            on_progress(0, count)
         paths = []
         for i, future in enumerate(futures):
             path = os.path.join(folder, f"shard-{i}.json")

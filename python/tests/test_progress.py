@@ -50,6 +50,16 @@ def test_a_sweep_calls_progress_once_it_knows_its_points_and_after_each(jobs):
     assert table.attrs["sweep_csv"] == servesim.sweep(SMALL, RATES, progress=False).attrs["sweep_csv"]
 
 
+def test_a_sweep_on_an_executor_counts_its_shards():
+    from concurrent.futures import ThreadPoolExecutor
+
+    calls = []
+    with ThreadPoolExecutor(2) as pool:
+        table = servesim.sweep(SMALL, RATES, executor=pool, shards=3, progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    assert len(table) == 6
+
+
 def test_an_exception_in_progress_stops_the_sweep():
     calls = []
 
