@@ -212,6 +212,16 @@ RunVerdict run_with_replicates(const SearchRequest& request, const Scenario& s, 
   return verdict;
 }
 
+// USD an hour of the fleet's mean power costs at `price_per_kwh`: the overall block's
+// energy.mean_power_w (W) over 1000 W per kW, for one hour. 0 without the figure.
+double energy_cost_per_hour(const RunSummary& summary, double price_per_kwh) {
+  for (const FieldGroup& g : summary.overall.objects)
+    if (g.name == "energy")
+      for (const auto& [name, value] : g.fields)
+        if (name == "mean_power_w") return value / 1000.0 * price_per_kwh;
+  return 0;
+}
+
 // A candidate's row from its verdict.
 void settle_candidate(const SearchRequest& request, const Scenario& s, const std::map<std::string, double>& prices,
                       RunVerdict& verdict, SearchCandidate& candidate) {
@@ -229,6 +239,11 @@ void settle_candidate(const SearchRequest& request, const Scenario& s, const std
     }
     candidate.cost_per_hour = per_hour;
   }
+  // With cluster.energy and a price per kWh, an hour of the candidate also pays for its
+  // fleet's electricity at the run's mean power (docs/energy.md): the ranking weighs a GPU
+  // that draws less.
+  if (s.cluster.energy && s.cluster.energy->price_per_kwh > 0 && candidate.summary)
+    candidate.cost_per_hour += energy_cost_per_hour(*candidate.summary, s.cluster.energy->price_per_kwh);
   if (verdict.sustained.offered_per_s > 0) {
     candidate.offered_rate = verdict.sustained.offered_per_s;
     candidate.served_rate = verdict.sustained.served_per_s;
@@ -243,7 +258,7 @@ void settle_candidate(const SearchRequest& request, const Scenario& s, const std
 
 SearchReport run_search(const SearchRequest& request, const std::function<void(const SearchReport&)>& on_loaded,
                         const std::function<void(std::size_t, bool, const std::string&)>& on_done) {
-  check_replicates(request.replicates, "replicates");
+  request.validate();
   const std::string& scenario_path = request.scenario_path;
   const auto prices = request.price_text.empty() ? std::map<std::string, double>{} : parse_prices(request.price_text);
   const SearchSpace space = load_search_space(request.space_path);
