@@ -62,7 +62,6 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   if (const auto done = parse_scenario_command("capacity", args, opts, about, request.scenario_path, vm, out, err))
     return *done;
   request.tolerance = parse_percent_or_throw(tolerance, "--tolerance");
-  if (!(request.tolerance > 0)) throw option_error("--tolerance", tolerance, "must be > 0%");
   feasible.read(vm);
   request.slo_text = feasible.slo_text;
   request.class_name = feasible.class_name;
@@ -71,11 +70,6 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   request.early_stop = feasible.early_stop;
   request.seed = feasible.seed;
   request.sustain_tolerance = parse_percent_or_throw(sustain, "--sustain-tolerance");
-  if (!(request.sustain_tolerance > 0 && request.sustain_tolerance < 1))
-    throw option_error("--sustain-tolerance", sustain, "must be between 0% and 100%");
-  if (vm.count("max-rate") && !(max_rate > 0)) throw option_error("--max-rate", fmt(max_rate), "must be > 0");
-  if (vm.count("start") && !(start > 0)) throw option_error("--start", fmt(start), "must be > 0");
-  check_replicates(request.replicates);
   if (vm.count("start")) request.start = start;
   if (vm.count("max-rate")) request.max_rate = max_rate;
   request.integer = vm.count("integer") > 0;

@@ -24,8 +24,6 @@ po::options_description FeasibilityOptions::describe(const std::string& run_noun
 
 void FeasibilityOptions::read(const po::variables_map& vm) {
   reject_share = parse_percent_or_throw(max_rejected, "--max-rejected");
-  // A share of the requests: above 100% it would allow nothing more than 100% does.
-  if (reject_share > 1) throw option_error("--max-rejected", max_rejected, "must be at most 100% (a share of the requests)");
   early_stop = vm.count("no-early-stop") == 0;
   if (vm.count("seed")) seed = vm["seed"].as<std::uint64_t>();
   // --seed is applied to every loaded run, so a --set seed=N beside it would do nothing.

@@ -122,8 +122,7 @@ int run_command(const std::vector<std::string>& args, std::ostream& out, std::os
   if (vm.count("seed")) seed = vm["seed"].as<std::uint64_t>();
   // --seed is applied after the scenario loads, so a --set seed=N beside it does nothing.
   if (seed) check_set_not_overwritten(sets, "seed", "the key --seed sets,");
-  const int replicates = vm.count("replicates") ? vm["replicates"].as<int>() : 1;
-  check_replicates(replicates);
+  const int replicates = vm.count("replicates") ? vm["replicates"].as<int>() : 1;  // run_to_files checks it
 
   Scenario scenario = load_scenario(scenario_path, sets);
   if (seed) scenario.seed = *seed;

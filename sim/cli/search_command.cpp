@@ -51,10 +51,7 @@ po::options_description search_options(SearchOptions& o) {
 }
 
 SearchRequest search_request(SearchOptions& o, const po::variables_map& vm) {
-  if (o.jobs < 1) throw option_error("--jobs", std::to_string(o.jobs), "must be at least 1");
-  check_replicates(o.replicates);
   if (o.top < 1) throw option_error("--top", std::to_string(o.top), "must be at least 1");
-  if (vm.count("rate") && !(o.rate > 0)) throw option_error("--rate", std::to_string(o.rate), "must be > 0 req/s");
   SearchRequest request;
   request.scenario_path = o.scenario_path;
   request.space_path = o.space_path;

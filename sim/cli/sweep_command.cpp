@@ -22,9 +22,7 @@ namespace {
 SweepRequest sweep_request(const std::string& scenario_path, const std::vector<std::string>& axis_texts,
                            const std::string& shard_text, const std::vector<std::string>& sets,
                            const std::string& pareto_text, int jobs, const po::variables_map& vm) {
-  if (jobs < 1) throw option_error("--jobs", std::to_string(jobs), "must be at least 1");
   const int replicates = vm.count("replicates") ? vm["replicates"].as<int>() : 1;
-  check_replicates(replicates);
   SweepRequest request;
   request.scenario_path = scenario_path;
   for (const auto& text : axis_texts) request.axes.push_back(parse_axis(text));

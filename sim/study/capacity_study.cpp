@@ -68,7 +68,7 @@ const CapacityTrialRun* CapacityStudy::at_capacity() const {
 }
 
 CapacityPlan plan_capacity(const CapacityRequest& request) {
-  check_replicates(request.replicates, "replicates");
+  request.validate();
   const std::string& path = request.scenario_path;
   const Scenario base = load_scenario(path, request.sets);
   CapacityPlan plan;

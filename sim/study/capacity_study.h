@@ -33,6 +33,10 @@ struct CapacityRequest {
   bool early_stop = true;
   std::optional<std::uint64_t> seed;     // the first seed; the scenario's without it
   int replicates = 1;                    // searches, one seed each
+
+  // Throws ConfigError naming the field for what needs no scenario to refuse (replicates,
+  // tolerances, start, max_rate, reject_share). plan_capacity calls it first.
+  void validate() const;
 };
 
 // What the search turns: one scenario key set to x, or (scale) every class's rate key set to

@@ -79,6 +79,10 @@ struct SearchRequest {
   bool early_stop = true;
   std::optional<std::uint64_t> seed;
   int replicates = 1;              // seeds per candidate (pruning is off with more than one)
+
+  // Throws ConfigError naming the field for what needs no scenario to refuse (replicates,
+  // jobs, rate, reject_share). run_search calls it first.
+  void validate() const;
 };
 
 // Loads and validates every candidate, runs them in rounds and ranks them. `on_done` sees

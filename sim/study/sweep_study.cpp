@@ -175,7 +175,7 @@ void tabulate_sweep_points(const SweepRequest& request, const SweepPoints& point
 SweepStudy run_sweep(const SweepRequest& request, const std::function<void(const SweepTable&)>& on_loaded,
                      const std::function<void(std::size_t, const RunSummary*, const std::string&)>& on_point,
                      const std::function<void(const std::string&)>& on_warning) {
-  check_replicates(request.replicates, "replicates");
+  request.validate();
   check_axes_apart(request.axes);
   const std::size_t total = sweep_point_count(request.axes, request.mode);
   SweepStudy study;

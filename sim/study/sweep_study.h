@@ -27,6 +27,10 @@ struct SweepRequest {
   int replicates = 1;                     // seeds per point (intervals in the rows)
   int jobs = 1;
   std::optional<std::vector<ParetoObjective>> objectives;  // default_objectives() without
+
+  // Throws ConfigError naming the field for what needs no scenario to refuse (replicates,
+  // jobs). run_sweep calls it first.
+  void validate() const;
 };
 
 // A point too short to judge whether it kept up (summary too_short_to_judge), with the

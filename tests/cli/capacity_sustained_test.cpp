@@ -141,11 +141,13 @@ TEST_CASE("capacity: rejections that come at any load stop the search at its fir
 
 TEST_CASE("capacity and search: --max-rejected above 100% is refused - it is a share of the requests",
           "[capacity]") {
-  const auto r = run_cli("capacity scenarios/quickstart.yaml --slo ttft_p99=1s --max-rejected 200%");
-  INFO(r.output);
-  CHECK(r.exit_code == 2);
-  CHECK(r.output.find("--max-rejected") != std::string::npos);
-  CHECK(r.output.find("must be at most 100%") != std::string::npos);
+  for (const std::string command : {"capacity scenarios/quickstart.yaml",
+                                    "search scenarios/quickstart.yaml --space scenarios/spaces/quickstart.yaml"}) {
+    const auto r = run_cli(command + " --slo ttft_p99=1s --max-rejected 200%");
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("reject_share: must be from 0% to 100% (a share of the requests), got 200%") != std::string::npos);
+  }
 }
 
 }  // namespace capacity_sustained_test

@@ -122,7 +122,8 @@ TEST_CASE("replicates: a count below 1 is refused", "[replicates][cli]") {
     INFO(command);
     const auto r = run_cli(command + " --replicates 0");
     CHECK(r.exit_code == 2);
-    CHECK(r.output.find("--replicates: must be a whole number from 1 to 1000, got 0") != std::string::npos);
+    // The study's own check (CapacityRequest::validate and the others): the request's field.
+    CHECK(r.output.find("replicates: must be a whole number from 1 to 1000, got 0") != std::string::npos);
   }
 }
 
