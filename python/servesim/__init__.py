@@ -394,6 +394,18 @@ def _percent_text(value: Union[None, str, float]) -> str:
     return f"{(decimal.Decimal(repr(float(value))) * 100).normalize():f}%"
 
 
+def _is_text_or_dict(scenario: Scenario) -> bool:
+    """Whether _scenario_file wrote the scenario to a temporary file: no file of the user's to name."""
+    return isinstance(scenario, Mapping) or (isinstance(scenario, str) and "\n" in scenario)
+
+
+def _warn_cli_lines(lines: Sequence[str], command: str, scenario: Scenario, path: str) -> None:
+    """The lines `servesim COMMAND` prints as warnings, as UserWarnings of the caller's caller."""
+    for line in lines:
+        text = line.replace(f"servesim {command}: warning: ", "", 1)
+        warnings.warn(text.replace(path, "<scenario>") if _is_text_or_dict(scenario) else text, stacklevel=3)
+
+
 def replay(bench: str, scenario: Scenario, format: str = "auto", set: Sets = None,  # noqa: A002 - the CLI's names
            tolerance: Union[None, str, float] = None, force: bool = False):
     """Replays the succeeded requests of a real benchmark run (vllm bench serve,
@@ -410,11 +422,10 @@ def replay(bench: str, scenario: Scenario, format: str = "auto", set: Sets = Non
     what the CLI warns of comes as a UserWarning."""
     with _scenario_file(scenario) as path:
         got = _servesim.replay(os.fspath(bench), path, format, _sets(set), _percent_text(tolerance), force)
-    for line in got["warnings"]:
-        warnings.warn(line.replace("servesim replay: warning: ", "", 1), stacklevel=2)
+    _warn_cli_lines(got["warnings"], "replay", scenario, path)
     document = got["report"]
-    if isinstance(scenario, Mapping) or "\n" in str(scenario):
-        document["scenario"] = "<scenario>"  # a YAML text or a dict: no file of the user's to name
+    if _is_text_or_dict(scenario):
+        document["scenario"] = "<scenario>"
     rows = [{"set": s["name"], "requests": s["requests"], **figure} for s in document["sets"] for figure in s["figures"]]
     table = _rows(rows)
     if not isinstance(table, list):
@@ -453,8 +464,7 @@ def calibrate(bench: str, scenario: Scenario, format: str = "auto", set: Sets = 
     with _scenario_file(scenario) as path:
         got = _servesim.calibrate(os.fspath(bench), path, format, _sets(set), _knob_list(fit), stages or "",
                                   max_replays, force, os.fspath(output) if output else "")
-    for line in got["warnings"]:
-        warnings.warn(line.replace("servesim calibrate: warning: ", "", 1), stacklevel=2)
+    _warn_cli_lines(got["warnings"], "calibrate", scenario, path)
     result = dict(got["fit"])
     result.update(profile_yaml=got["profile"], benchmark=got["benchmark"], report=got["report"])
     result["profile"] = _yaml_values(got["profile"]) if got["profile"] else None

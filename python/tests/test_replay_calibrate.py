@@ -191,6 +191,13 @@ def test_a_forced_replay_warns_as_the_cli_does(bench):
     with pytest.warns(UserWarning) as warned:
         servesim.replay(path, scenario, set={"cluster.pools.0.model": "mistral-7b"}, force=True)
     assert [str(w.message) for w in warned] == lines
+    # The scenario as a YAML text: its temporary file is named "<scenario>", as errors name it.
+    with open(scenario, encoding="utf-8") as f:
+        text = f.read()
+    with pytest.warns(UserWarning) as warned:
+        servesim.replay(path, text, set={"cluster.pools.0.model": "mistral-7b"}, force=True)
+    assert [str(w.message) for w in warned] == [line.replace(scenario, "<scenario>") for line in lines]
+    assert any("<scenario>" in str(w.message) for w in warned)
 
 
 def test_replay_without_pandas_gives_a_list_of_dicts(bench, monkeypatch):
