@@ -2,8 +2,12 @@
 // the public header (include/servesim/servesim.h) as a function that takes plain values and
 // returns what the CLI would write: results as Python values (the dicts of the CLI's --json,
 // built in memory: py_values.h), tables as CSV text, file paths; the Python layer adds
-// pandas DataFrames. The GIL is released while simulating; Ctrl-C
-// stops a run at its next finished request and raises KeyboardInterrupt.
+// pandas DataFrames. The binding fills each study's request from the arguments as the CLI
+// fills it from its options, and the study (or the path from request to result the CLI
+// shares, as for replay and calibrate) checks it; step's decode groups are read here as
+// the CLI reads --decode B:CTX. The GIL is
+// released while simulating; Ctrl-C stops a run at its next finished request, and a sweep or
+// search after its runs under way (py_progress.h), and raises KeyboardInterrupt.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
