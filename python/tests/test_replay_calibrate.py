@@ -132,6 +132,26 @@ def test_calibrate_without_output_writes_nothing(bench, tmp_path, monkeypatch):
     assert fit["profile_yaml"] == done.stdout  # the profile the CLI prints without -o
 
 
+def test_calibrate_to_aggregates_writes_the_cli_profile(bench, tmp_path):
+    """A vllm bench serve result saved without --save-detailed: the scenario's workload is run
+    and fitted to the file's means and percentiles (tests/cli/calibrate_summary_test.cpp)."""
+    path, scenario = bench
+    with open(path, encoding="utf-8") as f:
+        result = json.load(f)
+    for key in ("input_lens", "output_lens", "ttfts", "itls", "errors", "latencies", "start_times", "generated_texts"):
+        result.pop(key, None)
+    summary = tmp_path / "summary.json"
+    summary.write_text(json.dumps(result))
+    sets = [a for s in ZERO for a in ("--set", s)]
+    cli("calibrate", "--from-benchmark", str(summary), "--scenario", scenario, *sets, "--max-replays", "10",
+        "-o", str(tmp_path / "cli.yaml"))
+    fit = servesim.calibrate(str(summary), scenario, set=ZERO, max_replays=10)
+    assert fit["profile_yaml"] == (tmp_path / "cli.yaml").read_text()
+    assert fit["source"] == "aggregates" and fit["split"]
+    assert fit["benchmark"].endswith("(1 stage; the workload is the scenario's)")
+    assert fit["objective_after"] < fit["objective_before"]
+
+
 # The same bad requests through the CLI and the package. Each is refused once, by the path
 # both share (sim/report/replay_outcome.h, sim/report/benchmark_calibration_outcome.h): a
 # ConfigError the CLI prints after "error: ", or lines it prints as they are (a benchmark of
