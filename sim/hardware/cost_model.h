@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/time.h"
@@ -55,6 +56,17 @@ struct OpTiming {
   // same buffer inside one machine costs more. Empty for other operators.
   std::string algorithm;
 };
+
+// A row of a breakdown that is time and no operator (the step's fixed CPU overhead, the
+// pipeline's bubble): all of it counts as overhead.
+inline OpTiming overhead_timing(std::string name, double time_s) {
+  OpTiming t;
+  t.name = std::move(name);
+  t.time_s = time_s;
+  t.overhead_s = time_s;
+  t.bound = "overhead";
+  return t;
+}
 
 // A decode run's step from decode_run_memory_costs' parts.
 inline StepCost run_step_cost(const StepCost& shared, Tick memory_ns) {

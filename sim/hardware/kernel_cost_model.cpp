@@ -265,14 +265,24 @@ std::optional<double> KernelCostModel::moe_seconds(double tokens) const {
   return tables_->moe->eval({tokens, 0, 0}, sol);
 }
 
+KernelCostModel::Priced KernelCostModel::priced_at(const OpCost& op, const RooflineCostModel::OpBounds& bounds,
+                                                   double time_s, const char* source) {
+  Priced p;
+  p.compute_s = bounds.compute_s;
+  p.memory_s = bounds.memory_s;
+  p.time_s = time_s;
+  p.bucket = op.kind == OpKind::communication ? 2 : (bounds.compute_s > bounds.memory_s ? 0 : 1);
+  p.flops = op.flops;
+  p.bytes = op.bytes_read + op.bytes_written;
+  p.source = source;
+  return p;
+}
+
 KernelCostModel::Priced KernelCostModel::roofline_price(const OpCost& op, const char* source, bool fallback) const {
   const RooflineCostModel::OpBounds t = roofline_.op_bounds(op);
-  Priced p;
-  p.compute_s = t.compute_s;
-  p.memory_s = t.memory_s;
   // The roofline's per-launch overhead stands for eager launches; the tables' engines
   // replay CUDA graphs, where a kernel costs at least the shortest measured one.
-  p.time_s = std::max(t.body_s, tables_->min_kernel_s * op.count);
+  Priced p = priced_at(op, t, std::max(t.body_s, tables_->min_kernel_s * op.count), source);
   if (op.kind == OpKind::elementwise && tables_->streaming_bytes_per_s > 0) {
     // Norms, activations and adds stream at the bandwidth the engine's own streaming
     // kernels reach on this GPU (KernelTables::streaming_bytes_per_s), not at the
@@ -280,10 +290,6 @@ KernelCostModel::Priced KernelCostModel::roofline_price(const OpCost& op, const 
     p.memory_s = (op.bytes_read + op.bytes_written) / tables_->streaming_bytes_per_s;
     p.time_s = std::max(p.memory_s, tables_->min_kernel_s * op.count);
   }
-  p.bucket = op.kind == OpKind::communication ? 2 : (t.compute_s > t.memory_s ? 0 : 1);
-  p.flops = op.flops;
-  p.bytes = op.bytes_read + op.bytes_written;
-  p.source = source;
   p.fallback = fallback;
   return p;
 }
@@ -350,15 +356,7 @@ KernelCostModel::Priced KernelCostModel::price(const OpCost& op, const BatchShap
     if (op.kind == OpKind::communication) p.algorithm = "ring";  // the roofline's
     return p;
   }
-  const RooflineCostModel::OpBounds t = roofline_.op_bounds(op);
-  Priced p;
-  p.compute_s = t.compute_s;
-  p.memory_s = t.memory_s;
-  p.time_s = *per_call * op.count;
-  p.bucket = op.kind == OpKind::communication ? 2 : (t.compute_s > t.memory_s ? 0 : 1);
-  p.flops = op.flops;
-  p.bytes = op.bytes_read + op.bytes_written;
-  p.source = source;
+  Priced p = priced_at(op, roofline_.op_bounds(op), *per_call * op.count, source);
   p.algorithm = algorithm;
   return p;
 }
@@ -564,11 +562,7 @@ std::vector<OpTiming> KernelCostModel::breakdown(const BatchShape& batch) const 
   price_ops(batch, &priced, nullptr);
   std::vector<OpTiming> out;
   for (const auto& [op, p] : priced) {
-    OpTiming t;
-    t.name = op.name;
-    t.flops = op.flops;
-    t.bytes = op.bytes_read + op.bytes_written;
-    t.comm_bytes = op.comm_bytes;
+    OpTiming t = timing_of_work(op);
     t.compute_s = p.compute_s;
     t.memory_s = p.memory_s;
     t.comm_s = p.bucket == 2 ? p.time_s : 0.0;

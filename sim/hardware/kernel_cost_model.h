@@ -82,6 +82,9 @@ class KernelCostModel : public CostModel {
   void price_ops(const BatchShape& batch, std::vector<std::pair<OpCost, Priced>>* out, StepCost* cost) const;
   Priced price(const OpCost& op, const BatchShape& batch, double step_rows) const;
   Priced roofline_price(const OpCost& op, const char* source, bool fallback) const;
+  // An op taking `time_s` whatever priced it: the roofline's sides pick its bound.
+  static Priced priced_at(const OpCost& op, const RooflineCostModel::OpBounds& bounds, double time_s,
+                          const char* source);
   double gemm_sol_s(double m, double n, double k) const;
 
   // A GEMM shape resolved once: its own measured site, or up to four neighbours whose

@@ -90,12 +90,7 @@ std::vector<OpTiming> PipelineCostModel::breakdown(const BatchShape& batch) cons
     }
     longest_s = std::max(longest_s, part_s);
   }
-  OpTiming bubble;
-  bubble.name = "pp_bubble";
-  bubble.time_s = (pp_ - 1) * longest_s;
-  bubble.overhead_s = bubble.time_s;
-  bubble.bound = "overhead";
-  out.push_back(bubble);
+  out.push_back(overhead_timing("pp_bubble", (pp_ - 1) * longest_s));
   return out;
 }
 

@@ -122,11 +122,7 @@ RooflineCostModel::OpBounds RooflineCostModel::op_bounds(const OpCost& op) const
 
 OpTiming RooflineCostModel::time_op(const OpCost& op) const {
   const OpSeconds s = op_seconds(op);
-  OpTiming t;
-  t.name = op.name;
-  t.flops = op.flops;
-  t.bytes = op.bytes_read + op.bytes_written;
-  t.comm_bytes = op.comm_bytes;
+  OpTiming t = timing_of_work(op);
   t.compute_s = s.compute_s;
   t.memory_s = s.memory_s;
   t.comm_s = s.comm_s;
@@ -408,12 +404,7 @@ std::vector<OpTiming> RooflineCostModel::breakdown(const BatchShape& batch) cons
   std::vector<OpTiming> out;
   if (batch.empty()) return out;
   for (const OpCost& op : step_ops(model_, dep_, batch)) out.push_back(time_op(op));
-  OpTiming fixed;
-  fixed.name = "overhead";
-  fixed.time_s = overhead_s();
-  fixed.overhead_s = fixed.time_s;
-  fixed.bound = "overhead";
-  out.push_back(fixed);
+  out.push_back(overhead_timing("overhead", overhead_s()));
   return out;
 }
 

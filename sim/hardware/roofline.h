@@ -22,6 +22,16 @@
 
 namespace servesim {
 
+// An operator's row of a breakdown with its name and work filled in, before its times.
+inline OpTiming timing_of_work(const OpCost& op) {
+  OpTiming t;
+  t.name = op.name;
+  t.flops = op.flops;
+  t.bytes = op.bytes_read + op.bytes_written;
+  t.comm_bytes = op.comm_bytes;
+  return t;
+}
+
 class RooflineCostModel : public CostModel {
  public:
   // REQUIRES: deployment_problem(model, dep).empty(); peaks and bandwidths > 0.

@@ -146,12 +146,7 @@ std::vector<OpTiming> TableCostModel::breakdown(const BatchShape& batch) const {
   if (batch.empty()) return {};
   int fallbacks = 0;
   std::vector<OpTiming> out = time_ops(batch, &fallbacks);
-  OpTiming fixed;
-  fixed.name = "overhead";
-  fixed.time_s = roofline_.overhead_s();
-  fixed.overhead_s = fixed.time_s;
-  fixed.bound = "overhead";
-  out.push_back(fixed);
+  out.push_back(overhead_timing("overhead", roofline_.overhead_s()));
   return out;
 }
 
