@@ -23,6 +23,13 @@ struct MetricsRecorder::Impl {
   bool kv_tiers = false;     // set_kv_tiers
   std::vector<std::int64_t> warmup_by_class, warmup_by_pool;
   std::int64_t warmup_outcomes[3] = {0, 0, 0};
+
+  // Requests that ended with `outcome`, warm-up included: `count` of every class's group.
+  std::int64_t outcome_total(Outcome outcome, std::int64_t MetricGroup::*count) const {
+    std::int64_t total = warmup_outcomes[static_cast<int>(outcome)];
+    for (const MetricGroup& group : classes) total += group.*count;
+    return total;
+  }
 };
 
 MetricsRecorder::MetricsRecorder(std::vector<std::string> class_names,
@@ -168,23 +175,11 @@ RunSummary MetricsRecorder::summarize(Tick duration_ns) const {
   return summary;
 }
 
-std::int64_t MetricsRecorder::completed() const {
-  std::int64_t total = impl_->warmup_outcomes[static_cast<int>(Outcome::completed)];
-  for (const MetricGroup& group : impl_->classes) total += group.completed;
-  return total;
-}
+std::int64_t MetricsRecorder::completed() const { return impl_->outcome_total(Outcome::completed, &MetricGroup::completed); }
 
-std::int64_t MetricsRecorder::rejected() const {
-  std::int64_t total = impl_->warmup_outcomes[static_cast<int>(Outcome::rejected)];
-  for (const MetricGroup& group : impl_->classes) total += group.rejected;
-  return total;
-}
+std::int64_t MetricsRecorder::rejected() const { return impl_->outcome_total(Outcome::rejected, &MetricGroup::rejected); }
 
-std::int64_t MetricsRecorder::unfinished() const {
-  std::int64_t total = impl_->warmup_outcomes[static_cast<int>(Outcome::unfinished)];
-  for (const MetricGroup& group : impl_->classes) total += group.unfinished;
-  return total;
-}
+std::int64_t MetricsRecorder::unfinished() const { return impl_->outcome_total(Outcome::unfinished, &MetricGroup::unfinished); }
 
 std::int64_t MetricsRecorder::warmup_excluded() const {
   std::int64_t total = 0;
