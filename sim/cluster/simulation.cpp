@@ -230,15 +230,8 @@ void Simulation::admit_one(int c, RequestSource& src) {
 }
 
 void Simulation::on_request_done(RequestState& request, Tick now_ns) {
-  if (request.first_scheduled_ns < 0) {
-    --unscheduled_[static_cast<std::size_t>(request.spec.class_index)];
-    --unscheduled_total_;
-    --pool_unscheduled_[static_cast<std::size_t>(pool_of_class_[static_cast<std::size_t>(request.spec.class_index)])];
-  }
-  if (auto it = timeouts_.find(request.spec.id); it != timeouts_.end()) {
-    sim_.cancel(it->second.first);
-    timeouts_.erase(it);
-  }
+  if (request.first_scheduled_ns < 0) leave_unscheduled(request);
+  cancel_timeout(request.spec.id);
   --in_flight_;
   SS_ASSERT(request.pool_index >= 0, "a request left without a pool");
   --pool_in_flight_[static_cast<std::size_t>(request.pool_index)];

@@ -72,6 +72,10 @@ class Simulation final : public ReplicaListener {
   void reach_kv_stores();
   void on_kv_arrived(std::uint64_t request_id);
   void on_timeout(std::uint64_t request_id);
+  // The request's first step came (or it left without one): it no longer counts as
+  // waiting in its class and pool, and its queue timeout, if any, can no longer fire.
+  void leave_unscheduled(const RequestState& request);
+  void cancel_timeout(std::uint64_t request_id);
   void reject_at_door(RequestState& request, int pool, const char* reason);
   void record_unfinished(const RequestState& request);
 

@@ -25,15 +25,24 @@ void Simulation::resolve_admission() {
   }
 }
 
-void Simulation::on_first_scheduled(RequestState& request, Tick) {
-  if (request.spec.class_index < 0) return;
-  --unscheduled_[static_cast<std::size_t>(request.spec.class_index)];
+void Simulation::leave_unscheduled(const RequestState& request) {
+  const auto c = static_cast<std::size_t>(request.spec.class_index);
+  --unscheduled_[c];
   --unscheduled_total_;
-  --pool_unscheduled_[static_cast<std::size_t>(pool_of_class_[static_cast<std::size_t>(request.spec.class_index)])];
-  if (auto it = timeouts_.find(request.spec.id); it != timeouts_.end()) {
+  --pool_unscheduled_[static_cast<std::size_t>(pool_of_class_[c])];
+}
+
+void Simulation::cancel_timeout(std::uint64_t request_id) {
+  if (auto it = timeouts_.find(request_id); it != timeouts_.end()) {
     sim_.cancel(it->second.first);
     timeouts_.erase(it);
   }
+}
+
+void Simulation::on_first_scheduled(RequestState& request, Tick) {
+  if (request.spec.class_index < 0) return;
+  leave_unscheduled(request);
+  cancel_timeout(request.spec.id);
 }
 
 void Simulation::on_timeout(std::uint64_t request_id) {
