@@ -30,6 +30,18 @@ std::string what_fits(const MemoryPlan& plan) {
          std::to_string(plan.kv_capacity_tokens) + " tokens per replica";
 }
 
+// The smallest value of one parallel degree (`degree`: tp or pp) above the deployment's at
+// which the model fits, trying up to kMaxTriedGpus; `plan` then holds that deployment's.
+std::optional<int> smallest_fitting(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
+                                    const EngineConfig& engine, int Deployment::*degree, MemoryPlan& plan) {
+  for (int n = dep.*degree + 1; n <= kMaxTriedGpus; ++n) {
+    Deployment d = dep;
+    d.*degree = n;
+    if (fits(model, hw, d, engine, &plan)) return n;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 MemoryFitAdvice advise_memory_fit(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
@@ -37,23 +49,13 @@ MemoryFitAdvice advise_memory_fit(const ModelSpec& model, const HardwareSpec& hw
   MemoryFitAdvice advice;
   std::vector<std::string> ways;
   MemoryPlan plan;
-  for (int tp = dep.tp + 1; tp <= kMaxTriedGpus && !advice.tp; ++tp) {
-    Deployment d = dep;
-    d.tp = tp;
-    if (fits(model, hw, d, engine, &plan)) {
-      advice.tp = tp;
-      ways.push_back("set tp: " + std::to_string(tp) + ", the smallest tp at which it fits (" + what_fits(plan) + ")");
-    }
-  }
-  if (!advice.tp) {
-    for (int pp = dep.pp + 1; pp <= kMaxTriedGpus && !advice.pp; ++pp) {
-      Deployment d = dep;
-      d.pp = pp;
-      if (fits(model, hw, d, engine, &plan)) {
-        advice.pp = pp;
-        ways.push_back("set pp: " + std::to_string(pp) + " (" + what_fits(plan) + ")");
-      }
-    }
+  advice.tp = smallest_fitting(model, hw, dep, engine, &Deployment::tp, plan);
+  if (advice.tp) {
+    ways.push_back("set tp: " + std::to_string(*advice.tp) + ", the smallest tp at which it fits (" + what_fits(plan) +
+                   ")");
+  } else {
+    advice.pp = smallest_fitting(model, hw, dep, engine, &Deployment::pp, plan);
+    if (advice.pp) ways.push_back("set pp: " + std::to_string(*advice.pp) + " (" + what_fits(plan) + ")");
   }
   for (const Dtype format : {Dtype::fp8, Dtype::int4}) {  // int8 weighs what fp8 does
     if (bytes_per_element(format) >= bytes_per_element(dep.weights)) continue;
