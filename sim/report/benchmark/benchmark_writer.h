@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/time.h"
@@ -37,11 +38,30 @@ class BenchmarkWriter {
   virtual void finish(const BenchmarkRunInfo& info) = 0;
 };
 
+// A writer whose file needs every request before it can be written (its header holds
+// figures over the run): it keeps the records until finish().
+class RecordingBenchmarkWriter : public BenchmarkWriter {
+ public:
+  explicit RecordingBenchmarkWriter(std::string path) : path_(std::move(path)) {}
+  void add(const RequestRecord& record) override { records_.push_back(record); }
+
+ protected:
+  std::string path_;
+  std::vector<RequestRecord> records_;  // in the order they left the system
+};
+
 struct BenchmarkWriterFormat {
   const char* name;           // vllm | inference-perf | guidellm (the --bench-format values)
   const char* file_name;      // written into the run's output folder
   std::unique_ptr<BenchmarkWriter> (*make)(const std::string& path);
 };
+
+// The format whose writer is a `Writer` made from the file's path.
+template <typename Writer>
+BenchmarkWriterFormat benchmark_writer_format_of(const char* name, const char* file_name) {
+  return {name, file_name,
+          [](const std::string& path) -> std::unique_ptr<BenchmarkWriter> { return std::make_unique<Writer>(path); }};
+}
 
 // Every registered writer (registered in benchmark_writer.cpp, one file per tool).
 const std::vector<BenchmarkWriterFormat>& benchmark_writer_formats();

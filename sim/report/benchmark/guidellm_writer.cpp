@@ -140,11 +140,9 @@ ordered_json request_entry(const Stats& r) {
   return q;
 }
 
-class GuidellmWriter : public BenchmarkWriter {
+class GuidellmWriter : public RecordingBenchmarkWriter {
  public:
-  explicit GuidellmWriter(std::string path) : path_(std::move(path)) {}
-
-  void add(const RequestRecord& record) override { records_.push_back(record); }
+  using RecordingBenchmarkWriter::RecordingBenchmarkWriter;
 
   void finish(const BenchmarkRunInfo& info) override {
     std::sort(records_.begin(), records_.end(), [](const RequestRecord& a, const RequestRecord& b) { return a.id < b.id; });
@@ -281,16 +279,12 @@ class GuidellmWriter : public BenchmarkWriter {
         all, [](const Stats& r) { return GuidellmValue{r.itl_ms().value_or(0), r.output().value_or(1) - 1}; });
     return m;
   }
-
-  std::string path_;
-  std::vector<RequestRecord> records_;
 };
 
 }  // namespace
 
 BenchmarkWriterFormat guidellm_writer_format() {
-  return {"guidellm", "guidellm.json",
-          [](const std::string& path) -> std::unique_ptr<BenchmarkWriter> { return std::make_unique<GuidellmWriter>(path); }};
+  return benchmark_writer_format_of<GuidellmWriter>("guidellm", "guidellm.json");
 }
 
 }  // namespace servesim

@@ -117,12 +117,10 @@ ordered_json entry_of(const InferencePerfRequest& r) {
   return entry;
 }
 
-class InferencePerfWriter : public BenchmarkWriter {
+// inference-perf lists requests as they finish, which is the order records_ holds them in.
+class InferencePerfWriter : public RecordingBenchmarkWriter {
  public:
-  explicit InferencePerfWriter(std::string path) : path_(std::move(path)) {}
-
-  // inference-perf lists requests as they finish, which is the order they come here.
-  void add(const RequestRecord& record) override { records_.push_back(record); }
+  using RecordingBenchmarkWriter::RecordingBenchmarkWriter;
 
   void finish(const BenchmarkRunInfo& info) override {
     std::vector<InferencePerfRequest> requests;
@@ -138,19 +136,12 @@ class InferencePerfWriter : public BenchmarkWriter {
         (std::filesystem::path(path_).parent_path() / "stage_0_lifecycle_metrics.json").string();
     write_file_atomically(stage_path, "--bench-format", [&](std::ostream& out) { out << stage.dump(2) << "\n"; });
   }
-
- private:
-  std::string path_;
-  std::vector<RequestRecord> records_;
 };
 
 }  // namespace
 
 BenchmarkWriterFormat inference_perf_writer_format() {
-  return {"inference-perf", "per_request_lifecycle_metrics.json",
-          [](const std::string& path) -> std::unique_ptr<BenchmarkWriter> {
-            return std::make_unique<InferencePerfWriter>(path);
-          }};
+  return benchmark_writer_format_of<InferencePerfWriter>("inference-perf", "per_request_lifecycle_metrics.json");
 }
 
 }  // namespace servesim

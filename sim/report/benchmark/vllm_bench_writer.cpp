@@ -211,8 +211,7 @@ class VllmBenchWriter : public BenchmarkWriter {
 }  // namespace
 
 BenchmarkWriterFormat vllm_bench_writer_format() {
-  return {"vllm", "vllm_bench.json",
-          [](const std::string& path) -> std::unique_ptr<BenchmarkWriter> { return std::make_unique<VllmBenchWriter>(path); }};
+  return benchmark_writer_format_of<VllmBenchWriter>("vllm", "vllm_bench.json");
 }
 
 }  // namespace servesim
