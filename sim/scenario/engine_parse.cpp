@@ -306,12 +306,10 @@ EngineConfig load_preset(const Field& name_field, const std::vector<std::string>
   if (!path) {
     name_field.fail(unknown_choice_message("engine preset", "presets", given, bundled_presets()));
   }
-  const YAML::Node doc = load_spec_yaml(*path);
-  const LoadContext ctx{*path, {}};
-  const Field root = root_field(ctx, doc);
   std::vector<std::string> keys = kEngineKeys;
   if (!may_nest) keys.erase(std::find(keys.begin(), keys.end(), "preset"));
-  root.expect_map(keys);
+  const SpecFile file(*path, keys);
+  const Field& root = file.root();
   EngineConfig e;
   e.preset = given;
   // A bundled preset named by its path (configs/engines/sglang.yaml, absolute or not) is that

@@ -57,14 +57,11 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
 }
 
 HardwareSpec load_hardware_file(const std::string& path) {
-  const YAML::Node doc = load_spec_yaml(path);
-  const LoadContext ctx{path, {}};
-  const Field root = root_field(ctx, doc);
-  root.expect_map(kHardwareKeys);
-
+  const SpecFile file(path, kHardwareKeys);
+  const Field& root = file.root();
   HardwareSpec hw;
-  hw.name = root.has("name") ? root.require("name").as_string() : spec_stem(path);
-  if (auto f = root.get("source")) hw.source = f->as_string();
+  hw.name = file.name();
+  hw.source = file.source();
 
   // HBM is sold in binary units ("80 GB" is 80 GiB); memory_gb is decimal, for cards
   // quoted that way.

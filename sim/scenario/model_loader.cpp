@@ -1,6 +1,8 @@
 #include "sim/scenario/model_loader.h"
 
 #include <filesystem>
+#include <optional>
+#include <utility>
 
 #include "sim/core/errors.h"
 #include "sim/scenario/hf_config_loader.h"
@@ -72,42 +74,51 @@ void read_mla(const Field& root, ModelSpec& m) {
   m.v_head_dim = positive_count(root.require("v_head_dim"));
 }
 
+// Two keys that mean something only together: none when neither is given, both when both
+// are. One alone fails on it: the second with `second_alone`, the first with `first_alone`.
+std::optional<std::pair<Field, Field>> both_or_neither(const Field& root, const char* first, const char* second,
+                                                       const char* second_alone, const char* first_alone) {
+  const auto a = root.get(first);
+  const auto b = root.get(second);
+  if (!a && b) b->fail(second_alone);
+  if (!a) return std::nullopt;
+  if (!b) a->fail(first_alone);
+  return std::pair{*a, *b};
+}
+
 // attention_chunk_size makes the RoPE layers chunked local; no_rope_layer_interval says
 // which layers are not (every interval-th, full attention). Both or neither.
 void read_chunked_attention(const Field& root, ModelSpec& m) {
-  const auto c = root.get("attention_chunk_size");
-  const auto n = root.get("no_rope_layer_interval");
-  if (!c && n) n->fail("says which layers keep full attention; give attention_chunk_size too");
-  if (!c) return;
-  if (!n) c->fail("needs no_rope_layer_interval too (every interval-th layer keeps full attention)");
-  m.attention_chunk_size = positive_count(*c);
-  m.no_rope_layer_interval = positive_count(*n);
+  const auto both = both_or_neither(root, "attention_chunk_size", "no_rope_layer_interval",
+                                    "says which layers keep full attention; give attention_chunk_size too",
+                                    "needs no_rope_layer_interval too (every interval-th layer keeps full attention)");
+  if (!both) return;
+  const auto& [c, n] = *both;
+  m.attention_chunk_size = positive_count(c);
+  m.no_rope_layer_interval = positive_count(n);
   if (m.no_rope_layer_interval > m.num_layers) {
-    n->fail("leaves no full-attention layer among the " + std::to_string(m.num_layers) + " layers");
+    n.fail("leaves no full-attention layer among the " + std::to_string(m.num_layers) + " layers");
   }
 }
 
 // vision_params (the tower the engine loads) and vision_image_tokens (the embeddings of
 // its largest image) come together.
 void read_vision(const Field& root, ModelSpec& m) {
-  const auto p = root.get("vision_params");
-  const auto t = root.get("vision_image_tokens");
-  if (!p && t) t->fail("is a vision-tower figure; give vision_params too");
-  if (!p) return;
-  if (!t) p->fail("needs vision_image_tokens too (the embeddings of the largest image)");
-  m.vision_params = static_cast<double>(p->int_at_least(1));
-  m.vision_image_tokens = positive_count(*t);
+  const auto both = both_or_neither(root, "vision_params", "vision_image_tokens",
+                                    "is a vision-tower figure; give vision_params too",
+                                    "needs vision_image_tokens too (the embeddings of the largest image)");
+  if (!both) return;
+  const auto& [p, t] = *both;
+  m.vision_params = static_cast<double>(p.int_at_least(1));
+  m.vision_image_tokens = positive_count(t);
 }
 
 ModelSpec load_model_yaml(const std::string& path) {
-  const YAML::Node doc = load_spec_yaml(path);
-  const LoadContext ctx{path, {}};
-  const Field root = root_field(ctx, doc);
-  root.expect_map(kModelKeys);
-
+  const SpecFile file(path, kModelKeys);
+  const Field& root = file.root();
   ModelSpec m;
-  m.name = root.has("name") ? root.require("name").as_string() : spec_stem(path);
-  if (auto f = root.get("source")) m.source = f->as_string();
+  m.name = file.name();
+  m.source = file.source();
   m.num_layers = positive_count(root.require("num_layers"));
   m.hidden_size = positive_count(root.require("hidden_size"));
   const Field heads = root.require("num_attention_heads");

@@ -25,14 +25,28 @@ std::string resolve_spec_path(const std::string& folder, const std::string& what
   throw ConfigError("", 0, what, unknown_bundled_name(folder, what, name_or_path));
 }
 
-YAML::Node load_spec_yaml(const std::string& path) {
+YAML::Node load_spec_yaml(const std::string& path, const std::string& key) {
   try {
     return YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
-    throw ConfigError(path, 0, "", "cannot read the file");
+    throw ConfigError(path, 0, key, "cannot read the file");
   } catch (const YAML::ParserException& e) {
     throw ConfigError(path, e.mark.line + 1, "", "YAML syntax error: " + e.msg, e.mark.column + 1);
   }
+}
+
+SpecFile::SpecFile(const std::string& path, const std::vector<std::string>& keys)
+    : doc_(load_spec_yaml(path)), ctx_{path, {}}, root_(root_field(ctx_, doc_)) {
+  root_.expect_map(keys);
+}
+
+std::string SpecFile::name() const {
+  return root_.has("name") ? root_.require("name").as_string() : spec_stem(ctx_.file);
+}
+
+std::string SpecFile::source() const {
+  const auto f = root_.get("source");
+  return f ? f->as_string() : "";
 }
 
 int positive_count(const Field& field) {

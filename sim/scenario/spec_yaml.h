@@ -2,6 +2,7 @@
 // Shared by the model and hardware loaders: reading one small spec YAML file into the
 // Field cursor of yaml_helpers.h, with parse errors turned into ConfigError.
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -16,8 +17,29 @@ std::string resolve_spec_path(const std::string& folder, const std::string& what
                               const std::string& name_or_path);
 
 // Parses `path`; a syntax error or unreadable file throws ConfigError naming the file (and
-// the line and column of a syntax error).
-YAML::Node load_spec_yaml(const std::string& path);
+// the line and column of a syntax error). `key` names what gave the path (an option such as
+// --space) in the error of a file that cannot be read.
+YAML::Node load_spec_yaml(const std::string& path, const std::string& key = "");
+
+// One spec file read whole (a model, hardware profile or engine preset), its root checked
+// to be a mapping of only `keys`: the Field cursor at the root, whose errors name the file.
+class SpecFile {
+ public:
+  SpecFile(const std::string& path, const std::vector<std::string>& keys);
+  SpecFile(const SpecFile&) = delete;  // root_ points at ctx_
+  SpecFile& operator=(const SpecFile&) = delete;
+
+  const Field& root() const { return root_; }
+  // `name:`, else the file name without folder and extension.
+  std::string name() const;
+  // `source:`, else "".
+  std::string source() const;
+
+ private:
+  YAML::Node doc_;
+  LoadContext ctx_;
+  Field root_;
+};
 
 // A whole number in [1, 2^31), for layer, head and width counts.
 int positive_count(const Field& field);

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "sim/core/errors.h"
+#include "sim/scenario/spec_yaml.h"
 
 namespace servesim {
 
@@ -28,14 +29,7 @@ std::string flow_text(const YAML::Node& node) {
 }  // namespace
 
 SearchSpace load_search_space(const std::string& path) {
-  YAML::Node doc;
-  try {
-    doc = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw ConfigError(path, 0, "--space", "cannot read the file");
-  } catch (const YAML::ParserException& e) {
-    throw ConfigError(path, e.mark.line + 1, "", "YAML syntax error: " + e.msg, e.mark.column + 1);
-  }
+  const YAML::Node doc = load_spec_yaml(path, "--space");
   const std::string example = "e.g. 'cluster.pools.0.replicas: [1, 2, 3, 4]'";
   if (!doc.IsMap() || doc.size() == 0)
     throw ConfigError(path, doc.IsDefined() && !doc.IsNull() ? mark_of(doc).line : 0, "",
