@@ -59,6 +59,14 @@ std::string hardware_profile_path(const std::string& name_or_path) {
   return resolve_spec_path("configs/hardware", "hardware", name_or_path);
 }
 
+std::vector<std::pair<const char*, ErrorSummary>> calibration_error_summaries(const CalibrationResult& result) {
+  return {{"whole steps fitted", result.fitted_steps},
+          {"whole steps held out", result.held_out_steps},
+          {"gemm rows", result.summary(MeasurementKind::gemm, RowRole::fitted)},
+          {"attn_prefill rows", result.summary(MeasurementKind::attn_prefill, RowRole::fitted)},
+          {"attn_decode rows", result.summary(MeasurementKind::attn_decode, RowRole::fitted)}};
+}
+
 void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_text,
                                const CalibrationResult& result,
                                const CalibrationProvenance& provenance) {
@@ -105,11 +113,7 @@ void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_
         << format("%.1f%%", 100 * s.median_abs) << ", max " << format("%.1f%%", 100 * s.max_abs) << "\n";
   };
   out << "#\n";
-  line("whole steps fitted", result.fitted_steps);
-  line("whole steps held out", result.held_out_steps);
-  line("gemm rows", result.summary(MeasurementKind::gemm, RowRole::fitted));
-  line("attn_prefill rows", result.summary(MeasurementKind::attn_prefill, RowRole::fitted));
-  line("attn_decode rows", result.summary(MeasurementKind::attn_decode, RowRole::fitted));
+  for (const auto& [what, summary] : calibration_error_summaries(result)) line(what, summary);
   for (const auto& b : result.at_bounds) {
     out << "# note: " << b << ": the rows do not pin it down\n";
   }

@@ -7,6 +7,8 @@
 // profile (resolve_kernel_cost_model). Re-running calibrate on its own output replaces that block.
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/hardware/calibration.h"
 
@@ -20,6 +22,10 @@ struct CalibrationProvenance {
 
 // The file a hardware name or path refers to (as load_hardware resolves it).
 std::string hardware_profile_path(const std::string& name_or_path);
+
+// The error figures every report of a fit gives, in order: the whole steps fitted and held
+// out, then the fitted rows of each kernel kind.
+std::vector<std::pair<const char*, ErrorSummary>> calibration_error_summaries(const CalibrationResult& result);
 
 // `input_yaml_text`: the text of the profile calibrated from.
 void write_calibrated_hardware(std::ostream& out, const std::string& input_yaml_text,

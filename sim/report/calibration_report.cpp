@@ -27,11 +27,7 @@ void print_measured_fit(const CalibrationResult& r, std::ostream& os) {
                   s.rows, 100 * s.median_abs, 100 * s.max_abs);
     os << buf;
   };
-  line("whole steps fitted", r.fitted_steps);
-  line("whole steps held out", r.held_out_steps);
-  line("gemm rows", r.summary(MeasurementKind::gemm, RowRole::fitted));
-  line("attn_prefill rows", r.summary(MeasurementKind::attn_prefill, RowRole::fitted));
-  line("attn_decode rows", r.summary(MeasurementKind::attn_decode, RowRole::fitted));
+  for (const auto& [what, summary] : calibration_error_summaries(r)) line(what, summary);
   for (const auto& b : r.at_bounds) {
     os << "warning: " << b << ": the rows do not pin it down; add gemm and attn_* rows\n";
   }
