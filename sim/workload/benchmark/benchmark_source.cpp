@@ -159,31 +159,23 @@ void BenchmarkSource::add_generated_stages(const BenchmarkRun& run, std::optiona
 }
 
 bool BenchmarkSource::ready_stage() {
-  while (stage_ < stages_.size() && next_ == stages_[stage_].requests.size()) {
-    if (stage_ + 1 == stages_.size()) return false;
-    // The tool runs a stage to its end before the next one starts.
-    if (in_flight_ > 0) return false;
-    ++stage_;
-    next_ = 0;
-    stage_start_ns_ = last_finish_ns_;
-  }
-  return stage_ < stages_.size();
+  return sends_.ready(stages_.size(), [&](std::size_t s) { return stages_[s].requests.size(); });
 }
 
 std::optional<Tick> BenchmarkSource::peek_arrival_ns() {
   if (!ready_stage()) return std::nullopt;
-  const Stage& s = stages_[stage_];
+  const Stage& s = stages_[sends_.stage()];
   // Capped: the next request waits for a slot, and on_finished frees one. Its time may then
   // lie in the past; the simulation sends it at once.
-  if (s.max_concurrency && in_flight_ >= *s.max_concurrency) return std::nullopt;
-  return stage_start_ns_ + s.requests[next_].offset_ns;
+  if (s.max_concurrency && sends_.in_flight() >= *s.max_concurrency) return std::nullopt;
+  return sends_.stage_start_ns() + s.requests[sends_.next()].offset_ns;
 }
 
 RequestSpec BenchmarkSource::pop() {
   const std::optional<Tick> arrival = peek_arrival_ns();
   SS_ASSERT(arrival.has_value(), "pop() without an arrival to offer");
-  const Pending& p = stages_[stage_].requests[next_++];
-  ++in_flight_;
+  const Pending& p = stages_[sends_.stage()].requests[sends_.next()];
+  sends_.send();
   ++popped_;
   RequestSpec request;
   request.class_index = class_index_;
@@ -195,9 +187,7 @@ RequestSpec BenchmarkSource::pop() {
 
 void BenchmarkSource::on_finished(const RequestSpec& request, Tick now_ns) {
   (void)request;
-  SS_ASSERT(in_flight_ > 0, "on_finished without a request in flight");
-  --in_flight_;
-  last_finish_ns_ = std::max(last_finish_ns_, now_ns);
+  sends_.finished(now_ns);
 }
 
 bool BenchmarkSource::exhausted() { return popped_ == replayed_requests_; }

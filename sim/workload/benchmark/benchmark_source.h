@@ -32,6 +32,7 @@
 
 #include "sim/core/rng.h"
 #include "sim/workload/benchmark/benchmark_run.h"
+#include "sim/workload/benchmark/staged_sends.h"
 #include "sim/workload/source.h"
 #include "sim/workload/workload_config.h"
 
@@ -79,11 +80,7 @@ class BenchmarkSource : public RequestSource {
 
   std::vector<Stage> stages_;
   bool timed_ = false;
-  std::size_t stage_ = 0;   // current stage
-  std::size_t next_ = 0;    // next request of the current stage
-  Tick stage_start_ns_ = 0;
-  Tick last_finish_ns_ = 0;
-  int in_flight_ = 0;
+  StagedSends sends_;
   int class_index_;
   std::int64_t failed_requests_ = 0;
   std::int64_t replayed_requests_ = 0;

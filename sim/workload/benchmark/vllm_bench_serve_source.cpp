@@ -234,31 +234,23 @@ VllmBenchServeSource::VllmBenchServeSource(const VllmBenchServeArgs& args, const
 }
 
 bool VllmBenchServeSource::ready_phase() {
-  while (next_ == phases_[phase_].prompt.size()) {
-    if (phase_ + 1 == phases_.size()) return false;
-    // The tool awaits a phase's last request before it starts the next.
-    if (in_flight_ > 0) return false;
-    ++phase_;
-    next_ = 0;
-    phase_start_ns_ = last_finish_ns_;
-  }
-  return true;
+  return sends_.ready(phases_.size(), [&](std::size_t p) { return phases_[p].prompt.size(); });
 }
 
 std::optional<Tick> VllmBenchServeSource::peek_arrival_ns() {
   if (!ready_phase()) return std::nullopt;
-  const Phase& p = phases_[phase_];
+  const Phase& p = phases_[sends_.stage()];
   // Capped: the request waits for a slot; on_finished frees one, and its time may then lie
   // in the past (the simulation sends it at once).
-  if (p.cap && in_flight_ >= *p.cap) return std::nullopt;
-  return phase_start_ns_ + p.offset_ns[next_];
+  if (p.cap && sends_.in_flight() >= *p.cap) return std::nullopt;
+  return sends_.stage_start_ns() + p.offset_ns[sends_.next()];
 }
 
 RequestSpec VllmBenchServeSource::pop() {
   const std::optional<Tick> arrival = peek_arrival_ns();
   SS_ASSERT(arrival.has_value(), "pop() without an arrival to offer");
-  const VllmBenchPrompt& prompt = prompts_[phases_[phase_].prompt[next_++]];
-  ++in_flight_;
+  const VllmBenchPrompt& prompt = prompts_[phases_[sends_.stage()].prompt[sends_.next()]];
+  sends_.send();
   ++popped_;
   RequestSpec request;
   request.class_index = class_index_;
@@ -271,9 +263,7 @@ RequestSpec VllmBenchServeSource::pop() {
 
 void VllmBenchServeSource::on_finished(const RequestSpec& request, Tick now_ns) {
   (void)request;
-  SS_ASSERT(in_flight_ > 0, "on_finished without a request in flight");
-  --in_flight_;
-  last_finish_ns_ = std::max(last_finish_ns_, now_ns);
+  sends_.finished(now_ns);
 }
 
 }  // namespace servesim

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "sim/core/rng.h"
+#include "sim/workload/benchmark/staged_sends.h"
 #include "sim/workload/benchmark/vllm_bench_args.h"
 #include "sim/workload/block_hashing.h"
 #include "sim/workload/source.h"
@@ -107,11 +108,7 @@ class VllmBenchServeSource : public RequestSource {
   std::vector<Phase> phases_;
   int class_index_;
   std::int64_t block_tokens_;
-  std::size_t phase_ = 0;
-  std::size_t next_ = 0;
-  Tick phase_start_ns_ = 0;
-  Tick last_finish_ns_ = 0;
-  std::int64_t in_flight_ = 0;
+  StagedSends sends_;  // the phases are its stages
   std::int64_t popped_ = 0;
   std::int64_t total_ = 0;
   std::int64_t run_requests_ = 0;
