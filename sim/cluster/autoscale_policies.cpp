@@ -15,11 +15,6 @@ Registry<AutoscalePolicyFactory> make_autoscale_policy_registry() {
   return reg;
 }
 
-std::vector<std::string> autoscale_policy_names() {
-  std::vector<std::string> names;
-  const auto registry = make_autoscale_policy_registry();  // named: a temporary would die before the loop
-  for (const auto& e : registry.entries()) names.push_back(e.name);
-  return names;
-}
+std::vector<std::string> autoscale_policy_names() { return make_autoscale_policy_registry().entry_names(); }
 
 }  // namespace servesim

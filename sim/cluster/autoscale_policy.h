@@ -58,7 +58,7 @@ Registry<AutoscalePolicyFactory> make_autoscale_policy_registry();
 // The names of the built-in policies, for validation.
 std::vector<std::string> autoscale_policy_names();
 
-// One factory per file (autoscale_*.cpp).
+// The factories (autoscale_*.cpp; queue_depth and in_flight share autoscale_hpa.cpp).
 std::unique_ptr<AutoscalePolicy> make_queue_depth_policy(const AutoscaleSpec& spec);
 std::unique_ptr<AutoscalePolicy> make_in_flight_policy(const AutoscaleSpec& spec);
 std::unique_ptr<AutoscalePolicy> make_slo_headroom_policy(const AutoscaleSpec& spec);

@@ -113,11 +113,6 @@ Registry<RouterFactory> make_router_registry() {
   return reg;
 }
 
-std::vector<std::string> router_names() {
-  std::vector<std::string> names;
-  const auto registry = make_router_registry();  // named: a temporary would die before the loop
-  for (const auto& e : registry.entries()) names.push_back(e.name);
-  return names;
-}
+std::vector<std::string> router_names() { return make_router_registry().entry_names(); }
 
 }  // namespace servesim

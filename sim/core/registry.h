@@ -34,6 +34,12 @@ class Registry {
     for (const auto& e : entries_) out += (out.empty() ? "" : " | ") + e.name;
     return out;
   }
+  // The names alone, in the order they were added, for validation.
+  std::vector<std::string> entry_names() const {
+    std::vector<std::string> out;
+    for (const auto& e : entries_) out.push_back(e.name);
+    return out;
+  }
   const std::vector<Entry>& entries() const { return entries_; }
   const std::string& kind() const { return kind_; }
 

@@ -33,12 +33,7 @@ Registry<SchedulerFactory> make_policy_registry() {
   return r;
 }
 
-std::vector<std::string> scheduling_policy_names() {
-  std::vector<std::string> names;
-  const auto registry = make_policy_registry();  // named: a temporary would die before the loop
-  for (const auto& e : registry.entries()) names.push_back(e.name);
-  return names;
-}
+std::vector<std::string> scheduling_policy_names() { return make_policy_registry().entry_names(); }
 
 namespace sched {
 
