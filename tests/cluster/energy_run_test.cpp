@@ -94,6 +94,21 @@ TEST_CASE("energy run: metering changes no other figure of the run", "[cluster][
   CHECK(field(e, "peak_power_w") > field(e, "mean_power_w"));
 }
 
+TEST_CASE("energy run: a capped pool's quiet stretches run as one event with the same results", "[cluster][energy]") {
+  // Without the meter a capped replica prices its decode runs at once (decode_run.cpp);
+  // with it every step is its own event. The capped cost model prices both the same.
+  PoolConfig capped = roofline_pool();
+  capped.engine.power_cap_w = 300;
+  const RunResult runs = run(capped, false, 60 * kS);
+  const RunResult steps = run(capped, true, 60 * kS);
+  CHECK(runs.steps == steps.steps);
+  CHECK(runs.events < steps.events);
+  for (const auto& [name, value] : runs.summary.overall.fields) {
+    INFO(name);
+    CHECK((std::isnan(value) ? std::isnan(steps.summary.overall.get(name)) : steps.summary.overall.get(name) == value));
+  }
+}
+
 TEST_CASE("energy run: a power cap slows prefill and lowers the peak", "[cluster][energy]") {
   PoolConfig capped = roofline_pool();
   capped.engine.power_cap_w = 300;
