@@ -107,6 +107,13 @@ CLAIMS = [
      [("fixed GPU-hours", "pools.fixed.gpu_hours"), ("autoscaled GPU-hours", "pools.autoscaled.gpu_hours"),
       ("fixed SLO attainment", "classes.fixed_fleet.slo_attainment"),
       ("autoscaled SLO attainment", "classes.autoscaled_fleet.slo_attainment")]),
+    ("17", "Energy per token and a power cap", "whatif-17-energy.yaml",
+     [("400 W cap", []), ("300 W cap", ["cluster.pools.1.engine.power_cap_w=300"])],
+     [("full kWh", "pools.full.energy.energy_kwh"), ("capped kWh", "pools.capped.energy.energy_kwh"),
+      ("capped peak W", "pools.capped.energy.peak_power_w"),
+      ("full prefill J/token", "classes.full_power.energy.prefill_energy_per_input_token_j"),
+      ("capped prefill J/token", "classes.capped_400w.energy.prefill_energy_per_input_token_j"),
+      ("full TTFT p50 ms", "pools.full.median_ttft_ms"), ("capped TTFT p50 ms", "pools.capped.median_ttft_ms")]),
 ]
 
 
