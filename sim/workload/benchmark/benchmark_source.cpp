@@ -9,6 +9,7 @@
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
+#include "sim/workload/length_source.h"
 #include "sim/core/time.h"
 
 namespace servesim {
@@ -91,8 +92,7 @@ BenchmarkSource::BenchmarkSource(const BenchmarkRun& run, std::optional<int> sta
   } else {
     add_generated_stages(run, stage, speedup, rng, key_prefix);
   }
-  for (const Stage& s : stages_) replayed_requests_ += static_cast<std::int64_t>(s.requests.size());
-  if (replayed_requests_ == 0) {
+  if (sends_.total() == 0) {
     throw ConfigError(run.path, 0, key_prefix + "path",
                       "no request of " + replayed_part(stage) + " succeeded (" + std::to_string(failed_requests_) +
                           " failed): there is nothing to replay");
@@ -106,7 +106,7 @@ void BenchmarkSource::add_send_time_stage(const BenchmarkRun& run, std::optional
   Tick origin_ns = kTickMax;
   for (const BenchmarkRequest& r : run.requests)
     if (in_replayed_stage(r, stage)) origin_ns = std::min(origin_ns, *r.start_ns);
-  Stage all;
+  Sends::Stage all;
   for (const BenchmarkRequest& r : run.requests) {
     if (!in_replayed_stage(r, stage)) continue;
     if (!r.succeeded) {
@@ -120,11 +120,11 @@ void BenchmarkSource::add_send_time_stage(const BenchmarkRun& run, std::optional
     // Exact at speedup 1; otherwise rounded once, as the CSV traces are.
     const Tick offset_ns =
         speedup == 1.0 ? since_ns : static_cast<Tick>(std::llround(static_cast<double>(since_ns) / speedup));
-    all.requests.push_back({offset_ns, r.prompt_tokens, r.output_tokens});
+    all.sends.push_back({offset_ns, {r.prompt_tokens, r.output_tokens}});
   }
   // Kept in the file's (send) order, so that the n-th request sent is the n-th the file
   // lists that succeeded.
-  stages_.push_back(std::move(all));
+  sends_.add_stage(std::move(all));
 }
 
 // One stage per replayed stage of the file, its send times generated at the stage's rate
@@ -144,45 +144,25 @@ void BenchmarkSource::add_generated_stages(const BenchmarkRun& run, std::optiona
                         "stage " + std::to_string(s) + "'s arrivals would span more than 9e9 s");
     }
     const std::vector<double> offsets_s = generated_offsets_s(members.size(), spec, rng);
-    Stage generated;
-    generated.max_concurrency = spec.max_concurrency;
+    Sends::Stage generated;
+    generated.cap = spec.max_concurrency;
     for (std::size_t i = 0; i < members.size(); ++i) {
       if (!members[i]->succeeded) {
         ++failed_requests_;
         continue;
       }
-      generated.requests.push_back(
-          {ticks_from_seconds(offsets_s[i] / speedup), members[i]->prompt_tokens, members[i]->output_tokens});
+      generated.sends.push_back(
+          {ticks_from_seconds(offsets_s[i] / speedup), {members[i]->prompt_tokens, members[i]->output_tokens}});
     }
-    stages_.push_back(std::move(generated));
+    sends_.add_stage(std::move(generated));
   }
 }
 
-bool BenchmarkSource::ready_stage() {
-  return sends_.ready(stages_.size(), [&](std::size_t s) { return stages_[s].requests.size(); });
-}
-
-std::optional<Tick> BenchmarkSource::peek_arrival_ns() {
-  if (!ready_stage()) return std::nullopt;
-  const Stage& s = stages_[sends_.stage()];
-  // Capped: the next request waits for a slot, and on_finished frees one. Its time may then
-  // lie in the past; the simulation sends it at once.
-  if (s.max_concurrency && sends_.in_flight() >= *s.max_concurrency) return std::nullopt;
-  return sends_.stage_start_ns() + s.requests[sends_.next()].offset_ns;
-}
+std::optional<Tick> BenchmarkSource::peek_arrival_ns() { return sends_.peek_arrival_ns(); }
 
 RequestSpec BenchmarkSource::pop() {
-  const std::optional<Tick> arrival = peek_arrival_ns();
-  SS_ASSERT(arrival.has_value(), "pop() without an arrival to offer");
-  const Pending& p = stages_[sends_.stage()].requests[sends_.next()];
-  sends_.send();
-  ++popped_;
-  RequestSpec request;
-  request.class_index = class_index_;
-  request.arrival_ns = *arrival;
-  request.prompt_tokens = p.prompt_tokens;
-  request.output_tokens = p.output_tokens;
-  return request;
+  const auto [arrival_ns, lengths] = sends_.pop();
+  return request_with_lengths({lengths.prompt_tokens, lengths.output_tokens}, class_index_, arrival_ns);
 }
 
 void BenchmarkSource::on_finished(const RequestSpec& request, Tick now_ns) {
@@ -190,7 +170,7 @@ void BenchmarkSource::on_finished(const RequestSpec& request, Tick now_ns) {
   sends_.finished(now_ns);
 }
 
-bool BenchmarkSource::exhausted() { return popped_ == replayed_requests_; }
+bool BenchmarkSource::exhausted() { return sends_.exhausted(); }
 
 const std::vector<std::string>& benchmark_trace_formats() {
   static const std::vector<std::string> formats = {"vllm-bench", "inference-perf", "guidellm", "benchmark"};

@@ -55,36 +55,28 @@ class BenchmarkSource : public RequestSource {
   // Failed requests of the replayed stages, which are not sent.
   std::int64_t failed_requests() const { return failed_requests_; }
   // Requests this source sends in all (the succeeded ones of the replayed stages).
-  std::int64_t replayed_requests() const { return replayed_requests_; }
+  std::int64_t replayed_requests() const { return sends_.total(); }
   // Whether the arrivals are the file's send times (true) or generated from its stages.
   bool uses_send_times() const { return timed_; }
 
  private:
-  struct Pending {
-    Tick offset_ns = 0;  // from the start of its stage (timed: from the first send)
+  struct Lengths {
     std::int64_t prompt_tokens = 0;
     std::int64_t output_tokens = 0;
   };
-  struct Stage {
-    std::vector<Pending> requests;  // in send order
-    std::optional<int> max_concurrency;
-  };
+  // A stage's send times count from its start (timed: from the first send).
+  using Sends = StagedSends<Lengths>;
   // The constructor's two ways of timing the arrivals: the file's send times (one stage),
   // or times generated per stage as the tool generated them.
   void add_send_time_stage(const BenchmarkRun& run, std::optional<int> stage, double speedup,
                            const std::string& key_prefix);
   void add_generated_stages(const BenchmarkRun& run, std::optional<int> stage, double speedup, Rng& rng,
                             const std::string& key_prefix);
-  // Moves to the next stage with requests once the current one is drained.
-  bool ready_stage();
 
-  std::vector<Stage> stages_;
   bool timed_ = false;
-  StagedSends sends_;
+  Sends sends_;
   int class_index_;
   std::int64_t failed_requests_ = 0;
-  std::int64_t replayed_requests_ = 0;
-  std::int64_t popped_ = 0;
 };
 
 // The trace formats that name a benchmark tool's results: vllm-bench, inference-perf,

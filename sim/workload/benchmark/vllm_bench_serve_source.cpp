@@ -211,10 +211,18 @@ VllmBenchServeSource::VllmBenchServeSource(const VllmBenchServeArgs& args, const
     : prompts_(vllm_bench_prompts(args, class_name, seed)), class_index_(class_index), block_tokens_(block_tokens) {
   SS_ASSERT(!prompts_.empty(), "a vllm bench serve run has at least one prompt");
   const std::optional<std::int64_t> cap = args.max_concurrency;
-  if (args.ready_check_timeout_s > 0) phases_.push_back({{0}, {0}, std::nullopt});
+  using Phase = StagedSends<std::size_t>::Stage;
+  // The ready check and the warm-ups send the first prompt, all at once.
+  if (args.ready_check_timeout_s > 0) {
+    Phase ready_check;
+    ready_check.sends.push_back({0, 0});
+    sends_.add_stage(std::move(ready_check));
+  }
   if (args.num_warmups > 0) {
-    const auto n = static_cast<std::size_t>(args.num_warmups);
-    phases_.push_back({std::vector<std::size_t>(n, 0), std::vector<Tick>(n, 0), cap});
+    Phase warmups;
+    warmups.sends.assign(static_cast<std::size_t>(args.num_warmups), {0, 0});
+    warmups.cap = cap;
+    sends_.add_stage(std::move(warmups));
   }
   Rng arrival_rng = stream(args, seed, class_name, "arrival");
   const std::vector<double> offsets_s = vllm_bench_send_offsets_s(args, prompts_.size(), arrival_rng);
@@ -224,37 +232,19 @@ VllmBenchServeSource::VllmBenchServeSource(const VllmBenchServeArgs& args, const
   }
   Phase run;
   run.cap = cap;
-  for (std::size_t i = 0; i < prompts_.size(); ++i) {
-    run.prompt.push_back(i);
-    run.offset_ns.push_back(ticks_from_seconds(offsets_s[i]));
-  }
-  phases_.push_back(std::move(run));
+  for (std::size_t i = 0; i < prompts_.size(); ++i) run.sends.push_back({ticks_from_seconds(offsets_s[i]), i});
+  sends_.add_stage(std::move(run));
   run_requests_ = static_cast<std::int64_t>(prompts_.size());
-  for (const Phase& p : phases_) total_ += static_cast<std::int64_t>(p.prompt.size());
 }
 
-bool VllmBenchServeSource::ready_phase() {
-  return sends_.ready(phases_.size(), [&](std::size_t p) { return phases_[p].prompt.size(); });
-}
-
-std::optional<Tick> VllmBenchServeSource::peek_arrival_ns() {
-  if (!ready_phase()) return std::nullopt;
-  const Phase& p = phases_[sends_.stage()];
-  // Capped: the request waits for a slot; on_finished frees one, and its time may then lie
-  // in the past (the simulation sends it at once).
-  if (p.cap && sends_.in_flight() >= *p.cap) return std::nullopt;
-  return sends_.stage_start_ns() + p.offset_ns[sends_.next()];
-}
+std::optional<Tick> VllmBenchServeSource::peek_arrival_ns() { return sends_.peek_arrival_ns(); }
 
 RequestSpec VllmBenchServeSource::pop() {
-  const std::optional<Tick> arrival = peek_arrival_ns();
-  SS_ASSERT(arrival.has_value(), "pop() without an arrival to offer");
-  const VllmBenchPrompt& prompt = prompts_[phases_[sends_.stage()].prompt[sends_.next()]];
-  sends_.send();
-  ++popped_;
+  const auto [arrival_ns, index] = sends_.pop();
+  const VllmBenchPrompt& prompt = prompts_[index];
   RequestSpec request;
   request.class_index = class_index_;
-  request.arrival_ns = *arrival;
+  request.arrival_ns = arrival_ns;
   request.prompt_tokens = prompt.prompt_tokens;
   request.output_tokens = prompt.output_tokens;
   request.block_hashes = chained_block_hashes(prompt.runs, block_tokens_);

@@ -89,28 +89,18 @@ class VllmBenchServeSource : public RequestSource {
   std::optional<Tick> peek_arrival_ns() override;
   RequestSpec pop() override;
   void on_finished(const RequestSpec& request, Tick now_ns) override;
-  bool exhausted() override { return popped_ == total_; }
+  bool exhausted() override { return sends_.exhausted(); }
 
   // Requests of the benchmark run itself (without ready check and warm-ups).
   std::int64_t run_requests() const { return run_requests_; }
   // Requests in all: ready check + warm-ups + run.
-  std::int64_t total_requests() const { return total_; }
+  std::int64_t total_requests() const { return sends_.total(); }
 
  private:
-  struct Phase {
-    std::vector<std::size_t> prompt;  // index into prompts_, per request in send order
-    std::vector<Tick> offset_ns;      // from the phase's start
-    std::optional<std::int64_t> cap;  // most requests in flight
-  };
-  bool ready_phase();
-
   std::vector<VllmBenchPrompt> prompts_;
-  std::vector<Phase> phases_;
   int class_index_;
   std::int64_t block_tokens_;
-  StagedSends sends_;  // the phases are its stages
-  std::int64_t popped_ = 0;
-  std::int64_t total_ = 0;
+  StagedSends<std::size_t> sends_;  // the phases, each send an index into prompts_
   std::int64_t run_requests_ = 0;
 };
 
