@@ -59,9 +59,7 @@ HardwareSpec load_hardware(const std::string& name_or_path) {
 HardwareSpec load_hardware_file(const std::string& path) {
   const SpecFile file(path, kHardwareKeys);
   const Field& root = file.root();
-  HardwareSpec hw;
-  hw.name = file.name();
-  hw.source = file.source();
+  HardwareSpec hw = file.named_spec<HardwareSpec>();
 
   // HBM is sold in binary units ("80 GB" is 80 GiB); memory_gb is decimal, for cards
   // quoted that way.

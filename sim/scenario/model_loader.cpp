@@ -116,9 +116,7 @@ void read_vision(const Field& root, ModelSpec& m) {
 ModelSpec load_model_yaml(const std::string& path) {
   const SpecFile file(path, kModelKeys);
   const Field& root = file.root();
-  ModelSpec m;
-  m.name = file.name();
-  m.source = file.source();
+  ModelSpec m = file.named_spec<ModelSpec>();
   m.num_layers = positive_count(root.require("num_layers"));
   m.hidden_size = positive_count(root.require("hidden_size"));
   const Field heads = root.require("num_attention_heads");

@@ -34,6 +34,14 @@ class SpecFile {
   std::string name() const;
   // `source:`, else "".
   std::string source() const;
+  // A spec (ModelSpec, HardwareSpec) with the two keys every spec file has read into it.
+  template <typename Spec>
+  Spec named_spec() const {
+    Spec spec;
+    spec.name = name();
+    spec.source = source();
+    return spec;
+  }
 
  private:
   YAML::Node doc_;
