@@ -209,6 +209,9 @@ class Replica {
   void on_step_end();
   // WarmUp hint of the step-end event: prefetches what on_step_end reads first.
   static void warm_step_end(const void* replica, int stage);
+  // At a step's end: the requests it finished (or handed over to a decode replica) leave
+  // running_, in running order, and are finished or handed over.
+  void release_finished(Tick now);
   // The step's finished requests taken out of running_ (kept in order) into `done`, in
   // running order, without visiting the others (lazy decodes).
   void remove_finished_by_seq(std::vector<RequestState*>& done);

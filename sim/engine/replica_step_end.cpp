@@ -115,31 +115,33 @@ void Replica::on_step_end() {
     for (const auto& c : plan_.chunks)
       if (lazy_.eligible(*c.request)) lazy_.make_lazy(*c.request);
   }
-  if (any_finished) {
-    // Compact in place so running order (which is the preemption order) is kept.
-    std::vector<RequestState*>& done = done_;
-    if (lazy_enabled_) {
-      remove_finished_by_seq(done);
-    } else {
-      auto keep = std::stable_partition(running_.begin(), running_.end(), [](RequestState* r) {
-        return r->status != RequestStatus::finished;
-      });
-      done.assign(keep, running_.end());
-      running_.erase(keep, running_.end());
-    }
-    for (RequestState* r : done) {
-      if (lazy_enabled_) lazy_.note_left_running(*r);
-      if (r->num_output_done < r->spec.output_tokens && r->spec.output_tokens > 0) {
-        kv_.free(*r);  // the decode replica holds it from now on
-        note_load_change();
-        listener_.on_prefill_handed_over(*r, now);
-      } else {
-        finish(*r);
-      }
-    }
-  }
+  if (any_finished) release_finished(now);
   note_state();  // the state the replica sits in until its next step, if it has one
   maybe_start_step();
+}
+
+void Replica::release_finished(Tick now) {
+  // Compact in place so running order (which is the preemption order) is kept.
+  std::vector<RequestState*>& done = done_;
+  if (lazy_enabled_) {
+    remove_finished_by_seq(done);
+  } else {
+    auto keep = std::stable_partition(running_.begin(), running_.end(), [](RequestState* r) {
+      return r->status != RequestStatus::finished;
+    });
+    done.assign(keep, running_.end());
+    running_.erase(keep, running_.end());
+  }
+  for (RequestState* r : done) {
+    if (lazy_enabled_) lazy_.note_left_running(*r);
+    if (r->num_output_done < r->spec.output_tokens && r->spec.output_tokens > 0) {
+      kv_.free(*r);  // the decode replica holds it from now on
+      note_load_change();
+      listener_.on_prefill_handed_over(*r, now);
+    } else {
+      finish(*r);
+    }
+  }
 }
 
 void Replica::remove_finished_by_seq(std::vector<RequestState*>& done) {

@@ -62,6 +62,26 @@ void SustainedRateMeter::add(const RequestRecord& r) {
   }
 }
 
+double SustainedRateMeter::queue_spread(std::size_t from, std::size_t to, double t_mean, double n_mean,
+                                        double samples) const {
+  double stt = 0, stn = 0;
+  for (std::size_t c = from; c < to && c < cells_.size(); ++c) {
+    if (cells_[c].sample_ns < 0) continue;
+    const double dt = seconds_from_ticks(cells_[c].sample_ns - first_ns_) - t_mean;
+    stt += dt * dt;
+    stn += dt * (static_cast<double>(cells_[c].in_flight) - n_mean);
+  }
+  const double slope = stt > 0 ? stn / stt : 0;
+  double sse = 0;
+  for (std::size_t c = from; c < to && c < cells_.size(); ++c) {
+    if (cells_[c].sample_ns < 0) continue;
+    const double dt = seconds_from_ticks(cells_[c].sample_ns - first_ns_) - t_mean;
+    const double r = static_cast<double>(cells_[c].in_flight) - n_mean - slope * dt;
+    sse += r * r;
+  }
+  return std::sqrt(sse / (samples - 2));
+}
+
 SustainedRate SustainedRateMeter::measure(double tolerance) const {
   SustainedRate m;
   std::int64_t arrivals = 0;
@@ -96,25 +116,7 @@ SustainedRate SustainedRateMeter::measure(double tolerance) const {
     }
   }
   // Their spread about a least-squares line (8 samples at least, else none is taken).
-  if (k >= 8) {
-    const double t_mean = st / k, n_mean = sn / k;
-    double stt = 0, stn = 0;
-    for (std::size_t c = from; c < to && c < cells_.size(); ++c) {
-      if (cells_[c].sample_ns < 0) continue;
-      const double dt = seconds_from_ticks(cells_[c].sample_ns - first_ns_) - t_mean;
-      stt += dt * dt;
-      stn += dt * (static_cast<double>(cells_[c].in_flight) - n_mean);
-    }
-    const double slope = stt > 0 ? stn / stt : 0;
-    double sse = 0;
-    for (std::size_t c = from; c < to && c < cells_.size(); ++c) {
-      if (cells_[c].sample_ns < 0) continue;
-      const double dt = seconds_from_ticks(cells_[c].sample_ns - first_ns_) - t_mean;
-      const double r = static_cast<double>(cells_[c].in_flight) - n_mean - slope * dt;
-      sse += r * r;
-    }
-    m.queue_spread = std::sqrt(sse / (k - 2));
-  }
+  if (k >= 8) m.queue_spread = queue_spread(from, to, st / k, sn / k, k);
   if (m.arrivals == 0) {
     m.why_short = "no request arrived in the second half of the arrival span";
     m.needed_scale = 2;

@@ -82,6 +82,9 @@ class SustainedRateMeter {
   static Tick cell_start(std::size_t cell);
 
  private:
+  // The standard deviation of the in-flight samples of cells [from, to) about their
+  // least-squares line over time (`samples` of them, means t_mean s and n_mean requests).
+  double queue_spread(std::size_t from, std::size_t to, double t_mean, double n_mean, double samples) const;
   struct Cell {
     std::int64_t arrivals = 0;     // not rejected, arriving in the cell
     std::int64_t completions = 0;  // finishing in the cell

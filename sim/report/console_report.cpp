@@ -117,6 +117,31 @@ double group_field(const SummaryBlock& block, const char* group, const char* fie
   return 0;
 }
 
+// With cluster.energy (docs/energy.md): the fleet's energy, power and price, one line.
+void print_energy(const SummaryBlock& all, std::ostream& out) {
+  char line[256];
+  for (const FieldGroup& g : all.objects) {
+    if (g.name != "energy") continue;
+    auto get = [&](const char* name) {
+      for (const auto& [n, v] : g.fields)
+        if (n == name) return v;
+      return std::nan("");
+    };
+    std::snprintf(line, sizeof line, "energy: %.4g kWh, mean %.4g W, peak %.4g W", get("energy_kwh"), get("mean_power_w"),
+                  get("peak_power_w"));
+    out << line;
+    if (std::isfinite(get("energy_per_output_token_j"))) {
+      std::snprintf(line, sizeof line, ", %.4g J per output token", get("energy_per_output_token_j"));
+      out << line;
+    }
+    if (std::isfinite(get("energy_cost_usd"))) {
+      std::snprintf(line, sizeof line, ", $%.4f", get("energy_cost_usd"));
+      out << line;
+    }
+    out << "\n";
+  }
+}
+
 // Where the time went, goodput, cost and utilisation of the whole run (docs/metrics.md);
 // printed only when the summary has them.
 void print_accounting(const SummaryBlock& all, std::ostream& out) {
@@ -172,27 +197,7 @@ void print_accounting(const SummaryBlock& all, std::ostream& out) {
     }
     out << line;
   }
-  // With cluster.energy (docs/energy.md): the fleet's energy, power and price.
-  for (const FieldGroup& g : all.objects) {
-    if (g.name != "energy") continue;
-    auto get = [&](const char* name) {
-      for (const auto& [n, v] : g.fields)
-        if (n == name) return v;
-      return std::nan("");
-    };
-    std::snprintf(line, sizeof line, "energy: %.4g kWh, mean %.4g W, peak %.4g W", get("energy_kwh"), get("mean_power_w"),
-                  get("peak_power_w"));
-    out << line;
-    if (std::isfinite(get("energy_per_output_token_j"))) {
-      std::snprintf(line, sizeof line, ", %.4g J per output token", get("energy_per_output_token_j"));
-      out << line;
-    }
-    if (std::isfinite(get("energy_cost_usd"))) {
-      std::snprintf(line, sizeof line, ", $%.4f", get("energy_cost_usd"));
-      out << line;
-    }
-    out << "\n";
-  }
+  print_energy(all, out);
   if (all.get("mfu_prefill") > 0 || all.get("mbu_decode") > 0) {
     std::snprintf(line, sizeof line, "utilisation: MFU prefill %.1f%% decode %.1f%%; memory bandwidth prefill %.1f%% decode %.1f%%\n",
                   100 * all.get("mfu_prefill"), 100 * all.get("mfu_decode"), 100 * all.get("mbu_prefill"),

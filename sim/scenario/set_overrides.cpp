@@ -60,6 +60,36 @@ Override parse_override(const std::string& text) {
   return o;
 }
 
+namespace {
+
+// Sets the last part of the key, `leaf`, of the node the walk reached to `value`: an item
+// of a list by its number, a key of a mapping. Appends the part as written to `canonical`.
+void set_leaf(YAML::Node& current, const std::string& leaf, const YAML::Node& value, const Override& o,
+              std::vector<std::string>& canonical) {
+  if (current.IsSequence()) {
+    const auto index = parse_index(leaf);
+    if (!index) {
+      throw option_error(kSetOption, o.key,
+                         "a list item is selected by number, not '" + leaf + "'");
+    }
+    if (*index >= current.size()) {
+      throw option_error(kSetOption, o.key,
+                         "index " + leaf + " is out of range: the list has " +
+                             std::to_string(current.size()) + " item(s)");
+    }
+    current[*index] = value;
+    canonical.push_back(std::to_string(*index));
+  } else if (current.IsMap() || current.IsNull()) {
+    current[leaf] = value;
+    canonical.push_back(leaf);
+  } else {
+    throw option_error(kSetOption, o.key,
+                       "its parent is a single value, so it has no key '" + leaf + "'");
+  }
+}
+
+}  // namespace
+
 std::string apply_override(YAML::Node& root, const Override& o) {
   YAML::Node value;
   try {
@@ -119,27 +149,7 @@ std::string apply_override(YAML::Node& root, const Override& o) {
     current.reset(next);
   }
 
-  const std::string& leaf = parts.back();
-  if (current.IsSequence()) {
-    const auto index = parse_index(leaf);
-    if (!index) {
-      throw option_error(kSetOption, o.key,
-                         "a list item is selected by number, not '" + leaf + "'");
-    }
-    if (*index >= current.size()) {
-      throw option_error(kSetOption, o.key,
-                         "index " + leaf + " is out of range: the list has " +
-                             std::to_string(current.size()) + " item(s)");
-    }
-    current[*index] = value;
-    canonical.push_back(std::to_string(*index));
-  } else if (current.IsMap() || current.IsNull()) {
-    current[leaf] = value;
-    canonical.push_back(leaf);
-  } else {
-    throw option_error(kSetOption, o.key,
-                       "its parent is a single value, so it has no key '" + leaf + "'");
-  }
+  set_leaf(current, parts.back(), value, o, canonical);
   if (created_at) canonical.resize(*created_at);
   std::string key;
   for (const std::string& part : canonical) key += (key.empty() ? "" : ".") + part;

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <optional>
 
@@ -50,106 +51,120 @@ struct Option {
   const char* why = "";  // refused: what it changes
 };
 
-// Every option of vllm bench serve, by what it does to the load.
+// Every option of vllm bench serve, by what it does to the load: three tables, one per
+// effect, joined by options().
+const Option kLoadOptions[] = {
+  // The load: dataset and traffic.
+  {"seed", Kind::value, Effect::load},
+  {"num-prompts", Kind::value, Effect::load},
+  {"dataset-name", Kind::value, Effect::load},
+  {"dataset-path", Kind::value, Effect::load},
+  {"no-oversample", Kind::toggle, Effect::load},
+  {"disable-shuffle", Kind::toggle, Effect::load},
+  {"input-len", Kind::value, Effect::load},
+  {"output-len", Kind::value, Effect::load},
+  {"random-input-len", Kind::value, Effect::load},
+  {"random-output-len", Kind::value, Effect::load},
+  {"random-range-ratio", Kind::value, Effect::load},
+  {"random-prefix-len", Kind::value, Effect::load},
+  {"random-batch-size", Kind::value, Effect::load},
+  {"prefix-repetition-prefix-len", Kind::value, Effect::load},
+  {"prefix-repetition-suffix-len", Kind::value, Effect::load},
+  {"prefix-repetition-num-prefixes", Kind::value, Effect::load},
+  {"prefix-repetition-output-len", Kind::value, Effect::load},
+  {"sharegpt-output-len", Kind::value, Effect::load},
+  {"request-rate", Kind::value, Effect::load},
+  {"burstiness", Kind::value, Effect::load},
+  {"max-concurrency", Kind::value, Effect::load},
+  {"ramp-up-strategy", Kind::value, Effect::load},
+  {"ramp-up-start-rps", Kind::value, Effect::load},
+  {"ramp-up-end-rps", Kind::value, Effect::load},
+  {"num-warmups", Kind::value, Effect::load},
+  {"ready-check-timeout-sec", Kind::value, Effect::load},
+  {"probe-request-rate", Kind::value, Effect::load},
+};
+
+const Option kInertOptions[] = {
+  // Where the server is, what the client records, sampling: no effect on the load.
+  {"model", Kind::value, Effect::none},
+  {"served-model-name", Kind::value, Effect::none},
+  {"tokenizer", Kind::value, Effect::none},
+  {"tokenizer-mode", Kind::value, Effect::none},
+  {"trust-remote-code", Kind::toggle, Effect::none},
+  {"skip-tokenizer-init", Kind::toggle, Effect::none},
+  {"backend", Kind::value, Effect::none},
+  {"base-url", Kind::value, Effect::none},
+  {"host", Kind::value, Effect::none},
+  {"port", Kind::value, Effect::none},
+  {"endpoint", Kind::value, Effect::none},
+  {"header", Kind::values, Effect::none},
+  {"insecure", Kind::toggle, Effect::none},
+  {"label", Kind::value, Effect::none},
+  {"save-result", Kind::toggle, Effect::none},
+  {"save-detailed", Kind::toggle, Effect::none},
+  {"append-result", Kind::toggle, Effect::none},
+  {"metadata", Kind::values, Effect::none},
+  {"result-dir", Kind::value, Effect::none},
+  {"result-filename", Kind::value, Effect::none},
+  {"percentile-metrics", Kind::value, Effect::none},
+  {"metric-percentiles", Kind::value, Effect::none},
+  {"goodput", Kind::values, Effect::none},
+  {"disable-tqdm", Kind::toggle, Effect::none},
+  {"request-id-prefix", Kind::value, Effect::none},
+  {"profile", Kind::toggle, Effect::none},
+  {"plot-timeline", Kind::toggle, Effect::none},
+  {"timeline-itl-thresholds", Kind::value, Effect::none},
+  {"plot-dataset-stats", Kind::toggle, Effect::none},
+  {"no-stream", Kind::toggle, Effect::none},
+  {"skip-chat-template", Kind::toggle, Effect::none},
+  {"chat-template-kwargs", Kind::value, Effect::none},
+  {"extra-body", Kind::value, Effect::none},
+  // servesim generates exactly each request's output length, as --ignore-eos asks.
+  {"ignore-eos", Kind::toggle, Effect::none},
+  {"logprobs", Kind::value, Effect::none},
+  {"temperature", Kind::value, Effect::none},
+  {"top-p", Kind::value, Effect::none},
+  {"top-k", Kind::value, Effect::none},
+  {"min-p", Kind::value, Effect::none},
+  {"frequency-penalty", Kind::value, Effect::none},
+  {"presence-penalty", Kind::value, Effect::none},
+  {"repetition-penalty", Kind::value, Effect::none},
+  // Other datasets' options: the tool ignores them for random, prefix_repetition and sharegpt.
+  {"custom-output-len", Kind::value, Effect::none},
+  {"spec-bench-output-len", Kind::value, Effect::none},
+  {"spec-bench-category", Kind::value, Effect::none},
+  {"sonnet-input-len", Kind::value, Effect::none},
+  {"sonnet-output-len", Kind::value, Effect::none},
+  {"sonnet-prefix-len", Kind::value, Effect::none},
+  {"blazedit-min-distance", Kind::value, Effect::none},
+  {"blazedit-max-distance", Kind::value, Effect::none},
+  {"hf-subset", Kind::value, Effect::none},
+  {"hf-split", Kind::value, Effect::none},
+  {"hf-name", Kind::value, Effect::none},
+  {"hf-output-len", Kind::value, Effect::none},
+  {"random-mm-base-items-per-request", Kind::value, Effect::none},
+  {"random-mm-num-mm-items-range-ratio", Kind::value, Effect::none},
+  {"random-mm-limit-mm-per-prompt", Kind::value, Effect::none},
+  {"random-mm-bucket-config", Kind::value, Effect::none},
+  {"no-reranker", Kind::toggle, Effect::none},
+};
+
+const Option kRefusedOptions[] = {
+  // Changes the load in ways servesim does not model.
+  {"lora-modules", Kind::values, Effect::refused, "sends requests to LoRA adapters"},
+  {"lora-assignment", Kind::value, Effect::refused, "assigns LoRA adapters"},
+  {"use-beam-search", Kind::toggle, Effect::refused, "asks for beam search"},
+  {"self-timed", Kind::toggle, Effect::refused, "takes send times from a timed_trace dataset"},
+  {"no-self-timed", Kind::toggle, Effect::refused, "applies to the timed_trace dataset only"},
+};
+
 const std::vector<Option>& options() {
-  static const std::vector<Option> table = {
-      // The load: dataset and traffic.
-      {"seed", Kind::value, Effect::load},
-      {"num-prompts", Kind::value, Effect::load},
-      {"dataset-name", Kind::value, Effect::load},
-      {"dataset-path", Kind::value, Effect::load},
-      {"no-oversample", Kind::toggle, Effect::load},
-      {"disable-shuffle", Kind::toggle, Effect::load},
-      {"input-len", Kind::value, Effect::load},
-      {"output-len", Kind::value, Effect::load},
-      {"random-input-len", Kind::value, Effect::load},
-      {"random-output-len", Kind::value, Effect::load},
-      {"random-range-ratio", Kind::value, Effect::load},
-      {"random-prefix-len", Kind::value, Effect::load},
-      {"random-batch-size", Kind::value, Effect::load},
-      {"prefix-repetition-prefix-len", Kind::value, Effect::load},
-      {"prefix-repetition-suffix-len", Kind::value, Effect::load},
-      {"prefix-repetition-num-prefixes", Kind::value, Effect::load},
-      {"prefix-repetition-output-len", Kind::value, Effect::load},
-      {"sharegpt-output-len", Kind::value, Effect::load},
-      {"request-rate", Kind::value, Effect::load},
-      {"burstiness", Kind::value, Effect::load},
-      {"max-concurrency", Kind::value, Effect::load},
-      {"ramp-up-strategy", Kind::value, Effect::load},
-      {"ramp-up-start-rps", Kind::value, Effect::load},
-      {"ramp-up-end-rps", Kind::value, Effect::load},
-      {"num-warmups", Kind::value, Effect::load},
-      {"ready-check-timeout-sec", Kind::value, Effect::load},
-      {"probe-request-rate", Kind::value, Effect::load},
-      // Where the server is, what the client records, sampling: no effect on the load.
-      {"model", Kind::value, Effect::none},
-      {"served-model-name", Kind::value, Effect::none},
-      {"tokenizer", Kind::value, Effect::none},
-      {"tokenizer-mode", Kind::value, Effect::none},
-      {"trust-remote-code", Kind::toggle, Effect::none},
-      {"skip-tokenizer-init", Kind::toggle, Effect::none},
-      {"backend", Kind::value, Effect::none},
-      {"base-url", Kind::value, Effect::none},
-      {"host", Kind::value, Effect::none},
-      {"port", Kind::value, Effect::none},
-      {"endpoint", Kind::value, Effect::none},
-      {"header", Kind::values, Effect::none},
-      {"insecure", Kind::toggle, Effect::none},
-      {"label", Kind::value, Effect::none},
-      {"save-result", Kind::toggle, Effect::none},
-      {"save-detailed", Kind::toggle, Effect::none},
-      {"append-result", Kind::toggle, Effect::none},
-      {"metadata", Kind::values, Effect::none},
-      {"result-dir", Kind::value, Effect::none},
-      {"result-filename", Kind::value, Effect::none},
-      {"percentile-metrics", Kind::value, Effect::none},
-      {"metric-percentiles", Kind::value, Effect::none},
-      {"goodput", Kind::values, Effect::none},
-      {"disable-tqdm", Kind::toggle, Effect::none},
-      {"request-id-prefix", Kind::value, Effect::none},
-      {"profile", Kind::toggle, Effect::none},
-      {"plot-timeline", Kind::toggle, Effect::none},
-      {"timeline-itl-thresholds", Kind::value, Effect::none},
-      {"plot-dataset-stats", Kind::toggle, Effect::none},
-      {"no-stream", Kind::toggle, Effect::none},
-      {"skip-chat-template", Kind::toggle, Effect::none},
-      {"chat-template-kwargs", Kind::value, Effect::none},
-      {"extra-body", Kind::value, Effect::none},
-      // servesim generates exactly each request's output length, as --ignore-eos asks.
-      {"ignore-eos", Kind::toggle, Effect::none},
-      {"logprobs", Kind::value, Effect::none},
-      {"temperature", Kind::value, Effect::none},
-      {"top-p", Kind::value, Effect::none},
-      {"top-k", Kind::value, Effect::none},
-      {"min-p", Kind::value, Effect::none},
-      {"frequency-penalty", Kind::value, Effect::none},
-      {"presence-penalty", Kind::value, Effect::none},
-      {"repetition-penalty", Kind::value, Effect::none},
-      // Other datasets' options: the tool ignores them for random, prefix_repetition and sharegpt.
-      {"custom-output-len", Kind::value, Effect::none},
-      {"spec-bench-output-len", Kind::value, Effect::none},
-      {"spec-bench-category", Kind::value, Effect::none},
-      {"sonnet-input-len", Kind::value, Effect::none},
-      {"sonnet-output-len", Kind::value, Effect::none},
-      {"sonnet-prefix-len", Kind::value, Effect::none},
-      {"blazedit-min-distance", Kind::value, Effect::none},
-      {"blazedit-max-distance", Kind::value, Effect::none},
-      {"hf-subset", Kind::value, Effect::none},
-      {"hf-split", Kind::value, Effect::none},
-      {"hf-name", Kind::value, Effect::none},
-      {"hf-output-len", Kind::value, Effect::none},
-      {"random-mm-base-items-per-request", Kind::value, Effect::none},
-      {"random-mm-num-mm-items-range-ratio", Kind::value, Effect::none},
-      {"random-mm-limit-mm-per-prompt", Kind::value, Effect::none},
-      {"random-mm-bucket-config", Kind::value, Effect::none},
-      {"no-reranker", Kind::toggle, Effect::none},
-      // Changes the load in ways servesim does not model.
-      {"lora-modules", Kind::values, Effect::refused, "sends requests to LoRA adapters"},
-      {"lora-assignment", Kind::value, Effect::refused, "assigns LoRA adapters"},
-      {"use-beam-search", Kind::toggle, Effect::refused, "asks for beam search"},
-      {"self-timed", Kind::toggle, Effect::refused, "takes send times from a timed_trace dataset"},
-      {"no-self-timed", Kind::toggle, Effect::refused, "applies to the timed_trace dataset only"},
-  };
+  static const std::vector<Option> table = [] {
+    std::vector<Option> all(std::begin(kLoadOptions), std::end(kLoadOptions));
+    all.insert(all.end(), std::begin(kInertOptions), std::end(kInertOptions));
+    all.insert(all.end(), std::begin(kRefusedOptions), std::end(kRefusedOptions));
+    return all;
+  }();
   return table;
 }
 
@@ -291,26 +306,22 @@ class Parser {
     return *v;
   }
 
+  static constexpr std::int64_t kBig = std::int64_t{1} << 40;  // lengths and seconds beyond any run
+
   void apply(const std::string& name, const std::string& shown, const std::string& v, const Field& at) {
+    if (!apply_dataset(name, shown, v, at)) apply_traffic(name, shown, v, at);
+  }
+
+  // The dataset's options; false for another name.
+  bool apply_dataset(const std::string& name, const std::string& shown, const std::string& v, const Field& at) {
     VllmBenchServeArgs& a = args_;
-    constexpr std::int64_t kBig = std::int64_t{1} << 40;  // lengths beyond any context
     const auto len = [&](std::int64_t lowest) { return integer(shown, v, lowest, kBig, at); };
     if (name == "seed") {
       a.seed = integer(shown, v, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), at);
     } else if (name == "num-prompts") {
       a.num_prompts = integer(shown, v, 1, kMaxPrompts, at);
     } else if (name == "dataset-name") {
-      static const std::vector<std::string> kSupported = {"random", "prefix_repetition", "sharegpt"};
-      static const std::vector<std::string> kOthers = {"burstgpt", "sonnet",  "random-mm",  "random-rerank", "hf",
-                                                       "custom",   "spec_bench", "txt-slices", "timed_trace"};
-      if (v == "random") a.dataset = VllmBenchServeArgs::Dataset::random;
-      else if (v == "prefix_repetition") a.dataset = VllmBenchServeArgs::Dataset::prefix_repetition;
-      else if (v == "sharegpt") a.dataset = VllmBenchServeArgs::Dataset::sharegpt;
-      else if (std::find(kOthers.begin(), kOthers.end(), v) != kOthers.end())
-        at.fail(shown + " " + v + " is not modelled: servesim replays " + join_choices(kSupported) +
-                " (for another dataset, replay the run's result file: trace: {format: vllm-bench})");
-      else
-        at.fail(shown + ": " + unknown_choice_message("dataset", "datasets", v, kSupported));
+      set_dataset(shown, v, at);
     } else if (name == "dataset-path") {
       dataset_path_ = v;
     } else if (name == "no-oversample") {
@@ -345,7 +356,31 @@ class Parser {
       a.prefix_repetition_output_len = len(1);
     } else if (name == "sharegpt-output-len") {
       a.sharegpt_output_len = len(1);
-    } else if (name == "request-rate") {
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  void set_dataset(const std::string& shown, const std::string& v, const Field& at) {
+    VllmBenchServeArgs& a = args_;
+    static const std::vector<std::string> kSupported = {"random", "prefix_repetition", "sharegpt"};
+    static const std::vector<std::string> kOthers = {"burstgpt", "sonnet",  "random-mm",  "random-rerank", "hf",
+                                                     "custom",   "spec_bench", "txt-slices", "timed_trace"};
+    if (v == "random") a.dataset = VllmBenchServeArgs::Dataset::random;
+    else if (v == "prefix_repetition") a.dataset = VllmBenchServeArgs::Dataset::prefix_repetition;
+    else if (v == "sharegpt") a.dataset = VllmBenchServeArgs::Dataset::sharegpt;
+    else if (std::find(kOthers.begin(), kOthers.end(), v) != kOthers.end())
+      at.fail(shown + " " + v + " is not modelled: servesim replays " + join_choices(kSupported) +
+              " (for another dataset, replay the run's result file: trace: {format: vllm-bench})");
+    else
+      at.fail(shown + ": " + unknown_choice_message("dataset", "datasets", v, kSupported));
+  }
+
+  // The traffic's options (rate, burstiness, concurrency, ramp-up, warm-ups, probes).
+  void apply_traffic(const std::string& name, const std::string& shown, const std::string& v, const Field& at) {
+    VllmBenchServeArgs& a = args_;
+    if (name == "request-rate") {
       const double rate = number(shown, v, at);
       if (!(rate > 0)) at.fail(shown + " must be > 0 (or inf), got " + v);
       if (std::isinf(rate)) a.request_rate_per_s.reset();

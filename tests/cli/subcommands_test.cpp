@@ -31,7 +31,7 @@ TEST_CASE("subcommands: a usage error of cache-curve is followed by a blank line
 TEST_CASE("subcommands: a ConfigError is printed after error: and exits 2", "[cli]") {
   std::ostringstream out, err;
   CHECK(run_subcommand("search", {"s.yaml", "--space", "p.yaml", "--jobs", "0"}, out, err) == 2);
-  CHECK(err.str() == "servesim search: error: --jobs: 0: must be at least 1\n");
+  CHECK(err.str() == "servesim search: error: jobs: must be at least 1, got 0\n");
 }
 
 TEST_CASE("subcommands: an unknown name returns -1 and prints nothing", "[cli]") {

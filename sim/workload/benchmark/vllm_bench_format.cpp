@@ -198,6 +198,28 @@ class VllmReader {
     return v;
   }
 
+  // The earliest of the n start times, in the tool's seconds.
+  double first_start_seconds(const json& start_times, std::size_t n) const {
+    double first_s = number(start_times[0], at("start_times", 0), "start_times[0]");
+    for (std::size_t i = 0; i < n; ++i)
+      first_s = std::min(first_s, number(start_times[i], at("start_times", i), field_at("start_times", i)));
+    return first_s;
+  }
+
+  // Request i's inter-token gaps into r.itl_ns; returns their sum in seconds.
+  double read_gaps(const json& gaps, std::size_t i, BenchmarkRequest& r) const {
+    if (!gaps.is_array()) doc_.fail(at("itls", i), field_at("itls", i), "must be a list of seconds");
+    double gaps_s = 0;
+    r.itl_ns.reserve(gaps.size());
+    for (std::size_t k = 0; k < gaps.size(); ++k) {
+      const pointer p("/itls/" + std::to_string(i) + "/" + std::to_string(k));
+      const double gap_s = seconds(gaps[k], p, field_at("itls", i) + "[" + std::to_string(k) + "]");
+      gaps_s += gap_s;
+      r.itl_ns.push_back(ticks_from_seconds(gap_s));
+    }
+    return gaps_s;
+  }
+
   void read_requests(BenchmarkRun& run) const {
     for (const char* key : kVllmBenchDetailedArrays) {
       if (member(key) == nullptr) {
@@ -224,14 +246,7 @@ class VllmReader {
       }
     }
 
-    double first_start_s = 0;
-    if (start_times != nullptr) {
-      first_start_s = number((*start_times)[0], at("start_times", 0), "start_times[0]");
-      for (std::size_t i = 0; i < n; ++i) {
-        first_start_s =
-            std::min(first_start_s, number((*start_times)[i], at("start_times", i), field_at("start_times", i)));
-      }
-    }
+    const double first_start_s = start_times != nullptr ? first_start_seconds(*start_times, n) : 0;
     run.requests.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       BenchmarkRequest& r = run.requests[i];
@@ -244,16 +259,7 @@ class VllmReader {
       r.error = error.get<std::string>();
       r.succeeded = r.error.empty();
       const double ttft_s = seconds(ttfts[i], at("ttfts", i), field_at("ttfts", i));
-      const json& gaps = itls[i];
-      if (!gaps.is_array()) doc_.fail(at("itls", i), field_at("itls", i), "must be a list of seconds");
-      double gaps_s = 0;
-      r.itl_ns.reserve(gaps.size());
-      for (std::size_t k = 0; k < gaps.size(); ++k) {
-        const pointer p("/itls/" + std::to_string(i) + "/" + std::to_string(k));
-        const double gap_s = seconds(gaps[k], p, field_at("itls", i) + "[" + std::to_string(k) + "]");
-        gaps_s += gap_s;
-        r.itl_ns.push_back(ticks_from_seconds(gap_s));
-      }
+      const double gaps_s = read_gaps(itls[i], i, r);
       if (start_times != nullptr) {
         const double since_s = (*start_times)[i].get<double>() - first_start_s;
         if (since_s > kMaxSeconds) {
