@@ -268,6 +268,36 @@ def test_a_bad_step_is_refused_by_the_cli_and_the_package_in_the_same_words(kwar
     assert str(refused.value) == cli_message
 
 
+SPACE = os.path.join(ROOT, "scenarios", "spaces", "quickstart.yaml")
+
+# The studies check their own requests (SweepRequest/CapacityRequest/SearchRequest::validate):
+# each bad value, given to the CLI as its option and to the package as its argument, is
+# refused in the same words. Shares are fractions in Python and percentages on the CLI.
+BAD_STUDIES = [
+    ("sweep", {"axes": {"engine.max_num_seqs": [8, 16]}, "jobs": 0},
+     ["--axis", "engine.max_num_seqs=8,16", "--jobs", "0"]),
+    ("sweep", {"axes": {"engine.max_num_seqs": [8, 16]}, "replicates": 0},
+     ["--axis", "engine.max_num_seqs=8,16", "--replicates", "0"]),
+    ("capacity", {"tolerance": 0}, ["--tolerance", "0%"]),
+    ("capacity", {"max_rejected": 1.5}, ["--max-rejected", "150%"]),
+    ("capacity", {"replicates": 1001}, ["--replicates", "1001"]),
+    ("search", {"space": SPACE, "rate": 0}, ["--space", SPACE, "--rate", "0"]),
+    ("search", {"space": SPACE, "jobs": 0}, ["--space", SPACE, "--jobs", "0"]),
+]
+
+
+@pytest.mark.parametrize("study,kwargs,args", BAD_STUDIES)
+def test_a_bad_study_request_is_refused_by_the_cli_and_the_package_in_the_same_words(study, kwargs, args):
+    done = subprocess.run([CLI, study, QUICKSTART, *args], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    prefix = f"servesim {study}: error: "
+    assert done.stderr.startswith(prefix), done.stderr
+    cli_message = done.stderr[len(prefix):].splitlines()[0]
+    with pytest.raises(servesim.ConfigError) as refused:
+        getattr(servesim, study)(QUICKSTART, **kwargs)
+    assert str(refused.value) == cli_message
+
+
 def test_step_warns_as_the_cli_step_does():
     # data/kernels/h100_sxm has vllm-0.14.0 and vllm-0.24.0: 0.1 is older than both, so the
     # CLI warns that 0.14.0's tables priced it (tests/cli/step_engine_options_test.cpp).
