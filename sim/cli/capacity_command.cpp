@@ -62,13 +62,7 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
   if (const auto done = parse_scenario_command("capacity", args, opts, about, request.scenario_path, vm, out, err))
     return *done;
   request.tolerance = parse_percent_or_throw(tolerance, "--tolerance");
-  feasible.read(vm);
-  request.slo_text = feasible.slo_text;
-  request.class_name = feasible.class_name;
-  request.sets = feasible.sets;
-  request.reject_share = feasible.reject_share;
-  request.early_stop = feasible.early_stop;
-  request.seed = feasible.seed;
+  feasible.read_into(vm, request);
   request.sustain_tolerance = parse_percent_or_throw(sustain, "--sustain-tolerance");
   if (vm.count("start")) request.start = start;
   if (vm.count("max-rate")) request.max_rate = max_rate;

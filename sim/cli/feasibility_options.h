@@ -26,6 +26,18 @@ struct FeasibilityOptions {
   boost::program_options::options_description describe(const std::string& run_noun, const std::string& class_help);
   // Parses what describe() bound. Throws ConfigError naming the option.
   void read(const boost::program_options::variables_map& vm);
+  // read(), then the parsed values into a study's request (CapacityRequest, SearchRequest),
+  // whose fields of these options have the same names.
+  template <typename Request>
+  void read_into(const boost::program_options::variables_map& vm, Request& request) {
+    read(vm);
+    request.slo_text = slo_text;
+    request.class_name = class_name;
+    request.sets = sets;
+    request.reject_share = reject_share;
+    request.early_stop = early_stop;
+    request.seed = seed;
+  }
 };
 
 }  // namespace servesim::cli

@@ -55,17 +55,11 @@ SearchRequest search_request(SearchOptions& o, const po::variables_map& vm) {
   SearchRequest request;
   request.scenario_path = o.scenario_path;
   request.space_path = o.space_path;
-  o.feasible.read(vm);
-  request.sets = o.feasible.sets;
-  request.class_name = o.feasible.class_name;
+  o.feasible.read_into(vm, request);
   if (vm.count("rate")) request.rate = o.rate;
-  request.slo_text = o.feasible.slo_text;
   request.price_text = o.price_text;
   request.jobs = o.jobs;
   request.prune = vm.count("no-prune") == 0;
-  request.reject_share = o.feasible.reject_share;
-  request.early_stop = o.feasible.early_stop;
-  request.seed = o.feasible.seed;
   request.replicates = o.replicates;
   return request;
 }
