@@ -56,16 +56,4 @@ void CsvTraceSource::advance() {
   next_ = request;
 }
 
-std::optional<Tick> CsvTraceSource::peek_arrival_ns() {
-  if (!next_) return std::nullopt;
-  return next_->arrival_ns;
-}
-
-RequestSpec CsvTraceSource::pop() {
-  SS_ASSERT(next_.has_value(), "pop() on an exhausted trace");
-  RequestSpec request = *next_;
-  advance();
-  return request;
-}
-
 }  // namespace servesim

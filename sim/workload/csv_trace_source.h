@@ -13,7 +13,7 @@
 #include <string>
 
 #include "sim/workload/csv_reader.h"
-#include "sim/workload/source.h"
+#include "sim/workload/lookahead_source.h"
 
 namespace servesim {
 
@@ -60,7 +60,7 @@ class TimePromptOutputParser : public TraceRowParser {
 // Finds the format's columns in a freshly opened reader (throws ConfigError if one is absent).
 using TraceRowParserFactory = std::function<std::unique_ptr<TraceRowParser>(const CsvReader&)>;
 
-class CsvTraceSource : public RequestSource {
+class CsvTraceSource : public LookaheadSource {
  public:
   enum class TimeOrigin {
     first_row,  // arrival = time since the first row (wall-clock timestamps)
@@ -73,15 +73,11 @@ class CsvTraceSource : public RequestSource {
   CsvTraceSource(const std::string& path, double speedup, TimeOrigin origin, const TraceRowParserFactory& factory,
                  int class_index);
 
-  std::optional<Tick> peek_arrival_ns() override;
-  RequestSpec pop() override;
-  bool exhausted() override { return !next_.has_value(); }
-
   // Data rows in the file (from the checking pass).
   std::int64_t row_count() const { return row_count_; }
 
  private:
-  void advance();
+  void advance() override;
 
   CsvReader reader_;
   std::unique_ptr<TraceRowParser> parser_;
@@ -89,7 +85,6 @@ class CsvTraceSource : public RequestSource {
   std::int64_t origin_ns_ = 0;
   int class_index_;
   std::int64_t row_count_ = 0;
-  std::optional<RequestSpec> next_;
 };
 
 }  // namespace servesim

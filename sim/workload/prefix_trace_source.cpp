@@ -54,16 +54,4 @@ void PrefixTraceSource::advance() {
   next_ = std::move(request);
 }
 
-std::optional<Tick> PrefixTraceSource::peek_arrival_ns() {
-  if (!next_) return std::nullopt;
-  return next_->arrival_ns;
-}
-
-RequestSpec PrefixTraceSource::pop() {
-  SS_ASSERT(next_.has_value(), "pop() on an exhausted trace");
-  RequestSpec request = std::move(*next_);
-  advance();
-  return request;
-}
-
 }  // namespace servesim

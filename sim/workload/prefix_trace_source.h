@@ -12,11 +12,11 @@
 #include <unordered_map>
 
 #include "sim/workload/prefix_trace.h"
-#include "sim/workload/source.h"
+#include "sim/workload/lookahead_source.h"
 
 namespace servesim {
 
-class PrefixTraceSource : public RequestSource {
+class PrefixTraceSource : public LookaheadSource {
  public:
   // arrival_ns = time_ns / speedup, rounded to the nearest ns. `block_tokens`: the serving
   // pool's KV block size, the granularity of the hashes. Throws ConfigError for a bad row,
@@ -24,14 +24,10 @@ class PrefixTraceSource : public RequestSource {
   PrefixTraceSource(const std::string& path, const std::string& format, double speedup,
                     std::int64_t hash_block_tokens, std::int64_t block_tokens, int class_index);
 
-  std::optional<Tick> peek_arrival_ns() override;
-  RequestSpec pop() override;
-  bool exhausted() override { return !next_.has_value(); }
-
   std::int64_t row_count() const { return row_count_; }
 
  private:
-  void advance();
+  void advance() override;
 
   std::unique_ptr<PrefixTraceReader> reader_;
   double speedup_;
@@ -41,7 +37,6 @@ class PrefixTraceSource : public RequestSource {
   std::int64_t row_count_ = 0;
   std::unordered_map<std::uint64_t, int> turns_;  // session id -> turns seen
   PrefixTraceRow row_;                            // reused
-  std::optional<RequestSpec> next_;
 };
 
 }  // namespace servesim
