@@ -106,6 +106,8 @@ py::dict run(const std::string& scenario_path, const std::vector<std::string>& s
   // A run that completed nothing, as `servesim run` tells it ("" otherwise).
   d["nothing_served"] = outcome.result.completed == 0 ? servesim::nothing_served_message(outcome.result) : "";
   d["wall_s"] = outcome.wall_s;
+  // What was simulated, for the run's HTML page (Result.to_html), as run_context.json says it.
+  d["context"] = servesim::scenario_context_text(scenario);
   d["name"] = scenario.name();
   d["seed"] = scenario.seed();
   d["classes"] = scenario.class_names();
@@ -432,7 +434,15 @@ PYBIND11_MODULE(_servesim, m) {
   m.def("explain", &explain, py::arg("scenario_path"), py::arg("sets"), py::arg("seed"), py::arg("jobs"));
   m.def("compare", &compare, py::arg("baseline"), py::arg("candidate"), py::arg("tolerance"),
         py::arg("per_field"));
-  m.def("html_report", [](const std::string& dir) { return servesim::html_report(dir); }, py::arg("dir"));
+  // `context`: run_context.json's text for a folder without one (`servesim report --scenario`).
+  m.def(
+      "html_report",
+      [](const std::string& dir, std::optional<std::string> context) {
+        if (!context) return servesim::html_report(dir);
+        const nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(*context);
+        return servesim::html_report(dir, &parsed);
+      },
+      py::arg("dir"), py::arg("context") = std::nullopt);
   // The CLI's reading of "5%" (sim/scenario/percent.h), so that both refuse the same texts.
   m.def("parse_percent", &servesim::parse_percent_or_throw, py::arg("text"), py::arg("option"));
   m.attr("__version__") = SERVESIM_VERSION;

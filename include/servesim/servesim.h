@@ -66,3 +66,4 @@
 
 // The self-contained HTML page of a run or sweep folder (`servesim report`).
 #include "sim/report/html_report.h"  // html_report
+#include "sim/study/scenario_context_text.h"  // scenario_context_text: what the page's header says of a run

@@ -122,6 +122,7 @@ class Result:
     seed: int
     files: list = field(default_factory=list)
     wall_s: float = 0.0
+    _context: Optional[str] = field(default=None, repr=False)  # what was simulated, for to_html
     _tables: dict = field(default_factory=dict, repr=False)
     _keep: Any = field(default=None, repr=False)  # a TemporaryDirectory that holds the files
 
@@ -144,9 +145,10 @@ class Result:
         return self._table("timeseries.csv")
 
     def to_html(self, path: Optional[str] = None) -> str:
-        """The run's self-contained HTML report (`servesim report`), written to `path`
-        (default: report.html in out_dir); returns the path."""
-        return report(self.out_dir, path)
+        """The run's self-contained HTML report, written to `path` (default: report.html in
+        out_dir); returns the path. Its header says what was simulated, as `servesim report
+        OUT_DIR --scenario FILE` does."""
+        return _write_report(self.out_dir, path, self._context)
 
     @property
     def classes(self):
@@ -186,7 +188,7 @@ def run(
     if info["nothing_served"]:  # `servesim run` exits 1 with this instead of a table
         warnings.warn(info["nothing_served"].rstrip(), stacklevel=2)
     return Result(summary=info["summary"], out_dir=out, name=info["name"], seed=info["seed"], files=info["written"],
-                  wall_s=info["wall_s"], _keep=keep)
+                  wall_s=info["wall_s"], _context=info["context"], _keep=keep)
 
 
 def _axis(key: str, values: Any) -> str:
@@ -328,7 +330,11 @@ def search(
 def report(folder: str, path: Optional[str] = None) -> str:
     """Writes the self-contained interactive HTML page of a run or sweep folder (`servesim
     report`) to `path` (default FOLDER/report.html) and returns the path."""
-    page = _servesim.html_report(os.fspath(folder))
+    return _write_report(folder, path, None)
+
+
+def _write_report(folder: str, path: Optional[str], context: Optional[str]) -> str:
+    page = _servesim.html_report(os.fspath(folder), context)
     path = path or os.path.join(folder, "report.html")
     with open(path, "w", encoding="utf-8") as f:
         f.write(page)

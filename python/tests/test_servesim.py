@@ -319,8 +319,17 @@ def test_to_html_writes_the_cli_report(tmp_path):
     r = servesim.run(QUICKSTART, set={"stop.requests": 200}, out=str(tmp_path / "run"))
     path = r.to_html()
     assert path == str(tmp_path / "run" / "report.html")
-    cli("report", str(tmp_path / "run"), "-o", str(tmp_path / "cli.html"))
-    assert (tmp_path / "cli.html").read_bytes() == (tmp_path / "run" / "report.html").read_bytes()
+    # The page says what was simulated, as the CLI's does when told the scenario.
+    cli("report", str(tmp_path / "run"), "-o", str(tmp_path / "cli.html"), "--scenario", QUICKSTART,
+        "--set", "stop.requests=200")
+    page = (tmp_path / "run" / "report.html").read_bytes()
+    assert (tmp_path / "cli.html").read_bytes() == page
+    assert b"llama-3-8b" in page and b"quickstart" in page
+    # servesim.report on the folder alone has only what summary.json says, as `servesim report DIR`.
+    servesim.report(str(tmp_path / "run"), str(tmp_path / "bare.html"))
+    cli("report", str(tmp_path / "run"), "-o", str(tmp_path / "cli-bare.html"))
+    assert (tmp_path / "bare.html").read_bytes() == (tmp_path / "cli-bare.html").read_bytes()
+    assert (tmp_path / "bare.html").read_bytes() != page
 
 
 def test_explain_is_the_cli_explain(tmp_path):

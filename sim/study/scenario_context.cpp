@@ -10,6 +10,7 @@
 #include "sim/metrics/slo_verdict.h"
 #include "sim/model/dtype.h"
 #include "sim/scenario/scenario_summary.h"
+#include "sim/study/scenario_context_text.h"
 
 namespace servesim {
 
@@ -114,5 +115,7 @@ ojson scenario_context(const Scenario& scenario) {
   out["pools"] = std::move(pools);
   return out;
 }
+
+std::string scenario_context_text(const Scenario& scenario) { return scenario_context(scenario).dump(2); }
 
 }  // namespace servesim
