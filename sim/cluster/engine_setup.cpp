@@ -7,6 +7,7 @@
 #include "sim/core/errors.h"
 #include "sim/engine/memory_fit.h"
 #include "sim/hardware/cost_model_spec.h"
+#include "sim/model/lora_shapes.h"
 #include "sim/model/shard.h"
 
 namespace servesim {
@@ -87,6 +88,21 @@ std::shared_ptr<KvTiers> make_kv_tiers(const PoolConfig& pool, const MemoryPlan&
   return std::make_shared<KvTiers>(blocks_of(o.cpu_bytes), blocks_of(o.disk_bytes));
 }
 
+LoraLoadCost lora_load_cost(const PoolConfig& pool) {
+  const LoraConfig& l = pool.engine.lora;
+  LoraLoadCost cost;
+  // lora_dtype auto: the model's dtype (vllm/config/lora.py), the activations' here.
+  cost.adapter_bytes = l.adapter_bytes_given ? l.adapter_bytes
+                                             : lora_adapter_params(pool.model, l.max_lora_rank) *
+                                                   bytes_per_element(pool.deployment.activations);
+  // Each GPU holds its tensor-parallel share of the adapter (an approximation of vLLM's
+  // column/row-parallel LoRA layers, which shard one of A and B).
+  cost.adapter_bytes_per_gpu = cost.adapter_bytes / pool.deployment.gpus();
+  cost.host_link_bytes_per_s = pool.hardware.host_link_bandwidth_bytes_per_s;
+  cost.disk_bytes_per_s = l.disk_bytes_per_s;
+  return cost;
+}
+
 void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& target, const CostModel& cost,
                     std::shared_ptr<KvTiers> tiers, const std::shared_ptr<const CostModel>& draft) {
   const EngineConfig& e = pool.engine;
@@ -110,6 +126,7 @@ void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& 
     replica.set_kv_tiers(std::move(tiers), link, tier_router_weights(link, cost));
   }
   if (draft) replica.set_draft_cost_model(draft);
+  if (e.lora.enabled) replica.set_lora_load_cost(lora_load_cost(pool));
 }
 
 }  // namespace servesim

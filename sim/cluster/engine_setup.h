@@ -44,6 +44,8 @@ std::array<double, 2> tier_router_weights(const KvTierLink& link, const CostMode
 // Gives the replica its swap space (preemption_mode swap), KV tiers (`tiers`, from
 // make_kv_tiers: its own or a shared store; `cost`, the pool's cost model, prices the
 // recompute a tier's hit saves) and draft cost model.
+// Multi-LoRA serving: what loading one of the pool's adapters costs a replica.
+LoraLoadCost lora_load_cost(const PoolConfig& pool);
 void set_up_replica(Replica& replica, const PoolConfig& pool, const MemoryPlan& target, const CostModel& cost,
                     std::shared_ptr<KvTiers> tiers, const std::shared_ptr<const CostModel>& draft);
 

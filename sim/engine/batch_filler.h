@@ -21,7 +21,7 @@ bool schedule_running(SchedulerState& state, StepPlan& plan, std::int64_t& budge
 
 // Admits waiting requests from the front while the budget, max_num_seqs, the admission
 // rule and the KV cache allow, stopping at the first that does not fit (no skipping
-// ahead). `whole_prompt`: a request joins only if everything it has left fits the budget.
+// ahead, but for multi-LoRA serving's max_loras, which skips: lora_slots.h). `whole_prompt`: a request joins only if everything it has left fits the budget.
 // `gate`, if given, is one more rule a request must pass (blocks needed for its chunk).
 // Returns how many joined.
 using AdmitGate = std::function<bool(const RequestState&, std::int64_t blocks_needed)>;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/time.h"
+#include "sim/engine/lora_config.h"
 #include "sim/model/model_spec.h"
 
 namespace servesim {
@@ -145,6 +146,7 @@ struct EngineConfig {
 
   EngineOverheads overheads;
   SpeculativeConfig speculative;
+  LoraConfig lora;  // multi-LoRA serving (lora_config.h); disabled unless the scenario has `lora:`
   ContextOverflow on_context_overflow = ContextOverflow::reject;
 
   // decode_target_batch with its default resolved.

@@ -56,8 +56,11 @@ Replica::Replica(Simulator& sim, int pool_index, int replica_index, const Engine
       listener_(listener),
       max_context_tokens_(max_context_tokens),
       lazy_(kv_, measurements),
-      lazy_enabled_(scheduler_->keeps_decodes_lazy() && !config.speculative.enabled),
-      runs_enabled_(lazy_enabled_) {}
+      // Multi-LoRA visits every running request's adapter each step (load_adapters).
+      lazy_enabled_(scheduler_->keeps_decodes_lazy() && !config.speculative.enabled && !config.lora.enabled),
+      runs_enabled_(lazy_enabled_) {
+  if (config.lora.enabled) lora_cache_.emplace(config.lora);
+}
 
 SameTimeOrder Replica::step_end_order() const {
   // Pools in order, replicas in order within a pool (docs/ARCHITECTURE.md, "Conventions").

@@ -13,6 +13,7 @@
 #include "sim/core/simulator.h"
 #include "sim/engine/engine_config.h"
 #include "sim/engine/kv_cache_manager.h"
+#include "sim/engine/lora_slots.h"
 #include "sim/engine/lazy_decodes.h"
 #include "sim/engine/load_change_log.h"
 #include "sim/engine/measurement_listener.h"
@@ -124,6 +125,9 @@ class Replica {
   void set_swap_space(std::int64_t capacity_blocks, double kv_bytes_per_token, double host_link_bytes_per_s) {
     swap_ = SwapSpace(capacity_blocks, kv_bytes_per_token, host_link_bytes_per_s);
   }
+  // Multi-LoRA serving: what loading an adapter into a GPU slot costs (without this call,
+  // nothing). REQUIRES: config.lora.enabled.
+  void set_lora_load_cost(const LoraLoadCost& cost) { lora_cost_ = cost; }
   // Speculative decoding with a draft model: what its proposal passes cost. Without one the
   // proposals are free (n-gram lookup).
   void set_draft_cost_model(std::shared_ptr<const CostModel> draft) { speculation_.set_draft_cost_model(std::move(draft)); }
@@ -204,6 +208,8 @@ class Replica {
   Tick prepare_step(Tick now);
   // KV tiers: the plan's loads from them and its kv_load_ns.
   void load_from_tiers();
+  // Multi-LoRA: the plan's adapters into GPU slots and their lora_load_ns.
+  void load_adapters();
 
   // --- replica_step_end.cpp ---
   void on_step_end();
@@ -308,6 +314,8 @@ class Replica {
   SwapSpace swap_;
   KvTierLink tier_link_;  // with KV tiers (set_kv_tiers)
   SpeculativeDecoding speculation_;  // used only with config_.speculative.enabled
+  std::optional<LoraAdapterCache> lora_cache_;  // with config_.lora.enabled
+  LoraLoadCost lora_cost_;                      // set_lora_load_cost
   bool hand_over_after_prefill_ = false;
   LoadChangeLog* load_log_ = nullptr;
   // Buffers kept between steps so that a step does not allocate.

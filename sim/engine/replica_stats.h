@@ -19,6 +19,8 @@ struct ReplicaStats {
   std::int64_t kv_loaded_tokens = 0;  // KV tiers: tokens loaded back to HBM
   std::int64_t kv_stored_tokens = 0;  // KV tiers: tokens written to them on eviction
   Tick draft_ns = 0;      // speculative decoding's draft passes
+  Tick lora_load_ns = 0;  // multi-LoRA: adapters copied into GPU slots
+  std::int64_t lora_loads[2] = {0, 0};  // multi-LoRA: adapter loads from CPU memory, from disk
   std::int64_t spec_accepted_tokens = 0;  // extra tokens emitted by speculation
   std::int64_t lazy_decode_tokens = 0;    // decode tokens of lazy decodes (lazy_decodes.h)
   std::int64_t decode_runs = 0;           // quiet stretches run as one event (decode_run.cpp)

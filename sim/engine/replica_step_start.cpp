@@ -21,6 +21,7 @@ Tick Replica::prepare_step(Tick now) {
   }
   if (kv_.has_tiers()) load_from_tiers();
   if (config_.speculative.enabled) speculation_.speculate(config_, plan_, added_, kv_);
+  if (lora_cache_) load_adapters();
 
   // CPU overheads: per step, per request scheduled for the first time, per token sampled.
   // The same pass (one visit per request at a step's start, besides the scheduler's)
@@ -48,7 +49,25 @@ Tick Replica::prepare_step(Tick now) {
   stats_.overhead_ns += added_.overhead_ns;
   stats_.swap_ns += added_.swap_ns;
   stats_.draft_ns += added_.draft_ns;
-  return added_.overhead_ns + added_.swap_ns + added_.draft_ns + added_.kv_load_ns;
+  return added_.overhead_ns + added_.swap_ns + added_.draft_ns + added_.kv_load_ns + added_.lora_load_ns;
+}
+
+void Replica::load_adapters() {
+  // vLLM activates the batch's adapters before its forward pass (set_active_adapters);
+  // those already in GPU slots are touched first, so that a load evicts none the batch uses
+  // (a step's batch names at most max_loras adapters: admit_waiting).
+  for (const auto& c : plan_.chunks) {
+    const int adapter = c.request->spec.lora_adapter;
+    if (adapter != 0 && lora_cache_->on_gpu(adapter)) lora_cache_->activate(adapter);
+  }
+  for (const auto& c : plan_.chunks) {
+    const int adapter = c.request->spec.lora_adapter;
+    if (adapter == 0 || lora_cache_->on_gpu(adapter)) continue;
+    const LoraAdapterCache::Where from = lora_cache_->activate(adapter);
+    added_.lora_load_ns += lora_cost_.load_ns(from);
+    ++stats_.lora_loads[from == LoraAdapterCache::Where::disk ? 1 : 0];
+  }
+  stats_.lora_load_ns += added_.lora_load_ns;
 }
 
 void Replica::load_from_tiers() {

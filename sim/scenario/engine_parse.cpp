@@ -10,6 +10,7 @@
 
 #include "sim/engine/policy_names.h"
 #include "sim/model/shard.h"
+#include "sim/scenario/lora_parse.h"
 #include "sim/scenario/data_paths.h"
 #include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/model_refs.h"
@@ -27,7 +28,7 @@ const std::vector<std::string> kEngineKeys = {
     "speculative",  "prefill_chunk_tokens", "decode_target_batch", "preempt_lower_priority",
     "watermark",    "kv_admission",    "preemption_mode",        "swap_space_gb",
     "overheads",    "on_context_overflow",    "version",                "cuda_graphs",
-    "async_scheduling", "kv_memory_rule", "kv_offload", "power_cap_w"};
+    "async_scheduling", "kv_memory_rule", "kv_offload", "power_cap_w", "lora"};
 const std::vector<std::string> kKvOffloadKeys = {"cpu_gib", "disk_gib", "disk_gb_s", "backend", "shared", "network_gb_s", "store_node"};
 const std::vector<std::string> kCostModels = {"roofline", "kernels", "constant", "linear", "table"};
 const std::vector<std::string> kOverheadKeys = {"per_step", "per_request", "per_token", "frontend"};
@@ -292,6 +293,7 @@ void apply_engine_keys(const Field& f, EngineConfig& e, const std::vector<std::s
                                 : ContextOverflow::truncate;
   }
   if (auto v = f.get("speculative")) e.speculative = speculative_or_off(*v, classes);
+  if (auto v = f.get("lora")) e.lora = parse_lora_config(*v);
 }
 
 // A preset is an engine mapping in its own file; its errors point at that file. A preset
@@ -388,6 +390,7 @@ int vllm_cuda_graph_max_batch(int max_num_seqs, std::int64_t max_batched_tokens)
 
 void check_engine_for_pool(const Field& f, const PoolConfig& pool) {
   const EngineConfig& e = pool.engine;
+  check_lora_for_pool(f, pool);
   if (e.speculative.enabled && e.speculative.draft_model &&
       e.speculative.draft_model->vocab_size != pool.model.vocab_size) {
     const Field spec = f.get("speculative").value_or(f);

@@ -9,6 +9,7 @@
 #include "sim/scenario/data_paths.h"
 #include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/distribution_parse.h"
+#include "sim/scenario/lora_parse.h"
 #include "sim/scenario/prompt_parse.h"
 #include "sim/scenario/slo_parse.h"
 #include "sim/scenario/vllm_bench_parse.h"
@@ -21,7 +22,7 @@ namespace servesim {
 namespace {
 
 const std::vector<std::string> kClassKeys = {"class",    "arrival", "input",  "output", "slo",
-                                             "priority", "trace",   "prompt", "session", "vllm_bench_serve"};
+                                             "priority", "trace",   "prompt", "session", "vllm_bench_serve", "lora"};
 const std::vector<std::string> kArrivalKeys = {"process", "rate", "stages", "rate_curve", "cv", "concurrency",
                                                "think_time"};
 const std::vector<std::string> kStageKeys = {"duration", "rate"};
@@ -338,6 +339,7 @@ ClassSpec parse_class(const Field& f) {
     if (p < -1'000'000 || p > 1'000'000) priority->fail("must be between -1000000 and 1000000");
     c.priority = static_cast<int>(p);
   }
+  if (auto lora = f.get("lora")) c.lora = parse_lora_demand(*lora);
   return c;
 }
 

@@ -20,6 +20,9 @@ struct RequestSpec {
   // per class as clamped_input / clamped_output. Traces leave both false.
   bool input_clamped = false;
   bool output_clamped = false;
+  // The LoRA adapter the request names (vLLM's lora_int_id); 0: the base model. 16 bits so
+  // that it fits the padding after the flags above.
+  std::int16_t lora_adapter = 0;
   // Content identity of the prompt, one hash per full KV block (chained: each covers the
   // whole prefix up to its block), for prefix caching. Empty: nothing is shareable. A
   // session's turn continues past the prompt over its output, which the next turn repeats.

@@ -28,6 +28,7 @@
 #include "sim/workload/benchmark/inference_perf_config_source.h"
 #include "sim/workload/closed_loop_source.h"
 #include "sim/workload/lengths_file.h"
+#include "sim/workload/lora_demand.h"
 #include "sim/workload/prefix_trace_source.h"
 #include "sim/workload/prompt_structure.h"
 #include "sim/workload/session_source.h"
@@ -154,15 +155,21 @@ std::unique_ptr<RequestSource> session_source(const ClassSpec& spec, int class_i
   return std::make_unique<SessionSource>(std::move(parts), seed);
 }
 
-}  // namespace
-
-std::unique_ptr<RequestSource> make_source(const ClassSpec& spec, int class_index, std::uint64_t seed) {
+std::unique_ptr<RequestSource> make_untagged_source(const ClassSpec& spec, int class_index, std::uint64_t seed) {
   if (spec.trace && !spec.trace->rate_scale.empty())
     return std::make_unique<WarpedSource>(trace_source(spec, class_index, seed), TimeWarp(spec.trace->rate_scale));
   if (spec.trace) return trace_source(spec, class_index, seed);
   if (!spec.arrival) throw ConfigError("", 0, key(spec, "arrival"), "is required for a class without a trace");
   if (spec.session) return session_source(spec, class_index, seed);
   return with_arrivals(spec, class_index, seed, sampled_lengths(spec, seed));
+}
+
+}  // namespace
+
+std::unique_ptr<RequestSource> make_source(const ClassSpec& spec, int class_index, std::uint64_t seed) {
+  std::unique_ptr<RequestSource> source = make_untagged_source(spec, class_index, seed);
+  if (!spec.lora) return source;
+  return std::make_unique<LoraTaggedSource>(std::move(source), LoraAdapterPicker(*spec.lora, seed, spec.name));
 }
 
 }  // namespace servesim

@@ -8,6 +8,7 @@
 #include "sim/core/time.h"
 #include "sim/workload/benchmark/vllm_bench_args.h"
 #include "sim/workload/distribution.h"
+#include "sim/workload/lora_demand_spec.h"
 
 namespace servesim {
 
@@ -103,6 +104,7 @@ struct ClassSpec {
   std::optional<SessionSpec> session;
   SloSpec slo;
   int priority = 0;                    // higher is served first where the policy allows
+  std::optional<LoraDemandSpec> lora;  // the adapters its requests name; none: the base model
   // Tokens per KV block of the pool that serves the class: the granularity of the
   // RequestSpec::block_hashes its source computes. Set by the simulation, not the user.
   std::int64_t block_tokens = 16;
