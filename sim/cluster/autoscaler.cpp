@@ -116,6 +116,10 @@ void Autoscaler::scale_to(int target) {
     }
   for (std::size_t i = 0; i < phase_.size() && provisioned < target; ++i)
     if (phase_[i] == ReplicaPhase::off) {
+      if (budget_ && !budget_->fits(gpus_per_replica_)) {
+        starts_deferred_ += target - provisioned;  // asked again at the next evaluation
+        break;
+      }
       start_replica(i);
       ++provisioned;
     }
@@ -181,12 +185,22 @@ void Autoscaler::set_phase(std::size_t i, ReplicaPhase p) {
   const Tick now = sim_.now();
   const bool was_paid = phase_[i] != ReplicaPhase::off;
   const bool paid = p != ReplicaPhase::off;
-  if (!was_paid && paid) paid_since_ns_[i] = now;
+  if (!was_paid && paid) {
+    paid_since_ns_[i] = now;
+    if (budget_) budget_->take(gpus_per_replica_);
+  }
   if (was_paid && !paid) {
     paid_[i].emplace_back(paid_since_ns_[i], now);
     paid_since_ns_[i] = -1;
+    if (budget_) budget_->give(gpus_per_replica_);
   }
   phase_[i] = p;
+}
+
+void Autoscaler::share_budget(GpuBudget& budget, int gpus_per_replica) {
+  budget_ = &budget;
+  gpus_per_replica_ = gpus_per_replica;
+  budget.take(paid() * gpus_per_replica);
 }
 
 void Autoscaler::notify() {

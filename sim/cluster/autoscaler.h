@@ -16,6 +16,7 @@
 
 #include "sim/cluster/autoscale_policy.h"
 #include "sim/cluster/autoscale_spec.h"
+#include "sim/cluster/gpu_budget.h"
 #include "sim/core/signal.h"
 #include "sim/core/simulator.h"
 #include "sim/engine/replica.h"
@@ -69,6 +70,13 @@ class Autoscaler {
   using ChangeObserver = Signal<void(Tick now_ns)>::Slot;
   void add_change_observer(ChangeObserver fn) { changed_.connect(std::move(fn)); }
 
+  // `cluster.gpus`: from now on every replica this pool pays for holds `gpus_per_replica`
+  // GPUs of `budget`, starting with those paid now; a start that does not fit waits for a
+  // later evaluation (gpu_budget.h). REQUIRES: the budget fits the replicas paid now.
+  void share_budget(GpuBudget& budget, int gpus_per_replica);
+  // Replica starts the policy asked for that the shared GPU budget could not fit.
+  std::int64_t starts_deferred() const { return starts_deferred_; }
+
   const AutoscaleSpec& spec() const { return spec_; }
   Tick cold_start_ns() const { return cold_start_ns_; }
   std::int64_t evaluations() const { return evaluations_; }
@@ -101,6 +109,9 @@ class Autoscaler {
   std::deque<std::pair<Tick, int>> history_;  // (time, clamped count asked for) over the window
   std::deque<std::pair<Tick, Tick>> ttft_;    // (finish, TTFT) over the window; slo_headroom only
   Signal<void(Tick now_ns)> changed_;
+  GpuBudget* budget_ = nullptr;  // cluster.gpus; null: the pool is bounded by max_replicas only
+  int gpus_per_replica_ = 0;
+  std::int64_t starts_deferred_ = 0;
 };
 
 }  // namespace servesim

@@ -65,6 +65,9 @@ struct EnergySpec {
 
 struct ClusterConfig {
   std::vector<PoolConfig> pools;
+  // `cluster.gpus`: the GPUs all pools share (gpu_budget.h); unset: each pool is bounded
+  // by its own replicas or max_replicas only.
+  std::optional<int> gpus;
   std::optional<EnergySpec> energy;  // absent: no power figures, and nothing observes the steps for them
   std::string router = "least-outstanding";
   // Routers see replica load as it was at the last refresh, every this many ns (0: live).

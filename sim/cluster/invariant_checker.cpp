@@ -44,6 +44,22 @@ void InvariantChecker::check_fleet(int p, Tick now_ns) {
          std::to_string(s.min_replicas) + ", " + std::to_string(s.max_replicas) + "]");
   if (a.paid() > s.max_replicas) fail(where + "more replicas paid than max_replicas");
   if (a.active() < 1) fail(where + "no replica active");
+  if (const GpuBudget* budget = sim_.gpu_budget()) check_gpu_budget(*budget, where);
+}
+
+// INV-11 (`cluster.gpus`): the GPUs of every paid replica, fixed and autoscaled pools
+// together, are the GPUs the budget holds, and never more than its total.
+void InvariantChecker::check_gpu_budget(const GpuBudget& budget, const std::string& where) {
+  int held = 0;
+  for (const auto& pool : sim_.pools()) {
+    const int replicas = pool->autoscaler() ? pool->autoscaler()->paid() : pool->config().replicas;
+    held += replicas * pool->config().deployment.gpus();
+  }
+  if (held != budget.held())
+    fail(where + "paid replicas hold " + std::to_string(held) + " GPUs, the budget counts " +
+         std::to_string(budget.held()));
+  if (held > budget.total())
+    fail(where + std::to_string(held) + " GPUs held, over the budget of " + std::to_string(budget.total()));
 }
 
 void InvariantChecker::fail(const std::string& what) {

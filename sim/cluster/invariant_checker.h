@@ -83,6 +83,7 @@ class InvariantChecker {
   // INV-10: an autoscaled pool's fleet after each change, and where it routes.
   void watch_autoscaler(int pool);
   void check_fleet(int pool, Tick now_ns);
+  void check_gpu_budget(const GpuBudget& budget, const std::string& where);
 
   Simulation& sim_;
   Figures f_;

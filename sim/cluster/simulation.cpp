@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "sim/cluster/class_routing.h"
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
 #include "sim/metrics/energy_meter.h"
@@ -44,18 +45,10 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   for (int p = 0; p < static_cast<int>(cluster_.pools.size()); ++p)
     pools_.push_back(std::make_unique<Pool>(sim_, p, cluster_.pools[static_cast<std::size_t>(p)], cluster_.router,
                                             seed_, *metrics_, *this, cluster_.router_staleness_ns));
+  if (cluster_.gpus) share_gpu_budget(*cluster_.gpus);
 
-  // Each class goes to the first pool that names it, else to the first pool that takes
-  // every class. Decode pools take only hand-overs from their prefill pools.
   for (std::size_t c = 0; c < workload_.size(); ++c) {
-    int chosen = -1;
-    for (std::size_t p = 0; p < cluster_.pools.size() && chosen < 0; ++p) {
-      const auto& names = cluster_.pools[p].classes;
-      if (cluster_.pools[p].role == PoolRole::decode) continue;
-      if (std::find(names.begin(), names.end(), workload_[c].name) != names.end()) chosen = static_cast<int>(p);
-    }
-    for (std::size_t p = 0; p < cluster_.pools.size() && chosen < 0; ++p)
-      if (cluster_.pools[p].classes.empty() && cluster_.pools[p].role != PoolRole::decode) chosen = static_cast<int>(p);
+    const int chosen = pool_for_class(cluster_.pools, workload_[c].name, workload_[c].model);
     if (chosen < 0)
       throw ConfigError("", 0, "workload." + std::to_string(c) + ".class",
                         "no pool serves class '" + workload_[c].name + "'");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/cluster/cluster_config.h"
+#include "sim/cluster/gpu_budget.h"
 #include "sim/cluster/kv_transfer_network.h"
 #include "sim/cluster/pool.h"
 #include "sim/cluster/saturation_verdict.h"
@@ -43,6 +44,8 @@ class Simulation final : public ReplicaListener {
   RunResult run();
 
   const std::vector<std::unique_ptr<Pool>>& pools() const { return pools_; }
+  // `cluster.gpus`: the budget every pool draws from; null without it.
+  const GpuBudget* gpu_budget() const { return gpu_budget_.get(); }
 
   void on_request_done(RequestState& request, Tick now_ns) override;
   void on_first_scheduled(RequestState& request, Tick now_ns) override;
@@ -98,6 +101,9 @@ class Simulation final : public ReplicaListener {
   void note_energy(RunResult& result) const;
   // Arrivals still to come or requests inside: autoscalers evaluate only while this holds.
   bool work_remains() const;
+  // `cluster.gpus`: fixed pools hold their GPUs from the start, autoscaled pools take and
+  // give theirs as replicas start and turn off (simulation_fleet.cpp).
+  void share_gpu_budget(int total_gpus);
 
   std::uint64_t seed_;
   StopSpec stop_;
@@ -111,6 +117,7 @@ class Simulation final : public ReplicaListener {
   std::vector<Tick> source_event_ns_;
   std::vector<int> pool_of_class_;
   std::vector<std::unique_ptr<Pool>> pools_;
+  std::unique_ptr<GpuBudget> gpu_budget_;  // cluster.gpus; null without it
 
   std::vector<std::unique_ptr<RequestState>> request_slab_;  // reused, so memory tracks in-flight
   std::vector<RequestState*> free_states_;

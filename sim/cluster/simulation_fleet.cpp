@@ -11,6 +11,18 @@ bool Simulation::work_remains() const {
   return std::any_of(source_events_.begin(), source_events_.end(), [this](EventHandle h) { return sim_.pending(h); });
 }
 
+void Simulation::share_gpu_budget(int total_gpus) {
+  gpu_budget_ = std::make_unique<GpuBudget>(total_gpus);
+  for (auto& pool : pools_) {
+    const int per_replica = pool->config().deployment.gpus();
+    if (Autoscaler* a = pool->autoscaler()) {
+      a->share_budget(*gpu_budget_, per_replica);
+    } else {
+      gpu_budget_->take(pool->config().replicas * per_replica);  // the loader checked they fit
+    }
+  }
+}
+
 // A fixed pool is paid for all its replicas from t = 0 to the end of the run; an autoscaled
 // one for each replica from its start (cold start included) to its turn-off or the end.
 // The paid cost needs a price: a pool whose hardware has none gets GPU-hours but no
@@ -30,6 +42,8 @@ void Simulation::note_fleet(RunResult& result) const {
     SummaryBlock& b = result.summary.pools[p].second;
     b.set("gpu_hours", gpu_hours);
     all_gpu_hours += gpu_hours;
+    if (gpu_budget_ && pool.autoscaler())
+      b.set_count("gpu_budget_starts_deferred", pool.autoscaler()->starts_deferred());
     if (cfg.hardware.price_per_gpu_hour > 0) {
       const double usd = gpu_hours * cfg.hardware.price_per_gpu_hour;
       b.set("fleet_cost_usd", usd);
@@ -39,6 +53,10 @@ void Simulation::note_fleet(RunResult& result) const {
     }
   }
   result.summary.overall.set("gpu_hours", all_gpu_hours);
+  if (gpu_budget_) {
+    result.summary.overall.set_count("gpu_budget", gpu_budget_->total());
+    result.summary.overall.set_count("gpu_budget_peak_held", gpu_budget_->peak());
+  }
   if (all_priced) result.summary.overall.set("fleet_cost_usd", all_usd);
 }
 

@@ -22,7 +22,7 @@ namespace servesim {
 
 namespace {
 
-const std::vector<std::string> kClusterKeys = {"pools", "router", "topology", "admission", "energy"};
+const std::vector<std::string> kClusterKeys = {"pools", "router", "topology", "admission", "energy", "gpus"};
 const std::vector<std::string> kRoles = {"unified", "prefill", "decode"};
 const std::vector<std::string> kPoolKeys = {"name",   "replicas",   "model",   "hardware",
                                             "tp",     "pp",         "weights", "kv_dtype",
@@ -349,6 +349,23 @@ void check_classes_served(const Field& pools, const ClusterConfig& cluster, cons
   }
 }
 
+// `gpus: N`: the budget all pools share. The fleet the run starts with must fit it: every
+// replica of a fixed pool, the initial replicas of an autoscaled one, each tp x pp GPUs.
+void parse_gpu_budget(const Field& v, ClusterConfig& cluster) {
+  cluster.gpus = small_int_at_least_1(v, 10'000'000);
+  int at_start = 0;
+  std::string parts;
+  for (const PoolConfig& p : cluster.pools) {
+    const int replicas = p.autoscale ? p.autoscale->initial_replicas : p.replicas;
+    at_start += replicas * p.deployment.gpus();
+    parts += (parts.empty() ? "" : ", ") + p.name + " " + std::to_string(replicas) + " x " +
+             std::to_string(p.deployment.gpus());
+  }
+  if (at_start > *cluster.gpus)
+    v.fail("the pools start with " + std::to_string(at_start) + " GPUs (" + parts + "), more than the budget of " +
+           std::to_string(*cluster.gpus));
+}
+
 }  // namespace
 
 ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classes) {
@@ -373,6 +390,7 @@ ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classe
   if (auto a = f.get("admission")) cluster.admission = parse_admission(*a, classes);
   check_classes_served(pools, cluster, classes);
   if (auto e = f.get("energy")) cluster.energy = parse_energy(*e, cluster);
+  if (auto g = f.get("gpus")) parse_gpu_budget(*g, cluster);
   return cluster;
 }
 

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "sim/core/errors.h"
+#include "sim/scenario/class_models.h"
 #include "sim/scenario/cluster_parse.h"
 #include "sim/scenario/data_paths.h"
 #include "sim/scenario/did_you_mean.h"
@@ -129,6 +130,7 @@ Scenario parse_scenario(const Field& root, const std::string& path, bool workloa
   if (auto v = root.get("warmup")) s.stop.warmup = parse_warmup(*v, s.stop);
   s.workload = parse_workload(root.require("workload"));
   s.cluster = parse_cluster(root.require("cluster"), s.workload);
+  check_class_models(root.require("workload"), s.workload, s.cluster);
   if (auto v = root.get("outputs")) s.outputs = parse_outputs(*v);
   // A synthetic or closed-loop class never runs dry, so without a stop the run would never end;
   // arrival stages end with the last stage. A replay's requests come from its benchmark file.

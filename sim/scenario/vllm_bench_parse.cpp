@@ -21,7 +21,7 @@ namespace servesim {
 namespace {
 
 // Keys a class with `vllm_bench_serve` may also have.
-const std::vector<std::string> kCompatibleClassKeys = {"class", "vllm_bench_serve", "slo", "priority"};
+const std::vector<std::string> kCompatibleClassKeys = {"class", "vllm_bench_serve", "slo", "priority", "model"};
 // servesim's own keys in the mapping form.
 const std::vector<std::string> kOwnKeys = {"args", "special_tokens", "lengths"};
 

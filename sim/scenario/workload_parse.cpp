@@ -22,7 +22,7 @@ namespace servesim {
 namespace {
 
 const std::vector<std::string> kClassKeys = {"class",    "arrival", "input",  "output", "slo",
-                                             "priority", "trace",   "prompt", "session", "vllm_bench_serve", "lora"};
+                                             "priority", "trace",   "prompt", "session", "vllm_bench_serve", "model", "lora"};
 const std::vector<std::string> kArrivalKeys = {"process", "rate", "stages", "rate_curve", "cv", "concurrency",
                                                "think_time"};
 const std::vector<std::string> kStageKeys = {"duration", "rate"};
@@ -338,6 +338,10 @@ ClassSpec parse_class(const Field& f) {
     const std::int64_t p = priority->as_int();
     if (p < -1'000'000 || p > 1'000'000) priority->fail("must be between -1000000 and 1000000");
     c.priority = static_cast<int>(p);
+  }
+  if (auto model = f.get("model")) {
+    c.model = model->as_string();
+    if (c.model.empty()) model->fail("the model name is empty");
   }
   if (auto lora = f.get("lora")) c.lora = parse_lora_demand(*lora);
   return c;

@@ -105,6 +105,9 @@ struct ClassSpec {
   SloSpec slo;
   int priority = 0;                    // higher is served first where the policy allows
   std::optional<LoraDemandSpec> lora;  // the adapters its requests name; none: the base model
+  // The model the class's requests need (ModelSpec::name); empty: whichever pool takes the
+  // class (docs/cluster.md, "Several models").
+  std::string model;
   // Tokens per KV block of the pool that serves the class: the granularity of the
   // RequestSpec::block_hashes its source computes. Set by the simulation, not the user.
   std::int64_t block_tokens = 16;
