@@ -91,15 +91,18 @@ std::shared_ptr<KvTiers> make_kv_tiers(const PoolConfig& pool, const MemoryPlan&
 LoraLoadCost lora_load_cost(const PoolConfig& pool) {
   const LoraConfig& l = pool.engine.lora;
   LoraLoadCost cost;
-  // lora_dtype auto: the model's dtype (vllm/config/lora.py), the activations' here.
-  cost.adapter_bytes = l.adapter_bytes_given ? l.adapter_bytes
-                                             : lora_adapter_params(pool.model, l.max_lora_rank) *
-                                                   bytes_per_element(pool.deployment.activations);
-  // Each GPU holds its tensor-parallel share of the adapter (an approximation of vLLM's
-  // column/row-parallel LoRA layers, which shard one of A and B).
-  cost.adapter_bytes_per_gpu = cost.adapter_bytes / pool.deployment.gpus();
+  cost.adapter_bytes = lora_adapter_bytes(pool.model, pool.deployment, l);
+  // Each GPU holds its tensor-parallel share of the adapter and does that share of its
+  // FLOPs (an approximation of vLLM's column/row-parallel LoRA layers, which shard one of
+  // A and B).
+  const double gpus = pool.deployment.gpus();
+  cost.adapter_bytes_per_gpu = cost.adapter_bytes / gpus;
   cost.host_link_bytes_per_s = pool.hardware.host_link_bandwidth_bytes_per_s;
   cost.disk_bytes_per_s = l.disk_bytes_per_s;
+  // Two FLOPs per parameter per token (lora_shapes.h); an adapter_mb alone gives no shapes.
+  if (!l.adapter_bytes_given) cost.flops_per_token_per_gpu = 2 * lora_adapter_params(pool.model, l.max_lora_rank) / gpus;
+  cost.peak_flops_per_s = pool.hardware.peak_flops_bf16;
+  cost.memory_bytes_per_s = pool.hardware.memory_bandwidth_bytes_per_s;
   return cost;
 }
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/model/dtype.h"
+#include "sim/model/lora_shapes.h"
+
 namespace servesim {
 
 LoraStepAdapters::LoraStepAdapters(const std::vector<RequestState*>& running, int max_loras) : max_loras_(max_loras) {
@@ -51,6 +54,18 @@ Tick LoraLoadCost::load_ns(LoraAdapterCache::Where from) const {
   double s = host_link_bytes_per_s > 0 ? adapter_bytes_per_gpu / host_link_bytes_per_s : 0;
   if (from == LoraAdapterCache::Where::disk && disk_bytes_per_s > 0) s += adapter_bytes / disk_bytes_per_s;
   return static_cast<Tick>(std::llround(s * 1e9));
+}
+
+Tick LoraLoadCost::compute_ns(std::int64_t tokens, int adapters) const {
+  if (tokens == 0 || !(flops_per_token_per_gpu > 0)) return 0;
+  const double compute_s = peak_flops_per_s > 0 ? static_cast<double>(tokens) * flops_per_token_per_gpu / peak_flops_per_s : 0;
+  const double memory_s = memory_bytes_per_s > 0 ? adapters * adapter_bytes_per_gpu / memory_bytes_per_s : 0;
+  return static_cast<Tick>(std::llround(std::max(compute_s, memory_s) * 1e9));
+}
+
+double lora_adapter_bytes(const ModelSpec& model, const Deployment& deployment, const LoraConfig& config) {
+  if (config.adapter_bytes_given) return config.adapter_bytes;
+  return lora_adapter_params(model, config.max_lora_rank) * bytes_per_element(deployment.activations);
 }
 
 }  // namespace servesim

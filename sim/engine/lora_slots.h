@@ -7,6 +7,8 @@
 #include "sim/core/time.h"
 #include "sim/engine/lora_config.h"
 #include "sim/engine/request_state.h"
+#include "sim/model/deployment.h"
+#include "sim/model/model_spec.h"
 
 namespace servesim {
 
@@ -53,13 +55,26 @@ class LoraAdapterCache {
 };
 
 // What loading adapters costs one replica: every GPU of it copies its share of the adapter
-// over its own host link; an adapter missing from CPU memory is read from disk first.
+// over its own host link; an adapter missing from CPU memory is read from disk first. And
+// what the LoRA kernels add to a step (vLLM's punica shrink and expand, one pass per wrapped
+// module): 2 x rank x (d_in + d_out) FLOPs per module per token of an adapter's request
+// (twice the adapter's parameters, lora_shapes.h), reading each adapter of the step once;
+// priced at the GPU's peaks, the larger of the two times (a roofline).
 struct LoraLoadCost {
   double adapter_bytes_per_gpu = 0;
   double adapter_bytes = 0;           // the whole replica's
   double host_link_bytes_per_s = 0;   // per GPU (the hardware's host_link_bandwidth_gb_s)
   double disk_bytes_per_s = 0;        // the engine's lora.disk_gb_s
+  double flops_per_token_per_gpu = 0; // 0: the LoRA kernels cost nothing
+  double peak_flops_per_s = 0;        // the hardware's bf16 peak
+  double memory_bytes_per_s = 0;      // the hardware's HBM bandwidth
   Tick load_ns(LoraAdapterCache::Where from) const;
+  // The kernels' time for `tokens` tokens of adapters' requests over `adapters` distinct adapters.
+  Tick compute_ns(std::int64_t tokens, int adapters) const;
 };
+
+// One adapter's bytes over the whole replica: the scenario's adapter_mb, else its parameters
+// at max_lora_rank (lora_shapes.h) in the activations' dtype (vLLM's lora_dtype auto).
+double lora_adapter_bytes(const ModelSpec& model, const Deployment& deployment, const LoraConfig& config);
 
 }  // namespace servesim

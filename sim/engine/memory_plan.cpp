@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/engine/kv_cache_groups.h"
+#include "sim/engine/lora_slots.h"
 #include "sim/model/shard.h"
 #include "sim/core/units.h"
 
@@ -227,8 +228,10 @@ void vllm_hybrid_kv_capacity(const ModelSpec& model, const Deployment& dep, cons
 
 }  // namespace
 
-MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
-                       const EngineConfig& engine) {
+namespace {
+
+MemoryPlan plan_memory_by_rule(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
+                               const EngineConfig& engine) {
   if (engine.kv_memory_rule == KvMemoryRule::flat)
     return plan_memory(model, hw, dep, engine.gpu_memory_utilization, engine.max_batched_tokens);
   const ShardShape s = shard_shape(model, dep);
@@ -271,6 +274,37 @@ MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Dep
     why << " = " << plan.kv_capacity_tokens << " tokens";
   if (!plan.fits) why << " (does not fit: the weights and reserve exceed the memory the rule gives)";
   plan.explanation = why.str();
+  return plan;
+}
+
+// Multi-LoRA: vLLM allocates max_loras adapter slots at max_lora_rank with the model
+// (vllm/lora/models.py, the LoRA layers' create_lora_weights) before it measures what is
+// left for the KV cache, so the slots come out of the KV cache's share.
+void reserve_lora_slots(const ModelSpec& model, const Deployment& dep, const LoraConfig& lora, MemoryPlan& plan) {
+  const double slot_bytes = lora.max_loras * lora_adapter_bytes(model, dep, lora) / dep.gpus();
+  const double kv_before = plan.kv_bytes_per_gpu;
+  const double kv_bytes = kv_before - slot_bytes;
+  plan.weight_bytes_per_gpu += slot_bytes;
+  plan.kv_bytes_per_gpu = std::max(kv_bytes, 0.0);
+  plan.fits = plan.fits && kv_bytes > 0;
+  // Capacity in proportion to the bytes left (exact for one KV group; a hybrid model's
+  // capacity is not linear in its bytes, but the slots are a small part of them).
+  plan.kv_capacity_tokens =
+      plan.fits ? static_cast<std::int64_t>(std::floor(static_cast<double>(plan.kv_capacity_tokens) * kv_bytes / kv_before)) : 0;
+  std::ostringstream why;
+  why.precision(4);
+  why << "; less LoRA slots " << slot_bytes / kBytesPerGiB << " GiB (" << lora.max_loras
+      << " adapters of rank " << lora.max_lora_rank << "): KV cache " << kv_bytes / kBytesPerGiB << " GiB = "
+      << plan.kv_capacity_tokens << " tokens";
+  plan.explanation += why.str();
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(const ModelSpec& model, const HardwareSpec& hw, const Deployment& dep,
+                       const EngineConfig& engine) {
+  MemoryPlan plan = plan_memory_by_rule(model, hw, dep, engine);
+  if (engine.lora.enabled) reserve_lora_slots(model, dep, engine.lora, plan);
   return plan;
 }
 

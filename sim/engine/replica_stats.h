@@ -20,6 +20,7 @@ struct ReplicaStats {
   std::int64_t kv_stored_tokens = 0;  // KV tiers: tokens written to them on eviction
   Tick draft_ns = 0;      // speculative decoding's draft passes
   Tick lora_load_ns = 0;  // multi-LoRA: adapters copied into GPU slots
+  Tick lora_compute_ns = 0;  // multi-LoRA: the adapters' shrink and expand kernels
   std::int64_t lora_loads[2] = {0, 0};  // multi-LoRA: adapter loads from CPU memory, from disk
   std::int64_t spec_accepted_tokens = 0;  // extra tokens emitted by speculation
   std::int64_t lazy_decode_tokens = 0;    // decode tokens of lazy decodes (lazy_decodes.h)

@@ -49,17 +49,24 @@ Tick Replica::prepare_step(Tick now) {
   stats_.overhead_ns += added_.overhead_ns;
   stats_.swap_ns += added_.swap_ns;
   stats_.draft_ns += added_.draft_ns;
-  return added_.overhead_ns + added_.swap_ns + added_.draft_ns + added_.kv_load_ns + added_.lora_load_ns;
+  return added_.overhead_ns + added_.swap_ns + added_.draft_ns + added_.kv_load_ns + added_.lora_load_ns +
+         added_.lora_compute_ns;
 }
 
 void Replica::load_adapters() {
   // vLLM activates the batch's adapters before its forward pass (set_active_adapters);
   // those already in GPU slots are touched first, so that a load evicts none the batch uses
   // (a step's batch names at most max_loras adapters: admit_waiting).
+  std::int64_t lora_tokens = 0;
   for (const auto& c : plan_.chunks) {
     const int adapter = c.request->spec.lora_adapter;
-    if (adapter != 0 && lora_cache_->on_gpu(adapter)) lora_cache_->activate(adapter);
+    if (adapter == 0) continue;
+    lora_tokens += c.num_tokens + c.spec_accepted;
+    if (lora_cache_->on_gpu(adapter)) lora_cache_->activate(adapter);
   }
+  LoraStepAdapters adapters(running_, config_.lora.max_loras);
+  added_.lora_compute_ns = lora_cost_.compute_ns(lora_tokens, adapters.count());
+  stats_.lora_compute_ns += added_.lora_compute_ns;
   for (const auto& c : plan_.chunks) {
     const int adapter = c.request->spec.lora_adapter;
     if (adapter == 0 || lora_cache_->on_gpu(adapter)) continue;

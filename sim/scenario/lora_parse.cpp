@@ -92,4 +92,17 @@ void check_lora_for_pool(const Field& f, const PoolConfig& pool) {
   }
 }
 
+void check_lora_classes(const Field& workload, const std::vector<ClassSpec>& classes, const ClusterConfig& cluster) {
+  bool served = false;
+  for (const PoolConfig& pool : cluster.pools) served = served || pool.engine.lora.enabled;
+  if (served) return;
+  const std::vector<Field> items = workload.items();
+  for (std::size_t i = 0; i < classes.size() && i < items.size(); ++i) {
+    if (!classes[i].lora) continue;
+    items[i].get("lora").value_or(items[i]).fail_at_key(
+        "the class's requests name LoRA adapters, but no pool serves adapters (give its engine a lora block: "
+        "{max_loras, disk_gb_s})");
+  }
+}
+
 }  // namespace servesim

@@ -11,6 +11,7 @@
 #include "sim/scenario/cluster_parse.h"
 #include "sim/scenario/data_paths.h"
 #include "sim/scenario/did_you_mean.h"
+#include "sim/scenario/lora_parse.h"
 #include "sim/scenario/set_overrides.h"
 #include "sim/scenario/workload_parse.h"
 #include "sim/scenario/yaml_helpers.h"
@@ -131,6 +132,7 @@ Scenario parse_scenario(const Field& root, const std::string& path, bool workloa
   s.workload = parse_workload(root.require("workload"));
   s.cluster = parse_cluster(root.require("cluster"), s.workload);
   check_class_models(root.require("workload"), s.workload, s.cluster);
+  check_lora_classes(root.require("workload"), s.workload, s.cluster);
   if (auto v = root.get("outputs")) s.outputs = parse_outputs(*v);
   // A synthetic or closed-loop class never runs dry, so without a stop the run would never end;
   // arrival stages end with the last stage. A replay's requests come from its benchmark file.

@@ -2,13 +2,16 @@
 // (the rest of the queue is skipped, vLLM's scheduler), and adapter loads into GPU slots
 // from CPU memory or disk, each paid once in the step that first needs it.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/engine/lora_slots.h"
+#include "sim/engine/memory_plan.h"
 #include "sim/engine/replica.h"
 #include "sim/metrics/replica_metrics.h"
+#include "sim/model/lora_shapes.h"
 
 namespace lora_test {
 
@@ -162,6 +165,54 @@ TEST_CASE("lora adapter cache: least recently used out of GPU slots and CPU memo
   CHECK(cache.activate(4) == W::disk);  // CPU full: evicts 1 (its least recent); GPU evicts 3
   CHECK_FALSE(cache.on_cpu(1));
   CHECK(cache.activate(1) == W::disk);
+}
+
+}  // namespace lora_test
+
+namespace lora_test {
+
+using namespace servesim;
+
+TEST_CASE("lora cost: the kernels take the larger of their FLOPs and their adapters' bytes", "[engine][lora]") {
+  LoraLoadCost cost;
+  cost.flops_per_token_per_gpu = 1e9;
+  cost.peak_flops_per_s = 1e15;   // 1 us per token
+  cost.adapter_bytes_per_gpu = 1e6;
+  cost.memory_bytes_per_s = 1e12;  // 1 us per adapter
+  CHECK(cost.compute_ns(100, 2) == 100'000);  // FLOPs: 100 us; bytes: 2 us
+  CHECK(cost.compute_ns(1, 8) == 8'000);      // bytes: 8 us; FLOPs: 1 us
+  CHECK(cost.compute_ns(0, 8) == 0);          // no adapter's token: no kernel
+}
+
+TEST_CASE("lora memory: max_loras slots at max_lora_rank come out of the KV cache", "[engine][lora]") {
+  ModelSpec m;
+  m.name = "gqa";
+  m.num_layers = 32;
+  m.hidden_size = 6144;
+  m.num_attention_heads = 48;
+  m.num_kv_heads = 8;
+  m.head_dim = 128;
+  m.intermediate_size = 14336;
+  m.vocab_size = 128256;
+  // Per layer, d_in + d_out: q and o 2 x (6144 + 6144), k and v 2 x (6144 + 1024), gate, up
+  // and down 3 x (6144 + 14336): 100352; x rank 16 x 32 layers = 51380224 parameters.
+  CHECK(lora_adapter_params(m, 16) == 51'380'224.0);
+  HardwareSpec hw;
+  hw.memory_bytes = 80e9;
+  Deployment dep;  // tp 1, bf16
+  EngineConfig plain;
+  EngineConfig lora = plain;
+  lora.lora.enabled = true;
+  lora.lora.max_loras = 4;
+  const MemoryPlan a = plan_memory(m, hw, dep, plain);
+  const MemoryPlan b = plan_memory(m, hw, dep, lora);
+  // 4 slots x 51380224 parameters x 2 bytes.
+  const double slots = 4 * 51'380'224.0 * 2;
+  CHECK(b.weight_bytes_per_gpu - a.weight_bytes_per_gpu == Approx(slots));
+  CHECK(a.kv_bytes_per_gpu - b.kv_bytes_per_gpu == Approx(slots));
+  CHECK(b.kv_capacity_tokens ==
+        static_cast<std::int64_t>(std::floor(static_cast<double>(a.kv_capacity_tokens) * b.kv_bytes_per_gpu / a.kv_bytes_per_gpu)));
+  CHECK(b.kv_capacity_tokens < a.kv_capacity_tokens);
 }
 
 }  // namespace lora_test

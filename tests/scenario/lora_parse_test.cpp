@@ -91,6 +91,10 @@ TEST_CASE("lora parse: bad keys and values name their line and key", "[scenario]
   CHECK(disk.key() == "cluster.pools.0.engine.lora");  // the block missing it
   CHECK(std::string(disk.what()).find("missing required key 'disk_gb_s'") != std::string::npos);
 
+  const ConfigError unserved = load_error(dir, scenario(dir, "    lora: {adapters: 4}", "      engine: {policy: chunked-prefill}"));
+  CHECK(unserved.line() == 6);
+  CHECK(unserved.key() == "workload.0.lora");
+
   const ConfigError policy = load_error(
       dir, scenario(dir, "    lora: {adapters: 4}", "      engine: {policy: continuous, lora: {disk_gb_s: 2}}"));
   CHECK(policy.line() == 12);
