@@ -114,6 +114,15 @@ CLAIMS = [
       ("full prefill J/token", "classes.full_power.energy.prefill_energy_per_input_token_j"),
       ("capped prefill J/token", "classes.capped_400w.energy.prefill_energy_per_input_token_j"),
       ("full TTFT p50 ms", "pools.full.median_ttft_ms"), ("capped TTFT p50 ms", "pools.capped.median_ttft_ms")]),
+    ("18", "Two models: a static split or a shared GPU budget", "whatif-18-multi-model.yaml",
+     [("static 3 + 1", []),
+      ("static 2 + 2", ["cluster.pools.0.replicas=2", "cluster.pools.1.replicas=2"])],
+     [("static GPU-hours", "static_gpu_hours"), ("shared GPU-hours", "shared_gpu_hours"),
+      ("static chat SLO", "classes.chat_static.slo_attainment"),
+      ("static small SLO", "classes.small_static.slo_attainment"),
+      ("shared chat SLO", "classes.chat_shared.slo_attainment"),
+      ("shared small SLO", "classes.small_shared.slo_attainment"),
+      ("shared starts deferred", "pools.small_shared.gpu_budget_starts_deferred")]),
 ]
 
 
@@ -132,6 +141,10 @@ def lookup(summary, path):
 def derived(summary, run_dir):
     """Figures computed from a run's outputs rather than read from summary.json."""
     extra = {}
+    pools = summary.get("pools", {})
+    if all(p in pools for p in ("chat_static", "small_static", "chat_shared", "small_shared")):  # what-if 18
+        extra["static_gpu_hours"] = pools["chat_static"]["gpu_hours"] + pools["small_static"]["gpu_hours"]
+        extra["shared_gpu_hours"] = pools["chat_shared"]["gpu_hours"] + pools["small_shared"]["gpu_hours"]
     if "median_e2el_ms" in summary and "median_ttft_ms" in summary:
         extra["decode_ms"] = summary["median_e2el_ms"] - summary["median_ttft_ms"]
     requests_csv = os.path.join(run_dir, "requests.csv")
