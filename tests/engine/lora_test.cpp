@@ -58,8 +58,9 @@ struct Harness {
   std::vector<Tick> starts;
   std::vector<std::unique_ptr<RequestState>> states;
 
-  Harness(int max_loras, int max_cpu_loras) {
-    config.policy = "chunked-prefill";
+  Harness(int max_loras, int max_cpu_loras, const std::string& policy = "chunked-prefill") {
+    config.policy = policy;
+    config.preempt_lower_priority = true;  // read by the priority policy alone
     config.max_batched_tokens = 100;
     config.max_num_seqs = 4;
     config.block_size = 4;
@@ -78,10 +79,11 @@ struct Harness {
       starts.push_back(start);
     });
   }
-  void submit(std::uint64_t id, int adapter, std::int64_t prompt, std::int64_t output) {
+  void submit(std::uint64_t id, int adapter, std::int64_t prompt, std::int64_t output, int priority = 0) {
     states.push_back(std::make_unique<RequestState>());
     RequestState& r = *states.back();
     r.spec.id = id;
+    r.spec.priority = priority;
     r.spec.lora_adapter = static_cast<std::int16_t>(adapter);
     r.spec.prompt_tokens = prompt;
     r.spec.output_tokens = output;
@@ -123,6 +125,19 @@ TEST_CASE("lora: the base model takes no slot", "[engine][lora]") {
   h.submit(3, 2, 4, 2);
   h.sim.run();
   CHECK(h.steps == std::vector<std::string>{"1:4", "1:1 2:4", "2:1 3:4", "3:1"});
+}
+
+TEST_CASE("lora: the priority policy does not preempt for a head that max_loras keeps out", "[engine][lora]") {
+  Harness h(/*max_loras=*/1, /*max_cpu_loras=*/2, "priority");
+  h.submit(1, /*adapter=*/1, 4, 3, /*priority=*/0);  // starts step 1 at once, alone
+  h.submit(3, /*adapter=*/0, 4, 3, /*priority=*/-1);
+  h.submit(2, /*adapter=*/2, 4, 2, /*priority=*/1);
+  h.sim.run();
+  // Step 2: B (id 2, first in serving order) is skipped for max_loras and C (id 3, the base
+  // model) joins. Preempting C, the lowest priority, would not let B in (adapter 1 still
+  // runs) and C would join again past B: B waits for A's last token (step 3) instead.
+  CHECK(h.steps == std::vector<std::string>{"1:4", "1:1 3:4", "1:1 3:1", "3:1 2:4", "2:1"});
+  CHECK(h.replica->stats().preemptions == 0);
 }
 
 TEST_CASE("lora: an adapter miss costs its load time once and a hit nothing", "[engine][lora]") {

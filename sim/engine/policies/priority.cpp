@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/engine/batch_filler.h"
+#include "sim/engine/lora_slots.h"
 
 namespace servesim {
 namespace {
@@ -76,6 +77,9 @@ class PriorityScheduler final : public Scheduler {
       // The head could not join: make room by preempting a lower-priority request.
       RequestState* head = s.waiting.front();
       if (s.running.empty()) return;
+      // A head kept out by max_loras (multi-LoRA) is not helped by any one victim's memory;
+      // preempting for it could readmit the victim past it, again and again.
+      if (s.config.lora.enabled && !LoraStepAdapters(s.running, s.config.lora.max_loras).admits(head->spec.lora_adapter)) return;
       RequestState* victim = lowest_priority_running(s);
       if (victim->spec.priority >= head->spec.priority) return;
       sched::preempt(s, plan, *victim);
