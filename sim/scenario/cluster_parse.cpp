@@ -353,11 +353,11 @@ void check_classes_served(const Field& pools, const ClusterConfig& cluster, cons
 // replica of a fixed pool, the initial replicas of an autoscaled one, each tp x pp GPUs.
 void parse_gpu_budget(const Field& v, ClusterConfig& cluster) {
   cluster.gpus = small_int_at_least_1(v, 10'000'000);
-  int at_start = 0;
+  std::int64_t at_start = 0;  // up to 100,000 replicas x 4096 x 4096 GPUs per pool
   std::string parts;
   for (const PoolConfig& p : cluster.pools) {
     const int replicas = p.autoscale ? p.autoscale->initial_replicas : p.replicas;
-    at_start += replicas * p.deployment.gpus();
+    at_start += static_cast<std::int64_t>(replicas) * p.deployment.tp * p.deployment.pp;
     parts += (parts.empty() ? "" : ", ") + p.name + " " + std::to_string(replicas) + " x " +
              std::to_string(p.deployment.gpus());
   }
