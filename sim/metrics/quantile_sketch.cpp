@@ -170,9 +170,9 @@ void QuantileSketch::count_in_bucket(int index, std::int64_t count) {
   counts_[static_cast<std::size_t>(index - offset_)] += count;
 }
 
-void QuantileSketch::add_all_to_both(QuantileSketch& a, QuantileSketch& b, const std::int64_t* values, std::size_t n,
-                                     const CountRun* runs, std::size_t run_count, IndexHint* hint) {
-  SS_ASSERT(a.alpha_ == b.alpha_, "sharing a bucket index between sketches of different accuracy");
+void QuantileSketch::add_all_to(QuantileSketch& a, QuantileSketch* b, const std::int64_t* values, std::size_t n,
+                                const CountRun* runs, std::size_t run_count, IndexHint* hint) {
+  SS_ASSERT(b == nullptr || a.alpha_ == b->alpha_, "sharing a bucket index between sketches of different accuracy");
   SS_ASSERT(n < (std::size_t{1} << 12), "too many values at once");
   __extension__ using U128 = unsigned __int128;
   // Exact sums of value x count and value^2 x count. Values below 2^44 (~5 hours in ns)
@@ -191,7 +191,7 @@ void QuantileSketch::add_all_to_both(QuantileSketch& a, QuantileSketch& b, const
   const auto flush_bucket = [&] {
     if (bucket_count == 0) return;
     a.count_in_bucket(bucket, bucket_count);
-    b.count_in_bucket(bucket, bucket_count);
+    if (b != nullptr) b->count_in_bucket(bucket, bucket_count);
   };
   // The hint in locals: the bucket counts written in the loop cannot alias them. An empty
   // hint (0, 0) holds no value, like no hint.
@@ -240,7 +240,8 @@ void QuantileSketch::add_all_to_both(QuantileSketch& a, QuantileSketch& b, const
   if (total == 0) return;
   flush_bucket();
   once.add_sums(in_sums, sum, squares);
-  for (QuantileSketch* s : {&a, &b}) {
+  for (QuantileSketch* s : {&a, b}) {
+    if (s == nullptr) continue;
     s->settle_pending();  // its own run of equal values first (exact: any order)
     s->exact_.add(once);
     const auto low = static_cast<double>(lo), high = static_cast<double>(hi);

@@ -57,7 +57,12 @@ class QuantileSketch {
   // moments come out the same as adding them one by one (the moments are
   // order-independent for integers).
   static void add_all_to_both(QuantileSketch& a, QuantileSketch& b, const std::int64_t* values, std::size_t n,
-                              const CountRun* runs, std::size_t run_count, IndexHint* hint = nullptr);
+                              const CountRun* runs, std::size_t run_count, IndexHint* hint = nullptr) {
+    add_all_to(a, &b, values, n, runs, run_count, hint);
+  }
+  // The same into `a` alone (b null) or into both.
+  static void add_all_to(QuantileSketch& a, QuantileSketch* b, const std::int64_t* values, std::size_t n,
+                         const CountRun* runs, std::size_t run_count, IndexHint* hint = nullptr);
   // add(); `index` is the value's bucket if already known, else kUnknownIndex, and is set
   // when this call computes it (from `hint` where it can): a caller adding one value to
   // several sketches finds its bucket once. REQUIRES: a known index comes from a sketch

@@ -21,6 +21,19 @@ struct MetricsRecorder::Impl {
   WarmupSpec warmup;
   bool itl_measured = true;  // false from set_warmup until start_measuring_itl
   bool kv_tiers = false;     // set_kv_tiers
+  // One class served by one pool (the benchmark's case, and many scenarios'): the class's
+  // group would get every record and gap the pool's gets, in the same order, so only the
+  // pool's is kept, and the class's holds the records routed to no pool, which add
+  // counters alone (no latency, cost or gap: they never ran). class_group() joins the two,
+  // exactly: integers, and a merge with empty sketches and zero costs.
+  bool class_is_pool = false;
+  // The group of class c, as if every record of it had been added to it.
+  MetricGroup class_group(std::size_t c) const {
+    if (!class_is_pool) return classes[c];
+    MetricGroup joined = pools[0];
+    joined.merge(classes[0]);
+    return joined;
+  }
   std::vector<std::int64_t> warmup_by_class, warmup_by_pool;
   std::int64_t warmup_outcomes[3] = {0, 0, 0};
 
@@ -28,6 +41,7 @@ struct MetricsRecorder::Impl {
   std::int64_t outcome_total(Outcome outcome, std::int64_t MetricGroup::*count) const {
     std::int64_t total = warmup_outcomes[static_cast<int>(outcome)];
     for (const MetricGroup& group : classes) total += group.*count;
+    if (class_is_pool) total += pools[0].*count;
     return total;
   }
 };
@@ -42,6 +56,7 @@ MetricsRecorder::MetricsRecorder(std::vector<std::string> class_names,
   impl_->replicas.resize(pool_names_.size());
   impl_->warmup_by_class.assign(class_names_.size(), 0);
   impl_->warmup_by_pool.assign(pool_names_.size(), 0);
+  impl_->class_is_pool = class_names_.size() == 1 && pool_names_.size() == 1;
 }
 
 void MetricsRecorder::set_warmup(const WarmupSpec& warmup) {
@@ -79,8 +94,13 @@ void MetricsRecorder::record_itl(int class_index, int pool_index, Tick gap_ns, s
   SS_ASSERT(gap_ns >= 0, "inter-token gaps cannot be negative");
   if (!impl_->itl_measured) return;  // ended within the warm-up
   const double gap = static_cast<double>(gap_ns);
-  QuantileSketch::add_to_both(impl_->classes[static_cast<std::size_t>(class_index)].itl_ns,
-                              impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns, gap, count, hint);
+  QuantileSketch& pool = impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns;
+  if (impl_->class_is_pool) {
+    int index = QuantileSketch::kUnknownIndex;
+    pool.add_with_index(gap, count, index, hint);
+    return;
+  }
+  QuantileSketch::add_to_both(impl_->classes[static_cast<std::size_t>(class_index)].itl_ns, pool, gap, count, hint);
 }
 
 void MetricsRecorder::record_itl_gaps(int class_index, int pool_index, const std::vector<Tick>& gaps,
@@ -89,9 +109,13 @@ void MetricsRecorder::record_itl_gaps(int class_index, int pool_index, const std
   SS_ASSERT(class_index >= 0 && class_index < static_cast<int>(impl_->classes.size()), "ITL of an unknown class");
   SS_ASSERT(pool_index >= 0 && pool_index < static_cast<int>(impl_->pools.size()), "ITL of an unknown pool");
   if (!impl_->itl_measured) return;  // ended within the warm-up
-  QuantileSketch::add_all_to_both(impl_->classes[static_cast<std::size_t>(class_index)].itl_ns,
-                                  impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns, gaps.data(), gaps.size(),
-                                  runs.data(), runs.size(), hint);
+  QuantileSketch& pool = impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns;
+  if (impl_->class_is_pool) {
+    QuantileSketch::add_all_to(pool, nullptr, gaps.data(), gaps.size(), runs.data(), runs.size(), hint);
+    return;
+  }
+  QuantileSketch::add_all_to_both(impl_->classes[static_cast<std::size_t>(class_index)].itl_ns, pool, gaps.data(),
+                                  gaps.size(), runs.data(), runs.size(), hint);
 }
 
 void MetricsRecorder::record_request(const RequestRecord& record) {
@@ -124,7 +148,11 @@ void MetricsRecorder::record_request(const RequestRecord& record) {
         replicas[r].cached_input_tokens += record.cached_prompt_tokens;
       }
     }
-    impl_->classes[c].add_request(record, usd_per_ns, slo, buckets);
+    if (!(impl_->class_is_pool && record.pool_index >= 0)) {
+      SS_ASSERT(!impl_->class_is_pool || record.outcome != Outcome::completed,
+                "a completed request ran in a pool");
+      impl_->classes[c].add_request(record, usd_per_ns, slo, buckets);
+    }
   }
   if (sustained_) sustained_->add(record);  // warm-up ones too: they are load all the same
   // requests.csv lists every request, warm-up ones too.
@@ -138,8 +166,10 @@ void MetricsRecorder::record_request(const RequestRecord& record) {
 
 RunSummary MetricsRecorder::summarize(Tick duration_ns) const {
   SS_ASSERT(duration_ns >= 0, "a run cannot last a negative time");
+  std::vector<MetricGroup> classes;
+  for (std::size_t i = 0; i < class_names_.size(); ++i) classes.push_back(impl_->class_group(i));
   MetricGroup overall;
-  for (const MetricGroup& group : impl_->classes) overall.merge(group);
+  for (const MetricGroup& group : classes) overall.merge(group);
 
   // Written only with a warm-up, so summaries of runs without one keep their fields.
   const bool warmup = impl_->warmup.any();
@@ -149,9 +179,9 @@ RunSummary MetricsRecorder::summarize(Tick duration_ns) const {
   // Written only with KV tiers, so summaries of runs without them keep their fields.
   if (impl_->kv_tiers) overall.add_kv_tier_fields(summary.overall);
   for (std::size_t i = 0; i < class_names_.size(); ++i) {
-    summary.classes.emplace_back(class_names_[i], impl_->classes[i].to_block(duration_ns));
+    summary.classes.emplace_back(class_names_[i], classes[i].to_block(duration_ns));
     if (warmup) summary.classes.back().second.set_count("warmup_excluded", impl_->warmup_by_class[i]);
-    if (impl_->kv_tiers) impl_->classes[i].add_kv_tier_fields(summary.classes.back().second);
+    if (impl_->kv_tiers) classes[i].add_kv_tier_fields(summary.classes.back().second);
   }
   for (std::size_t i = 0; i < pool_names_.size(); ++i) {
     SummaryBlock block = impl_->pools[i].to_block(duration_ns);
