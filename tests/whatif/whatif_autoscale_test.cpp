@@ -7,17 +7,6 @@ namespace whatif_autoscale_test {
 using namespace servesim;
 using namespace servesim::whatif;
 
-namespace {
-
-const SummaryBlock& pool_of(const RunResult& r, const std::string& name) {
-  for (const auto& [n, b] : r.summary.pools)
-    if (n == name) return b;
-  FAIL("no pool " << name);
-  return r.summary.overall;
-}
-
-}  // namespace
-
 TEST_CASE("what-if 16: an autoscaled fleet pays far fewer GPU-hours than a fixed one for close SLO attainment",
           "[whatif][autoscale]") {
   const RunResult r = run_scenario("whatif-16-autoscale-day.yaml");

@@ -7,17 +7,6 @@ namespace whatif_energy_test {
 using namespace servesim;
 using namespace servesim::whatif;
 
-namespace {
-
-const SummaryBlock& pool_of(const RunResult& r, const std::string& name) {
-  for (const auto& [n, b] : r.summary.pools)
-    if (n == name) return b;
-  FAIL("no pool " << name);
-  return r.summary.overall;
-}
-
-}  // namespace
-
 TEST_CASE("what-if 17: a 400 W cap saves prefill energy for a few ms of TTFT and leaves decode alone",
           "[whatif][energy]") {
   const RunResult r = run_scenario("whatif-17-energy.yaml");

@@ -7,17 +7,6 @@ namespace whatif_multi_model_test {
 using namespace servesim;
 using namespace servesim::whatif;
 
-namespace {
-
-const SummaryBlock& pool_of(const RunResult& r, const std::string& name) {
-  for (const auto& [n, b] : r.summary.pools)
-    if (n == name) return b;
-  FAIL("no pool " << name);
-  return r.summary.overall;
-}
-
-}  // namespace
-
 TEST_CASE("what-if 18: a shared GPU budget serves the small model's peak that a static split cannot",
           "[whatif][multi_model]") {
   const RunResult r = run_scenario("whatif-18-multi-model.yaml");

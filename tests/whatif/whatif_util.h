@@ -28,6 +28,14 @@ inline const SummaryBlock& class_of(const RunResult& r, const std::string& name)
   return r.summary.overall;
 }
 
+// summary.json's block of pool `name` (fails the test without one).
+inline const SummaryBlock& pool_of(const RunResult& r, const std::string& name) {
+  for (const auto& [n, b] : r.summary.pools)
+    if (n == name) return b;
+  FAIL("no pool " << name);
+  return r.summary.overall;
+}
+
 // A field of one of a block's JSON objects (ttft_attribution, itl_attribution, ...).
 inline double object_field(const SummaryBlock& b, const std::string& object, const std::string& field) {
   for (const auto& group : b.objects)
