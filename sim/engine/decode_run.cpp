@@ -116,13 +116,7 @@ StepCost Replica::begin_quiet_step(Tick now, StepCost cost) {
   stats_.overhead_ns += extra_ns;
   cost.total_ns += extra_ns;
   split_ = split_step(added_.decode_work_chunks, 0, cost.total_ns, extra_ns, cost, nullptr);
-  lazy_.charge_step_start(split_.decode_units, now);
-  stats_.lazy_decode_tokens += plan_.lazy_decodes;
-  stats_.add_utilisation(split_);
-  stats_.add_bound_time(cost.compute_ns, cost.memory_ns);
-  busy_ = true;
-  step_start_ns_ = now;
-  note_load_change();
+  mark_step_started(now, cost);
   return cost;
 }
 

@@ -183,15 +183,7 @@ StepCost Replica::begin_step(Tick now, const StepCost* priced) {
   stats_.kv_load_ns += added_.kv_load_ns;
   cost.total_ns += extra_ns;
   split_ = account_step_start(plan_, added_, now, cost.total_ns, extra_ns, cost, *cost_model_);
-  if (plan_.lazy_decodes > 0) {
-    lazy_.charge_step_start(split_.decode_units, now);
-    stats_.lazy_decode_tokens += plan_.lazy_decodes;
-  }
-  stats_.add_utilisation(split_);
-  stats_.add_bound_time(cost.compute_ns, cost.memory_ns);
-  busy_ = true;
-  step_start_ns_ = now;
-  note_load_change();
+  mark_step_started(now, cost);
   return cost;
 }
 

@@ -215,6 +215,20 @@ class Replica {
   void on_step_end();
   // WarmUp hint of the step-end event: prefetches what on_step_end reads first.
   static void warm_step_end(const void* replica, int stage);
+  // The end of a step's start, once split_ is known (begin_step, begin_quiet_step): the
+  // lazy decodes charged their share, utilisation and bound time counted, the replica busy
+  // from `now`. Inline: every step passes here.
+  void mark_step_started(Tick now, const StepCost& cost) {
+    if (plan_.lazy_decodes > 0) {
+      lazy_.charge_step_start(split_.decode_units, now);
+      stats_.lazy_decode_tokens += plan_.lazy_decodes;
+    }
+    stats_.add_utilisation(split_);
+    stats_.add_bound_time(cost.compute_ns, cost.memory_ns);
+    busy_ = true;
+    step_start_ns_ = now;
+    note_load_change();
+  }
   // At a step's end: the requests it finished (or handed over to a decode replica) leave
   // running_, in running order, and are finished or handed over.
   void release_finished(Tick now);

@@ -350,28 +350,21 @@ double QuantileSketch::quantile(double q) const {
 }
 
 double QuantileSketch::sum() const {
-  ExactMoments exact;
-  Moments inexact;
-  long double inexact_sum = 0;
-  moments_with_pending(exact, inexact, inexact_sum);
-  return static_cast<double>(exact.sum() + inexact_sum);
+  const AllMoments m = all_moments();
+  return static_cast<double>(m.exact.sum() + m.inexact_sum);
 }
 
 double QuantileSketch::mean() const {
   if (count_ == 0) return 0.0;
-  ExactMoments exact;
-  Moments inexact;
-  long double inexact_sum = 0;
-  moments_with_pending(exact, inexact, inexact_sum);
-  return static_cast<double>((exact.sum() + inexact_sum) / static_cast<long double>(count_));
+  const AllMoments m = all_moments();
+  return static_cast<double>((m.exact.sum() + m.inexact_sum) / static_cast<long double>(count_));
 }
 
 double QuantileSketch::stddev() const {
   if (count_ == 0) return 0.0;
-  ExactMoments exact;
-  Moments inexact;
-  long double inexact_sum = 0;
-  moments_with_pending(exact, inexact, inexact_sum);
+  const AllMoments m = all_moments();
+  const ExactMoments& exact = m.exact;
+  const Moments& inexact = m.inexact;
   long double variance = exact.variance();
   if (inexact.count > 0) {  // non-integer values too: Chan's combination of the two parts
     const auto n = static_cast<double>(exact.count());

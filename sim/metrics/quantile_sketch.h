@@ -138,6 +138,16 @@ class QuantileSketch {
   static bool is_exact_integer(double value) { return value < 18446744073709551616.0 && value == static_cast<double>(static_cast<std::uint64_t>(value)); }
   // The settled moments with the pending run folded in (a copy; *this is unchanged).
   void moments_with_pending(ExactMoments& exact, Moments& inexact, long double& inexact_sum) const;
+  struct AllMoments {
+    ExactMoments exact;          // integer values
+    Moments inexact;             // the others
+    long double inexact_sum = 0;
+  };
+  AllMoments all_moments() const {
+    AllMoments m;
+    moments_with_pending(m.exact, m.inexact, m.inexact_sum);
+    return m;
+  }
   // Adds the pending run to the given moments (the sketch's own, or copies).
   void fold_pending(ExactMoments& exact, Moments& inexact, long double& inexact_sum) const;
   // Folds the pending run into the moments.
