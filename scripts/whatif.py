@@ -123,6 +123,14 @@ CLAIMS = [
       ("shared chat SLO", "classes.chat_shared.slo_attainment"),
       ("shared small SLO", "classes.small_shared.slo_attainment"),
       ("shared starts deferred", "pools.small_shared.gpu_budget_starts_deferred")]),
+    ("19", "Multi-LoRA: adapters per replica", "whatif-19-lora.yaml",
+     [("4 requests/s", []),
+      ("2 requests/s", ["workload.0.arrival.rate=2", "workload.1.arrival.rate=2", "workload.2.arrival.rate=2"])],
+     [("max_loras 1 TTFT p99 ms", "pools.max_loras_1.p99_ttft_ms"),
+      ("max_loras 4 TTFT p99 ms", "pools.max_loras_4.p99_ttft_ms"),
+      ("max_loras 16 TTFT p99 ms", "pools.max_loras_16.p99_ttft_ms"),
+      ("max_loras 1 SLO", "classes.loras_1.slo_attainment"), ("max_loras 4 SLO", "classes.loras_4.slo_attainment"),
+      ("max_loras 16 SLO", "classes.loras_16.slo_attainment")]),
 ]
 
 
