@@ -2,26 +2,16 @@
 
 #include <algorithm>
 
+#include "sim/hardware/roofline.h"  // gemm_math
+
 namespace servesim {
-
-namespace {
-
-// The format the pool's GEMMs multiply in, as the roofline prices them (roofline.cpp's
-// gemm_math): its peak is the rate a fully busy tensor-core pipe reaches.
-Dtype gemm_math_format(const Deployment& dep) {
-  if (dep.weights == Dtype::fp8) return Dtype::fp8;
-  if (dep.weights == Dtype::int8 && dep.activations == Dtype::int8) return Dtype::int8;
-  return dep.activations == Dtype::fp8 ? Dtype::fp8 : Dtype::bf16;
-}
-
-}  // namespace
 
 PowerModel PowerModel::of(const HardwareSpec& hw, const Deployment& dep, double cap_w) {
   PowerModel m;
   m.idle_w = hw.idle_power_w;
   m.max_w = hw.tdp_w;
   m.memory_power_fraction = hw.memory_power_fraction;
-  m.peak_flops = hw.peak_flops(gemm_math_format(dep));
+  m.peak_flops = hw.peak_flops(gemm_math(dep));
   m.bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s;
   m.cap_w = cap_w;
   return m;

@@ -10,18 +10,11 @@
 
 namespace servesim {
 
-namespace {
-
-// The format the GEMMs multiply in: fp8 checkpoints run fp8 x fp8 tensor-core GEMMs;
-// int8 weights do so only with int8 activations (W8A8); int4/int8 weight-only
-// quantisation dequantises to the activation format.
 Dtype gemm_math(const Deployment& dep) {
   if (dep.weights == Dtype::fp8) return Dtype::fp8;
   if (dep.weights == Dtype::int8 && dep.activations == Dtype::int8) return Dtype::int8;
   return dep.activations == Dtype::fp8 ? Dtype::fp8 : Dtype::bf16;
 }
-
-}  // namespace
 
 RooflineCostModel::RooflineCostModel(ModelSpec model, HardwareSpec hw, Deployment dep)
     : model_(std::move(model)), hw_(std::move(hw)), dep_(dep), attention_(model_, dep_) {

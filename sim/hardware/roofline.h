@@ -22,6 +22,12 @@
 
 namespace servesim {
 
+// The format a deployment's GEMMs multiply in: fp8 checkpoints run fp8 x fp8 tensor-core
+// GEMMs; int8 weights do so only with int8 activations (W8A8); int4/int8 weight-only
+// quantisation dequantises to the activation format. Its peak is the roofline's GEMM rate
+// and the power model's full tensor-core activity.
+Dtype gemm_math(const Deployment& dep);
+
 // An operator's row of a breakdown with its name and work filled in, before its times.
 inline OpTiming timing_of_work(const OpCost& op) {
   OpTiming t;
