@@ -35,16 +35,21 @@ struct UnidentifiedKnob {
   std::string setting;  // the scenario setting under which it would show, "" if none is known
 };
 
-struct OverheadCalibration {
+// What a fit of the overheads found, whatever it was fitted to: the requests of a run
+// (OverheadCalibration) or a summary's aggregates (SummaryCalibration).
+struct OverheadFit {
   std::vector<std::string> knobs;
   std::vector<UnidentifiedKnob> unidentified;  // of `knobs`; their fitted values are the start's
   EngineOverheads start;    // the scenario's first pool's overheads
   EngineOverheads fitted;
   std::string split;        // how the requests were divided, in words
-  ReplaySet fit_before, fit_after;        // the requests fitted on
-  ReplaySet held_out_before, held_out_after;  // the requests checked on
   double objective_before = 0, objective_after = 0;
   int evaluations = 0;
+};
+
+struct OverheadCalibration : OverheadFit {
+  ReplaySet fit_before, fit_after;        // the requests fitted on
+  ReplaySet held_out_before, held_out_after;  // the requests checked on
 };
 
 // The figures calibration matches (a subset of ReplaySet::rows): TTFT, TPOT and E2E mean,

@@ -436,14 +436,7 @@ SummaryCalibration calibrate_overheads_to_summary(const BenchmarkSummary& summar
 
 OverheadCalibration as_overhead_calibration(const SummaryCalibration& fit) {
   OverheadCalibration out;
-  out.knobs = fit.knobs;
-  out.unidentified = fit.unidentified;
-  out.start = fit.start;
-  out.fitted = fit.fitted;
-  out.split = fit.split;
-  out.objective_before = fit.objective_before;
-  out.objective_after = fit.objective_after;
-  out.evaluations = fit.evaluations;
+  static_cast<OverheadFit&>(out) = fit;  // the fit itself; its stages as replay sets below
   const auto as_set = [](const SummaryStageResult& r) {
     ReplaySet set;
     set.name = r.name;

@@ -80,15 +80,9 @@ struct SummaryCalibrationOptions {
   int starts = 3;
 };
 
-struct SummaryCalibration {
-  std::vector<std::string> knobs;
-  std::vector<UnidentifiedKnob> unidentified;
-  EngineOverheads start;
-  EngineOverheads fitted;
-  std::string split;  // in words
+// The objectives (OverheadFit) are over the fit stages.
+struct SummaryCalibration : OverheadFit {
   std::vector<SummaryStageResult> before, after;  // every stage
-  double objective_before = 0, objective_after = 0;  // over the fit stages
-  int evaluations = 0;
 };
 
 // Throws ConfigError for a fit stage outside the file's stages, or when every stage is a
