@@ -75,9 +75,9 @@ std::int64_t io_length(const InferencePerfLength& l, Rng& rng) {
   using K = InferencePerfLength::Kind;
   switch (l.kind) {
     case K::fixed:
-      return static_cast<std::int64_t>(l.mean);
     case K::normal:
-      return clip_round(l.mean + l.std_dev * rng.normal(), l);
+      // generate_distribution draws these as sample_from_distribution does.
+      return shared_prefix_length(l, rng);
     case K::lognormal: {
       // generate_distribution shifts so that min maps to 0: lognormal of mean - min, + min.
       double shifted = l.mean - static_cast<double>(l.min);
