@@ -7,7 +7,7 @@
 
 #include "sim/core/rng.h"
 #include "sim/workload/lora_demand_spec.h"
-#include "sim/workload/source.h"
+#include "sim/workload/forwarding_source.h"
 
 namespace servesim {
 
@@ -30,22 +30,17 @@ class LoraAdapterPicker {
 
 // A source whose requests carry an adapter drawn by a LoraAdapterPicker; timing and lengths
 // are the inner source's.
-class LoraTaggedSource final : public RequestSource {
+class LoraTaggedSource final : public ForwardingSource {
  public:
   LoraTaggedSource(std::unique_ptr<RequestSource> inner, LoraAdapterPicker picker)
-      : inner_(std::move(inner)), picker_(std::move(picker)) {}
-  std::optional<Tick> peek_arrival_ns() override { return inner_->peek_arrival_ns(); }
+      : ForwardingSource(std::move(inner)), picker_(std::move(picker)) {}
   RequestSpec pop() override {
-    RequestSpec r = inner_->pop();
+    RequestSpec r = ForwardingSource::pop();
     r.lora_adapter = static_cast<std::int16_t>(picker_.draw());
     return r;
   }
-  void on_finished(const RequestSpec& request, Tick now_ns) override { inner_->on_finished(request, now_ns); }
-  bool exhausted() override { return inner_->exhausted(); }
-  std::uint64_t raised_input_samples() const override { return inner_->raised_input_samples(); }
 
  private:
-  std::unique_ptr<RequestSource> inner_;
   LoraAdapterPicker picker_;
 };
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "sim/core/time.h"
-#include "sim/workload/source.h"
+#include "sim/workload/forwarding_source.h"
 
 namespace servesim {
 
@@ -32,24 +32,21 @@ class TimeWarp {
 };
 
 // `inner`'s requests with their arrival times warped: the rest is the inner source's.
-class WarpedSource final : public RequestSource {
+class WarpedSource final : public ForwardingSource {
  public:
   WarpedSource(std::unique_ptr<RequestSource> inner, TimeWarp warp)
-      : inner_(std::move(inner)), warp_(std::move(warp)) {}
+      : ForwardingSource(std::move(inner)), warp_(std::move(warp)) {}
   std::optional<Tick> peek_arrival_ns() override {
-    const std::optional<Tick> t = inner_->peek_arrival_ns();
+    const std::optional<Tick> t = ForwardingSource::peek_arrival_ns();
     return t ? std::optional<Tick>(warp_.warp(*t)) : std::nullopt;
   }
   RequestSpec pop() override {
-    RequestSpec request = inner_->pop();
+    RequestSpec request = ForwardingSource::pop();
     request.arrival_ns = warp_.warp(request.arrival_ns);
     return request;
   }
-  bool exhausted() override { return inner_->exhausted(); }
-  std::uint64_t raised_input_samples() const override { return inner_->raised_input_samples(); }
 
  private:
-  std::unique_ptr<RequestSource> inner_;
   TimeWarp warp_;
 };
 

@@ -1,6 +1,8 @@
 // trace.rate_scale (sim/workload/time_warp.h): a trace's own timestamps with its rate scaled
 // over time, checked against the warp worked out by hand and against the unscaled trace.
 #include <catch2/catch.hpp>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "scenario/scenario_fixture.h"
@@ -25,6 +27,42 @@ TEST_CASE("time warp: each stretch of trace time divided by its scale", "[worklo
   CHECK(warp.warp(22 * s) == 19 * s);          // 15 + 2 / 0.5
   const TimeWarp identity({{0, 1}});
   CHECK(identity.warp(123'456'789'012'345) == 123'456'789'012'345);  // integer ns: exact
+}
+
+// An inner source that records what reaches it, to check what the warp passes through.
+class RecordingSource final : public RequestSource {
+ public:
+  std::optional<Tick> peek_arrival_ns() override { return 30'000'000'000; }
+  RequestSpec pop() override {
+    RequestSpec r;
+    r.arrival_ns = 30'000'000'000;
+    r.prompt_tokens = 7;
+    return r;
+  }
+  void on_finished(const RequestSpec& request, Tick now_ns) override {
+    finished_prompt_tokens += request.prompt_tokens;
+    last_finish_ns = now_ns;
+  }
+  bool exhausted() override { return false; }
+  std::uint64_t raised_input_samples() const override { return 3; }
+  std::int64_t finished_prompt_tokens = 0;
+  Tick last_finish_ns = -1;
+};
+
+TEST_CASE("time warp: the warped source moves only times and passes completions on", "[workload][rate_scale]") {
+  auto inner = std::make_unique<RecordingSource>();
+  RecordingSource* seen = inner.get();
+  WarpedSource warped(std::move(inner), TimeWarp({{0, 1}, {10, 2}}));
+  const Tick s = 1'000'000'000;
+  CHECK(warped.peek_arrival_ns() == 20 * s);  // 10 + (30 - 10) / 2
+  const RequestSpec r = warped.pop();
+  CHECK(r.arrival_ns == 20 * s);
+  CHECK(r.prompt_tokens == 7);
+  warped.on_finished(r, 25 * s);
+  CHECK(seen->finished_prompt_tokens == 7);
+  CHECK(seen->last_finish_ns == 25 * s);
+  CHECK(warped.raised_input_samples() == 3);
+  CHECK_FALSE(warped.exhausted());
 }
 
 TEST_CASE("time warp: the Azure trace at twice its rate after ten minutes", "[workload][rate_scale]") {
