@@ -32,22 +32,16 @@ int days_in_month(int y, int m) {
   return m == 2 && leap ? 29 : kDays[m - 1];
 }
 
-class AzureRowParser final : public TimePromptOutputParser {
- public:
-  explicit AzureRowParser(const CsvReader& reader)
-      : TimePromptOutputParser(reader, "TIMESTAMP", "ContextTokens", "GeneratedTokens") {}
-
- private:
-  std::int64_t time_ns(const CsvReader& reader, int column) const override {
-    const std::string_view stamp = reader.field(column);
-    const std::optional<std::int64_t> ns = parse_azure_timestamp_ns(stamp);
-    if (!ns) {
-      reader.fail(column, "'" + std::string(stamp) + "' is not a timestamp like 2023-11-16 18:15:46.6805900 (years " +
-                              std::to_string(kAzureFirstYear) + " to " + std::to_string(kAzureLastYear) + ")");
-    }
-    return *ns;
+// A TIMESTAMP cell in ns since 1970.
+std::int64_t azure_time_ns(const CsvReader& reader, int column) {
+  const std::string_view stamp = reader.field(column);
+  const std::optional<std::int64_t> ns = parse_azure_timestamp_ns(stamp);
+  if (!ns) {
+    reader.fail(column, "'" + std::string(stamp) + "' is not a timestamp like 2023-11-16 18:15:46.6805900 (years " +
+                            std::to_string(kAzureFirstYear) + " to " + std::to_string(kAzureLastYear) + ")");
   }
-};
+  return *ns;
+}
 
 }  // namespace
 
@@ -80,7 +74,11 @@ std::optional<std::int64_t> parse_azure_timestamp_ns(std::string_view text) {
 std::unique_ptr<CsvTraceSource> make_azure_trace_source(const std::string& path, double speedup, int class_index) {
   return std::make_unique<CsvTraceSource>(
       path, speedup, CsvTraceSource::TimeOrigin::first_row,
-      [](const CsvReader& reader) { return std::make_unique<AzureRowParser>(reader); }, class_index);
+      [](const CsvReader& reader) {
+        return std::make_unique<TimePromptOutputParser>(reader, "TIMESTAMP", "ContextTokens", "GeneratedTokens",
+                                                        azure_time_ns);
+      },
+      class_index);
 }
 
 }  // namespace servesim

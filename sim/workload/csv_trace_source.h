@@ -33,28 +33,29 @@ class TraceRowParser {
 };
 
 // The formats of three columns, an arrival time and the prompt and output lengths, which
-// differ in the columns' names and in how the time is written (time_ns). Cells are read
-// time first, then prompt (>= 1), then output (>= 0), so a row's first bad cell is named.
-class TimePromptOutputParser : public TraceRowParser {
+// differ in the columns' names and in how the time is written (`time_ns`: the time cell
+// `column` of the reader's row in the file's time base, in ns). Cells are read time first,
+// then prompt (>= 1), then output (>= 0), so a row's first bad cell is named.
+class TimePromptOutputParser final : public TraceRowParser {
  public:
-  TimePromptOutputParser(const CsvReader& reader, const char* time, const char* prompt, const char* output)
-      : time_(reader.column(time)), prompt_(reader.column(prompt)), output_(reader.column(output)) {}
+  using TimeCell = std::int64_t (*)(const CsvReader& reader, int column);
+  TimePromptOutputParser(const CsvReader& reader, const char* time, const char* prompt, const char* output,
+                         TimeCell time_ns)
+      : time_(reader.column(time)), prompt_(reader.column(prompt)), output_(reader.column(output)),
+        time_ns_(time_ns) {}
 
-  TraceRow parse(const CsvReader& reader) const final {
+  TraceRow parse(const CsvReader& reader) const override {
     TraceRow row;
-    row.time_ns = time_ns(reader, time_);
+    row.time_ns = time_ns_(reader, time_);
     row.prompt_tokens = reader.whole_number(prompt_, 1);
     row.output_tokens = reader.whole_number(output_, 0);
     return row;
   }
-  int time_column() const final { return time_; }
-
- protected:
-  // The time cell `column` of the reader's row in the file's time base, in ns.
-  virtual std::int64_t time_ns(const CsvReader& reader, int column) const = 0;
+  int time_column() const override { return time_; }
 
  private:
   int time_, prompt_, output_;
+  TimeCell time_ns_;
 };
 
 // Finds the format's columns in a freshly opened reader (throws ConfigError if one is absent).
