@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "sim/cluster/simulation.h"
 #include "sim/core/errors.h"
@@ -36,6 +37,7 @@ BenchmarkReplay::BenchmarkReplay(Scenario base, BenchmarkRun benchmark)
   TraceSpec trace;
   trace.format = benchmark_.format;
   trace.path = benchmark_.path;
+  trace.preloaded = std::make_shared<const BenchmarkRun>(benchmark_);
   replay_class.trace = trace;
   scenario_.workload = {replay_class};
   scenario_.stop = StopSpec{};  // the benchmark's requests, all of them, then drain

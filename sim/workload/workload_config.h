@@ -1,6 +1,7 @@
 #pragma once
 // One workload class of a scenario (the `workload:` list), already validated by sim/scenario.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "sim/workload/lora_demand_spec.h"
 
 namespace servesim {
+
+struct BenchmarkRun;  // workload/benchmark/benchmark_run.h
 
 // Limits that keep a staged schedule inside int64 nanoseconds and exact counts, checked by
 // the scenario parser and again by make_arrival_process: the longest staged schedule (its end
@@ -59,6 +62,10 @@ struct TraceSpec {
   // Format vllm-bench-serve (a class's `vllm_bench_serve:` command line, not a `trace:`
   // format): the options; `path` is its sharegpt lengths file ("" otherwise).
   std::optional<VllmBenchServeArgs> vllm_bench_serve;
+  // Benchmark formats: the file as already read, used instead of reading `path` again. A
+  // replay simulates the same benchmark hundreds of times while it fits; parsing its JSON
+  // each time cost ten times the simulation.
+  std::shared_ptr<const BenchmarkRun> preloaded;
 };
 
 // One segment of a structured prompt (the class's `prompt:` list), in prompt order.

@@ -2,6 +2,7 @@
 // simulated run written in a benchmark tool's schema must replay to its own figures, and
 // overheads put into a run must come back out of calibration.
 #include <cmath>
+#include <filesystem>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -102,6 +103,23 @@ TEST_CASE("calibrate --from-benchmark recovers known per-step and per-request ov
       CHECK(std::fabs(row.error) <= 0.03);
     }
   }
+}
+
+TEST_CASE("A replay reads its benchmark file once and simulates it again after the file is gone",
+          "[cli][replay][calibrate]") {
+  // A fit simulates the same benchmark hundreds of times: reading its JSON each time cost
+  // ten times the simulations.
+  const TempDir dir("replay_read_once");
+  const std::string scenario = write_known_scenario(dir, 60);
+  const std::string bench = write_vllm_bench(dir, scenario);
+  const BenchmarkReplay replay(load_scenario(scenario, {}), read_benchmark(bench));
+  const SimulatedReplay first = replay.simulate();
+  REQUIRE(std::filesystem::remove(bench));
+  const SimulatedReplay again = replay.simulate();  // reading the file would throw: it is gone
+  CHECK(first.completed == 60);
+  CHECK(again.completed == first.completed);
+  CHECK(again.arrival_ns == first.arrival_ns);
+  CHECK(again.finish_ns == first.finish_ns);
 }
 
 TEST_CASE("calibrate --from-benchmark writes a profile that a scenario loads as its engine preset",

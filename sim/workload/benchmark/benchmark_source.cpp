@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "sim/core/assert.h"
@@ -185,7 +186,9 @@ bool is_benchmark_trace_format(const std::string& format) {
 std::unique_ptr<BenchmarkSource> make_benchmark_source(const TraceSpec& trace, const std::string& class_name,
                                                        int class_index, std::uint64_t seed) {
   SS_ASSERT(is_benchmark_trace_format(trace.format), "not a benchmark trace format");
-  const BenchmarkRun run = read_benchmark(trace.path, trace.format == "benchmark" ? "auto" : trace.format);
+  std::optional<BenchmarkRun> read;
+  if (!trace.preloaded) read = read_benchmark(trace.path, trace.format == "benchmark" ? "auto" : trace.format);
+  const BenchmarkRun& run = trace.preloaded ? *trace.preloaded : *read;
   return std::make_unique<BenchmarkSource>(run, trace.stage, trace.speedup,
                                            Rng(seed, "workload/" + class_name + "/arrival"), class_index,
                                            "workload." + class_name + ".trace.");
