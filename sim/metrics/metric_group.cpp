@@ -19,23 +19,36 @@ double ms(double ns) { return ns * 1e-6; }
 // would read as "instant" (docs/metrics.md, "No samples").
 constexpr double kNoSamples = std::numeric_limits<double>::quiet_NaN();
 
+// A part of the TTFT or ITL attribution: its name in summary.json (docs/metrics.md) and the
+// field that sums it. One list per attribution serves both the sums and the fields written,
+// in the order written.
+template <class Parts>
+struct NamedPart {
+  const char* name;
+  Tick Parts::*ns;
+};
+// kv_load is written only with KV tiers (add_kv_tier_fields), after the front-end part.
+constexpr std::array<NamedPart<TtftParts>, 7> kTtftParts{{{"queue_ms", &TtftParts::queue_ns},
+                                                          {"prefill_compute_ms", &TtftParts::prefill_compute_ns},
+                                                          {"batch_share_ms", &TtftParts::batch_share_ns},
+                                                          {"stall_ms", &TtftParts::stall_ns},
+                                                          {"preemption_ms", &TtftParts::preemption_ns},
+                                                          {"kv_transfer_ms", &TtftParts::kv_transfer_ns},
+                                                          {"overhead_ms", &TtftParts::overhead_ns}}};
+constexpr std::array<NamedPart<DecodeParts>, 5> kDecodeParts{
+    {{"decode_compute_ms", &DecodeParts::decode_compute_ns},
+     {"prefill_interference_ms", &DecodeParts::prefill_interference_ns},
+     {"stall_ms", &DecodeParts::stall_ns},
+     {"preemption_ms", &DecodeParts::preemption_ns},
+     {"overhead_ms", &DecodeParts::overhead_ns}}};
+
 void add_parts(TtftParts& into, const TtftParts& p) {
-  into.queue_ns += p.queue_ns;
-  into.prefill_compute_ns += p.prefill_compute_ns;
-  into.batch_share_ns += p.batch_share_ns;
-  into.stall_ns += p.stall_ns;
-  into.preemption_ns += p.preemption_ns;
-  into.kv_transfer_ns += p.kv_transfer_ns;
+  for (const auto& part : kTtftParts) into.*part.ns += p.*part.ns;
   into.kv_load_ns += p.kv_load_ns;
-  into.overhead_ns += p.overhead_ns;
 }
 
 void add_parts(DecodeParts& into, const DecodeParts& p) {
-  into.decode_compute_ns += p.decode_compute_ns;
-  into.prefill_interference_ns += p.prefill_interference_ns;
-  into.stall_ns += p.stall_ns;
-  into.preemption_ns += p.preemption_ns;
-  into.overhead_ns += p.overhead_ns;
+  for (const auto& part : kDecodeParts) into.*part.ns += p.*part.ns;
 }
 
 // Mean in ms of a sum of ns over n items; none (NaN) without items.
@@ -48,11 +61,29 @@ double per_million(double usd, std::int64_t tokens) {
   return tokens > 0 ? usd / static_cast<double>(tokens) * 1e6 : 0.0;
 }
 
-// Latency sketches as their output names: summary fields are "<stat>_<name>_ms".
+// The latency sketches as their output names: summary fields are "<stat>_<name>_ms". vLLM's
+// benchmark block has the first kVllmLatencies of them.
 struct NamedSketch {
   const char* name;
-  const QuantileSketch* sketch;
+  QuantileSketch MetricGroup::*sketch;
 };
+constexpr std::array<NamedSketch, 5> kLatencies{{{"ttft", &MetricGroup::ttft_ns},
+                                                 {"tpot", &MetricGroup::tpot_ns},
+                                                 {"itl", &MetricGroup::itl_ns},
+                                                 {"e2el", &MetricGroup::e2el_ns},
+                                                 {"queue", &MetricGroup::queue_ns}}};
+constexpr std::size_t kVllmLatencies = 4;
+
+// The counts and summed times a merge adds, every one of them: a counter added to
+// MetricGroup is merged by naming it here.
+constexpr std::array<std::int64_t MetricGroup::*, 19> kSums{
+    &MetricGroup::completed,       &MetricGroup::kv_transfer_ns,   &MetricGroup::rejected,
+    &MetricGroup::unfinished,      &MetricGroup::input_tokens,     &MetricGroup::output_tokens,
+    &MetricGroup::cached_input_tokens, &MetricGroup::preemptions,  &MetricGroup::preempted_ns,
+    &MetricGroup::truncated,       &MetricGroup::clamped_input,    &MetricGroup::clamped_output,
+    &MetricGroup::ttft_frontend_ns, &MetricGroup::ttft_requests,   &MetricGroup::decode_gaps,
+    &MetricGroup::sessions,        &MetricGroup::prefill_saved_ns, &MetricGroup::slo_met,
+    &MetricGroup::slo_met_mean_itl};
 
 }  // namespace
 
@@ -125,38 +156,16 @@ void MetricGroup::add_accounting(const RequestRecord& record, double usd_per_rep
 }
 
 void MetricGroup::merge(const MetricGroup& other) {
-  ttft_ns.merge(other.ttft_ns);
-  tpot_ns.merge(other.tpot_ns);
-  itl_ns.merge(other.itl_ns);
-  e2el_ns.merge(other.e2el_ns);
-  queue_ns.merge(other.queue_ns);
-  completed += other.completed;
-  kv_transfer_ns += other.kv_transfer_ns;
-  rejected += other.rejected;
-  unfinished += other.unfinished;
-  input_tokens += other.input_tokens;
-  output_tokens += other.output_tokens;
-  cached_input_tokens += other.cached_input_tokens;
+  for (const auto& [name, sketch] : kLatencies) (this->*sketch).merge(other.*sketch);
+  for (std::int64_t MetricGroup::*sum : kSums) this->*sum += other.*sum;
   tier_hit_tokens[0] += other.tier_hit_tokens[0];
   tier_hit_tokens[1] += other.tier_hit_tokens[1];
   for (const auto& [reason, count] : other.rejected_reasons) rejected_reasons[reason] += count;
-  preemptions += other.preemptions;
-  preempted_ns += other.preempted_ns;
-  truncated += other.truncated;
-  clamped_input += other.clamped_input;
-  clamped_output += other.clamped_output;
   add_parts(ttft_parts, other.ttft_parts);
-  ttft_frontend_ns += other.ttft_frontend_ns;
-  ttft_requests += other.ttft_requests;
   add_parts(decode_parts, other.decode_parts);
-  decode_gaps += other.decode_gaps;
   prefill_usd += other.prefill_usd;
   cached_usd += other.cached_usd;
   decode_usd += other.decode_usd;
-  sessions += other.sessions;
-  prefill_saved_ns += other.prefill_saved_ns;
-  slo_met += other.slo_met;
-  slo_met_mean_itl += other.slo_met_mean_itl;
 }
 
 // Fields beyond the contract's, after them (docs/metrics.md).
@@ -170,10 +179,10 @@ void MetricGroup::add_new_fields(SummaryBlock& block, Tick duration_ns) const {
             judged > 0 ? static_cast<double>(slo_met_mean_itl) / static_cast<double>(judged) : 0.0);
   block.set("goodput_mean_itl", duration_ns > 0 ? static_cast<double>(slo_met_mean_itl) / duration_s : 0.0);
   // The slowest one (exact, not sketched): what an SLO stated for `every` bounds.
-  const std::array<NamedSketch, 5> latencies{
-      {{"ttft", &ttft_ns}, {"tpot", &tpot_ns}, {"itl", &itl_ns}, {"e2el", &e2el_ns}, {"queue", &queue_ns}}};
-  for (const auto& [name, sketch] : latencies)
-    block.set(std::string("max_") + name + "_ms", sketch->empty() ? kNoSamples : ms(sketch->max()));
+  for (const auto& [name, member] : kLatencies) {
+    const QuantileSketch& sketch = this->*member;
+    block.set(std::string("max_") + name + "_ms", sketch.empty() ? kNoSamples : ms(sketch.max()));
+  }
 
   block.set_count("cached_input_tokens", cached_input_tokens);
   block.set_count("uncached_input_tokens", input_tokens - cached_input_tokens);
@@ -189,21 +198,11 @@ void MetricGroup::add_new_fields(SummaryBlock& block, Tick duration_ns) const {
   block.set("cost_per_session", sessions > 0 ? cost_usd / static_cast<double>(sessions) : 0.0);
 
   FieldGroup ttft{"ttft_attribution", {}, {}};
-  ttft.set("queue_ms", mean_ms(ttft_parts.queue_ns, ttft_requests));
-  ttft.set("prefill_compute_ms", mean_ms(ttft_parts.prefill_compute_ns, ttft_requests));
-  ttft.set("batch_share_ms", mean_ms(ttft_parts.batch_share_ns, ttft_requests));
-  ttft.set("stall_ms", mean_ms(ttft_parts.stall_ns, ttft_requests));
-  ttft.set("preemption_ms", mean_ms(ttft_parts.preemption_ns, ttft_requests));
-  ttft.set("kv_transfer_ms", mean_ms(ttft_parts.kv_transfer_ns, ttft_requests));
-  ttft.set("overhead_ms", mean_ms(ttft_parts.overhead_ns, ttft_requests));
+  for (const auto& [name, ns] : kTtftParts) ttft.set(name, mean_ms(ttft_parts.*ns, ttft_requests));
   ttft.set("frontend_ms", mean_ms(ttft_frontend_ns, ttft_requests));
   block.objects.push_back(std::move(ttft));
   FieldGroup itl{"itl_attribution", {}, {}};
-  itl.set("decode_compute_ms", mean_ms(decode_parts.decode_compute_ns, decode_gaps));
-  itl.set("prefill_interference_ms", mean_ms(decode_parts.prefill_interference_ns, decode_gaps));
-  itl.set("stall_ms", mean_ms(decode_parts.stall_ns, decode_gaps));
-  itl.set("preemption_ms", mean_ms(decode_parts.preemption_ns, decode_gaps));
-  itl.set("overhead_ms", mean_ms(decode_parts.overhead_ns, decode_gaps));
+  for (const auto& [name, ns] : kDecodeParts) itl.set(name, mean_ms(decode_parts.*ns, decode_gaps));
   block.objects.push_back(std::move(itl));
 }
 
@@ -222,33 +221,28 @@ SummaryBlock MetricGroup::to_block(Tick duration_ns) const {
   block.set("total_token_throughput", per_second(static_cast<double>(input_tokens + output_tokens)));
 
   // vLLM's benchmark block: mean, median, std, p99 of each latency.
-  const std::array<NamedSketch, 4> vllm_latencies{{
-      {"ttft", &ttft_ns}, {"tpot", &tpot_ns}, {"itl", &itl_ns}, {"e2el", &e2el_ns}}};
-  for (const auto& [name, sketch] : vllm_latencies) {
-    const std::string suffix = std::string("_") + name + "_ms";
-    const bool none = sketch->empty();
-    block.set("mean" + suffix, none ? kNoSamples : ms(sketch->mean()));
-    block.set("median" + suffix, none ? kNoSamples : ms(sketch->quantile(0.5)));
-    block.set("std" + suffix, none ? kNoSamples : ms(sketch->stddev()));
-    block.set("p99" + suffix, none ? kNoSamples : ms(sketch->quantile(0.99)));
+  for (std::size_t i = 0; i < kVllmLatencies; ++i) {
+    const std::string suffix = std::string("_") + kLatencies[i].name + "_ms";
+    const QuantileSketch& sketch = this->*kLatencies[i].sketch;
+    const bool none = sketch.empty();
+    block.set("mean" + suffix, none ? kNoSamples : ms(sketch.mean()));
+    block.set("median" + suffix, none ? kNoSamples : ms(sketch.quantile(0.5)));
+    block.set("std" + suffix, none ? kNoSamples : ms(sketch.stddev()));
+    block.set("p99" + suffix, none ? kNoSamples : ms(sketch.quantile(0.99)));
   }
 
   // The percentile ladder; p99 of the first four is already placed above and set() keeps
   // it there.
-  const std::array<NamedSketch, 5> all_latencies{{{"ttft", &ttft_ns},
-                                                  {"tpot", &tpot_ns},
-                                                  {"itl", &itl_ns},
-                                                  {"e2el", &e2el_ns},
-                                                  {"queue", &queue_ns}}};
   struct Percentile {
     const char* prefix;
     double q;
   };
   const std::array<Percentile, 5> ladder{{{"p50", 0.50}, {"p90", 0.90}, {"p95", 0.95},
                                           {"p99", 0.99}, {"p999", 0.999}}};
-  for (const auto& [name, sketch] : all_latencies) {
+  for (const auto& [name, member] : kLatencies) {
     const std::string suffix = std::string("_") + name + "_ms";
-    for (const auto& [prefix, q] : ladder) block.set(prefix + suffix, sketch->empty() ? kNoSamples : ms(sketch->quantile(q)));
+    const QuantileSketch& sketch = this->*member;
+    for (const auto& [prefix, q] : ladder) block.set(prefix + suffix, sketch.empty() ? kNoSamples : ms(sketch.quantile(q)));
   }
   block.set("mean_queue_ms", queue_ns.empty() ? kNoSamples : ms(queue_ns.mean()));
   // The KV-transfer part of TTFT (prefill/decode disaggregation, docs/cluster.md).
