@@ -73,23 +73,11 @@ Deployment draft_deployment(const ModelSpec& draft, const Deployment& target) {
   return d;
 }
 
-ShardShape whole_model_shape(const ModelSpec& m) {
-  ShardShape s;
-  s.layers = m.num_layers;
-  s.moe_layers = m.moe_layers();
-  s.dense_layers = m.num_layers - s.moe_layers;
-  s.q_heads = m.num_attention_heads;
-  s.kv_heads = m.num_kv_heads;
-  s.intermediate = m.intermediate_size;
-  s.vocab = m.vocab_size;
-  s.experts = m.num_experts;
-  s.expert_intermediate = m.moe_intermediate_size;
-  s.shared_intermediate = static_cast<double>(m.num_shared_experts) * m.moe_intermediate_size;
-  return s;
-}
+namespace {
 
-ShardShape shard_shape(const ModelSpec& m, const Deployment& dep) {
-  SS_ASSERT(deployment_problem(m, dep).empty(), "deployment must be checked at the input boundary");
+// shard_shape without the check, which whole_model_shape skips (parameter counts ask it
+// of models not yet checked).
+ShardShape split_shape(const ModelSpec& m, const Deployment& dep) {
   ShardShape s;
   s.layers = (m.num_layers + dep.pp - 1) / dep.pp;
   // The modelled stage is the last: its Ls layers end the model. It holds DeepSeek's dense
@@ -109,6 +97,17 @@ ShardShape shard_shape(const ModelSpec& m, const Deployment& dep) {
     s.expert_weight_bytes = bytes_per_element(dep.expert_dtype());
   }
   return s;
+}
+
+}  // namespace
+
+// The whole model is the shard of one GPU (tp = pp = ep = 1), its experts in bf16 so that
+// expert_weight_bytes counts parameters.
+ShardShape whole_model_shape(const ModelSpec& m) { return split_shape(m, Deployment{}); }
+
+ShardShape shard_shape(const ModelSpec& m, const Deployment& dep) {
+  SS_ASSERT(deployment_problem(m, dep).empty(), "deployment must be checked at the input boundary");
+  return split_shape(m, dep);
 }
 
 LayerParams layer_params(const ModelSpec& m, const ShardShape& s, bool moe_layer,
