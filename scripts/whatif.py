@@ -122,7 +122,12 @@ CLAIMS = [
       ("static small SLO", "classes.small_static.slo_attainment"),
       ("shared chat SLO", "classes.chat_shared.slo_attainment"),
       ("shared small SLO", "classes.small_shared.slo_attainment"),
-      ("shared starts deferred", "pools.small_shared.gpu_budget_starts_deferred")]),
+      ("shared starts deferred", "pools.small_shared.gpu_budget_starts_deferred"),
+      ("static kWh", "static_kwh"), ("shared kWh", "shared_kwh"),
+      ("static chat J/output token", "pools.chat_static.energy.energy_per_output_token_j"),
+      ("static small J/output token", "pools.small_static.energy.energy_per_output_token_j"),
+      ("shared chat J/output token", "pools.chat_shared.energy.energy_per_output_token_j"),
+      ("shared small J/output token", "pools.small_shared.energy.energy_per_output_token_j")]),
     ("19", "Multi-LoRA: adapters per replica", "whatif-19-lora.yaml",
      [("4 requests/s", []),
       ("2 requests/s", ["workload.0.arrival.rate=2", "workload.1.arrival.rate=2", "workload.2.arrival.rate=2"])],
@@ -153,6 +158,10 @@ def derived(summary, run_dir):
     if all(p in pools for p in ("chat_static", "small_static", "chat_shared", "small_shared")):  # what-if 18
         extra["static_gpu_hours"] = pools["chat_static"]["gpu_hours"] + pools["small_static"]["gpu_hours"]
         extra["shared_gpu_hours"] = pools["chat_shared"]["gpu_hours"] + pools["small_shared"]["gpu_hours"]
+        if "energy" in pools["chat_static"]:
+            kwh = {name: pools[name]["energy"]["energy_kwh"] for name in pools}
+            extra["static_kwh"] = kwh["chat_static"] + kwh["small_static"]
+            extra["shared_kwh"] = kwh["chat_shared"] + kwh["small_shared"]
     if "median_e2el_ms" in summary and "median_ttft_ms" in summary:
         extra["decode_ms"] = summary["median_e2el_ms"] - summary["median_ttft_ms"]
     requests_csv = os.path.join(run_dir, "requests.csv")
@@ -203,8 +212,13 @@ def plot(claim_id, title, labels, columns, rows, plots_dir):
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    fig, axes = plt.subplots(1, len(columns), figsize=(3.2 * len(columns), 3.2), squeeze=False)
-    for ax, (col_title, _), values in zip(axes[0], columns, zip(*rows)):
+    # At most 7 panels a row (the widest claims' tables have 14 columns).
+    per_row = min(len(columns), 7)
+    n_rows = (len(columns) + per_row - 1) // per_row
+    fig, axes = plt.subplots(n_rows, per_row, figsize=(3.2 * per_row, 3.2 * n_rows), squeeze=False)
+    for ax in axes.flat[len(columns):]:
+        ax.set_visible(False)
+    for ax, (col_title, _), values in zip(axes.flat, columns, zip(*rows)):
         ax.bar(range(len(labels)), [v or 0 for v in values], color="#4878a8")
         ax.set_title(col_title, fontsize=9)
         ax.set_xticks(range(len(labels)))

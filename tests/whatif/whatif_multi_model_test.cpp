@@ -39,6 +39,22 @@ TEST_CASE("what-if 18: a shared GPU budget serves the small model's peak that a 
   // The price: the chat pool's scale-ups cold-start (60.25 s) while its peak has begun.
   CHECK(class_of(r, "chat_static").get("slo_attainment") > 0.99);
   CHECK(class_of(r, "chat_shared").get("slo_attainment") > 0.9);
+  // Energy (the scenario's cluster.energy): a static pool's GPUs idle at 70 W for the whole
+  // hour (configs/hardware/h100-sxm.yaml's idle_power_w), 3 x 70 x 3600 J for chat.
+  CHECK(object_field(pool_of(r, "chat_static"), "energy", "idle_energy_j") == Approx(3 * 70.0 * 3600).epsilon(1e-9));
+  CHECK(object_field(pool_of(r, "small_static"), "energy", "idle_energy_j") == Approx(70.0 * 3600).epsilon(1e-9));
+  // The shared pools' idle energy is 70 W over their GPU-hours, which are fewer, so the
+  // shared budget draws less energy than the static split.
+  const auto kwh = [&](const char* pool) { return object_field(pool_of(r, pool), "energy", "energy_kwh"); };
+  const double static_kwh = kwh("chat_static") + kwh("small_static");
+  const double shared_kwh = kwh("chat_shared") + kwh("small_shared");
+  INFO("energy static " << static_kwh << " kWh, shared " << shared_kwh << " kWh");
+  CHECK(object_field(pool_of(r, "chat_shared"), "energy", "idle_energy_j") ==
+        Approx(70.0 * 3600 * pool_of(r, "chat_shared").get("gpu_hours")).epsilon(1e-9));
+  CHECK(shared_kwh < 0.9 * static_kwh);
+  // Fewer chat replicas batch more decodes per step: less energy per output token.
+  CHECK(object_field(pool_of(r, "chat_shared"), "energy", "energy_per_output_token_j") <
+        object_field(pool_of(r, "chat_static"), "energy", "energy_per_output_token_j"));
 }
 
 }  // namespace whatif_multi_model_test
