@@ -173,6 +173,8 @@ TEST_CASE("vllm-bench: each malformed file fails at its line and field", "[workl
       {9, "\"failed\": 2,", 9, "failed", "says 2 requests failed"},
       {13, "\"itls\": [[0.05], [], [0.01, -0.02]],", 13, "itls[2][1]", "must be >= 0"},
       {13, "\"itls\": [[0.05], [], 0.03],", 13, "itls[2]", "must be a list"},
+      {13, "\"itls\": [[0.05], [], [0.01, \"0.02\"]],", 13, "itls[2][1]", "must be a number"},
+      {13, "\"itls\": [[0.05, 1e10], [], []],", 13, "itls[0][1]", "more than 9e9 seconds"},
       {14, "\"errors\": [\"\", null, \"\"]", 14, "errors[1]", "must be a string"},
       {6, "\"ramp_up_strategy\": \"linear\",", 6, "ramp_up_strategy", "no start_times"},
       {9, "\"latencies\": [0.05, 0.0, 0.3],", 9, "latencies[0]", "below ttfts[0]"},
