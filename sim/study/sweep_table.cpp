@@ -345,13 +345,12 @@ SweepTable merge_sweep_tables(const std::vector<SweepTable>& tables, const std::
                               bool allow_missing, std::vector<std::string>* warnings) {
   if (tables.empty()) throw ConfigError("", 0, "", "nothing to merge: give one or more sweep.json files");
   const SweepTable& first = tables.front();
-  SweepTable out;
-  out.scenario = first.scenario;
-  out.mode = first.mode;
-  out.axes = first.axes;
-  out.points = first.points;
-  out.objectives = first.objectives;
-  out.context = first.context;  // the shards of one sweep share its scenario
+  // The shards of one sweep share its header (scenario, mode, axes, points, objectives,
+  // context; compared below): the first table's, without its shard, rows or fingerprint.
+  SweepTable out = first;
+  out.shard.reset();
+  out.defined_by = nullptr;
+  out.rows.clear();
   // What defines the sweep: the first table's fingerprint, when every table has one.
   std::vector<std::string> unchecked;
   for (std::size_t i = 0; i < tables.size(); ++i)
