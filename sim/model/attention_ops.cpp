@@ -77,14 +77,7 @@ OpCost attention_prefill(const BatchShape& batch, const AttnForm& f, int layers)
     tokens_read += p + n;
     new_tokens += n;
   }
-  OpCost op{"attn_prefill", OpKind::attention};
-  op.flops = f.pair_flops * pairs * layers;
-  op.bytes_read = (f.kv_read_per_token * tokens_read + f.q_per_row * new_tokens) * layers;
-  op.bytes_written = (f.kv_write_per_token * new_tokens + f.out_per_row * new_tokens) * layers;
-  op.count = layers;
-  op.rows = new_tokens;
-  op.per_key_flops = f.pair_flops * new_tokens * layers;
-  return op;
+  return attention_op("attn_prefill", f, pairs, /*keys_read=*/tokens_read, /*rows=*/new_tokens, layers);
 }
 
 

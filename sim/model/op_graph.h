@@ -86,19 +86,28 @@ struct AttnForm {
   double out_per_row;         // bytes of the output written per row
 };
 
+// The attention kernel of `rows` new query rows over `pairs` query-key pairs in each of
+// `layers` layers: it reads the K/V of `keys_read` tokens and each row's query, and writes
+// each row's KV and output.
+inline OpCost attention_op(const char* name, const AttnForm& f, double pairs, double keys_read, double rows,
+                           int layers) {
+  OpCost op{name, OpKind::attention};
+  op.flops = f.pair_flops * pairs * layers;
+  op.bytes_read = (f.kv_read_per_token * keys_read + f.q_per_row * rows) * layers;
+  op.bytes_written = (f.kv_write_per_token * rows + f.out_per_row * rows) * layers;
+  op.count = layers;
+  op.rows = rows;
+  op.per_key_flops = f.pair_flops * rows * layers;
+  return op;
+}
+
 // Decode: each sequence's new token attends to its whole context plus itself, so the step
 // reads the KV of (context_sum + seqs) tokens: one read of each KV head serves the query
 // heads of its group (GQA), one read of MLA's latent serves every head.
 inline OpCost attention_decode(std::int64_t decode_seqs, std::int64_t context_sum, const AttnForm& f, int layers) {
   const double seqs = static_cast<double>(decode_seqs);
   const double keys = static_cast<double>(context_sum) + seqs;
-  OpCost op{"attn_decode", OpKind::attention};
-  op.flops = f.pair_flops * keys * layers;
-  op.bytes_read = (f.kv_read_per_token * keys + f.q_per_row * seqs) * layers;
-  op.bytes_written = (f.kv_write_per_token * seqs + f.out_per_row * seqs) * layers;
-  op.count = layers;
-  op.rows = seqs;
-  op.per_key_flops = f.pair_flops * seqs * layers;
+  OpCost op = attention_op("attn_decode", f, /*pairs=*/keys, /*keys_read=*/keys, /*rows=*/seqs, layers);
   op.per_key_bytes = f.kv_read_per_token * seqs * layers;
   return op;
 }
