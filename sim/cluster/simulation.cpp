@@ -405,6 +405,7 @@ RunResult Simulation::run() {
   note_kv_tier_traffic(result);
   note_fleet(result);
   note_energy(result);
+  note_lora(result);
   SS_ASSERT(std::accumulate(pool_in_flight_.begin(), pool_in_flight_.end(), std::int64_t{0}) +
                     static_cast<std::int64_t>(hand_overs_.size()) ==
                 in_flight_,

@@ -94,6 +94,9 @@ class Simulation final : public ReplicaListener {
   // KV tiers: the bytes moved to and from them, in the kv_tiers objects of the pools with
   // tiers and overall.
   void note_kv_tier_traffic(RunResult& result) const;
+  // Multi-LoRA: adapter loads, hits and misses in the lora objects of the pools serving
+  // adapters and overall (simulation_lora.cpp).
+  void note_lora(RunResult& result) const;
   // Paid GPU time per pool and overall, when some pool autoscales (simulation_fleet.cpp).
   void note_fleet(RunResult& result) const;
   // `cluster.energy`: the meter's observers, and its summary objects (simulation_energy.cpp).

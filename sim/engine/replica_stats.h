@@ -22,6 +22,10 @@ struct ReplicaStats {
   Tick lora_load_ns = 0;  // multi-LoRA: adapters copied into GPU slots
   Tick lora_compute_ns = 0;  // multi-LoRA: the adapters' shrink and expand kernels
   std::int64_t lora_loads[2] = {0, 0};  // multi-LoRA: adapter loads from CPU memory, from disk
+  // Multi-LoRA: requests whose adapter was in a GPU slot at the start of their first step
+  // (hits), and those whose first step loaded it (misses, one load shared by the step's
+  // requests of that adapter).
+  std::int64_t lora_request_hits = 0, lora_request_misses = 0;
   std::int64_t spec_accepted_tokens = 0;  // extra tokens emitted by speculation
   std::int64_t lazy_decode_tokens = 0;    // decode tokens of lazy decodes (lazy_decodes.h)
   std::int64_t decode_runs = 0;           // quiet stretches run as one event (decode_run.cpp)

@@ -62,7 +62,10 @@ void Replica::load_adapters() {
     const int adapter = c.request->spec.lora_adapter;
     if (adapter == 0) continue;
     lora_tokens += c.num_tokens + c.spec_accepted;
-    if (lora_cache_->on_gpu(adapter)) lora_cache_->activate(adapter);
+    const bool on_gpu = lora_cache_->on_gpu(adapter);
+    // Not yet marked (below in prepare_step): the request's first step.
+    if (c.request->first_scheduled_ns < 0) ++(on_gpu ? stats_.lora_request_hits : stats_.lora_request_misses);
+    if (on_gpu) lora_cache_->activate(adapter);
   }
   LoraStepAdapters adapters(running_, config_.lora.max_loras);
   added_.lora_compute_ns = lora_cost_.compute_ns(lora_tokens, adapters.count());

@@ -166,6 +166,22 @@ TEST_CASE("lora: an adapter miss costs its load time once and a hit nothing", "[
   CHECK(h.replica->stats().lora_load_ns == 2 * kFromDiskNs + kFromCpuNs);
 }
 
+TEST_CASE("lora: a request's first step is a hit when its adapter is in a GPU slot and a miss when it loads it",
+          "[engine][lora]") {
+  Harness h(/*max_loras=*/1, /*max_cpu_loras=*/2);
+  h.submit(1, /*adapter=*/1, 4, 2);  // step 1 alone: adapter 1 loads (a miss)
+  h.submit(2, /*adapter=*/2, 4, 2);
+  h.submit(3, /*adapter=*/2, 4, 2);
+  h.submit(4, /*adapter=*/1, 4, 2);
+  h.sim.run();
+  // Step 2: A decodes and D (adapter 1, in its slot) joins past B and C: a hit. Once
+  // adapter 1's requests are done, B and C start together: one load, two misses.
+  CHECK(h.steps == std::vector<std::string>{"1:4", "1:1 4:4", "4:1", "2:4 3:4", "2:1 3:1"});
+  CHECK(h.replica->stats().lora_request_hits == 1);
+  CHECK(h.replica->stats().lora_request_misses == 3);
+  CHECK(h.replica->stats().lora_loads[1] == 2);
+}
+
 TEST_CASE("lora adapter cache: least recently used out of GPU slots and CPU memory", "[engine][lora]") {
   LoraConfig config;
   config.max_loras = 2;
