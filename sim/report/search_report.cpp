@@ -86,8 +86,8 @@ ojson search_report_to_json(const SearchReport& report) {
     row["status"] = candidate_status_name(p.status);
     row["rank"] = rank == report.ranking.end() ? ojson(nullptr) : ojson(rank - report.ranking.begin() + 1);
     row["ran"] = p.ran;
-    row["gpus"] = c.gpus;
-    row["cost_per_hour"] = c.cost_per_hour;
+    row["gpus"] = c.built ? ojson(c.gpus) : ojson(nullptr);
+    row["cost_per_hour"] = c.built ? ojson(c.cost_per_hour) : ojson(nullptr);
     row["cost_per_1m_output_tokens"] = opt(candidate_cost_per_million(c, "output_throughput"));
     row["cost_per_1m_total_tokens"] = opt(candidate_cost_per_million(c, "total_token_throughput"));
     row["offered_rate"] = opt(c.offered_rate);

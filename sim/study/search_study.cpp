@@ -150,8 +150,6 @@ void load_candidates(const SearchRequest& request, const SearchSpace& space, con
   for (std::size_t p = 0; p < count; ++p) {
     std::vector<std::string> overrides = common;
     for (auto& o : sweep_point_overrides(space.axes, SweepMode::product, p)) overrides.push_back(std::move(o));
-    Scenario s = load_candidate(scenario_path, overrides, space, p);
-    if (request.seed) s.seed = *request.seed;
     SearchCandidate c;
     const auto at = sweep_point_indices(space.axes, SweepMode::product, p);
     PlanEntry e;
@@ -159,6 +157,24 @@ void load_candidates(const SearchRequest& request, const SearchSpace& space, con
       c.values.push_back(space.axes[a].values[at[a]]);
       if (!is_replicas_key(space.axes[a].key)) e.family += c.values.back() + '\x1f';
     }
+    Scenario s;
+    try {
+      s = load_candidate(scenario_path, overrides, space, p);
+    } catch (const ConfigError& error) {
+      // A value wrong in itself is the space file's mistake (load_candidate names its line).
+      // Any other refusal is a fact about this combination of values, which loaded one by
+      // one with the base: more GPUs than cluster.gpus, say. The candidate is infeasible,
+      // with the reason, and the search goes on.
+      if (error.file() == space.path) throw;
+      c.built = false;
+      e.status = CandidateStatus::infeasible;
+      e.reason = "cannot be built: " + format_config_error("", 0, error.column(), error.key(), error.message());
+      report.candidates.push_back(std::move(c));
+      entries.push_back(std::move(e));
+      scenarios.push_back(Scenario{});  // never run: its entry is settled
+      continue;
+    }
+    if (request.seed) s.seed = *request.seed;
     for (const auto& pool : s.cluster.pools) e.replicas.push_back(pool.replicas);
     const ClusterCost cost = cluster_cost(s.cluster, prices);
     c.cost_per_hour = cost.per_hour;

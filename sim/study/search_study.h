@@ -21,6 +21,9 @@ namespace servesim {
 
 struct SearchCandidate {
   std::vector<std::string> values;  // per axis, YAML text
+  // False for a combination the loader refused (its plan entry says why): no pools, so no
+  // GPUs or cost either.
+  bool built = true;
   double cost_per_hour = 0;
   long long gpus = 0;
   std::optional<RunSummary> summary;  // for the candidates that ran to a summary
