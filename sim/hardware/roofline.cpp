@@ -91,7 +91,7 @@ RooflineCostModel::OpSeconds RooflineCostModel::op_seconds(const OpCost& op) con
       break;
     case OpKind::attention: {
       if (op.name == std::string_view("attn_decode")) return decode_attention_seconds(op, decode_kv_bytes_per_s(op.rows));
-      // Prefill: every query row also pays a fixed cost worth `row_overhead_keys` keys.
+      // Prefill: every query row also pays a fixed cost worth `attention_row_overhead_keys` keys.
       t.compute_s = (op.flops + hw_.attention_row_overhead_keys * op.per_key_flops) / attention_flops_per_s_;
       t.memory_s = bytes / memory_bytes_per_s_;
       t.body_s = std::max(t.compute_s, t.memory_s);

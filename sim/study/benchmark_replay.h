@@ -56,7 +56,7 @@ class BenchmarkReplay {
   SimulatedReplay simulate(const std::optional<EngineOverheads>& overheads = std::nullopt) const;
 
   // Figures of both sides over the replayed requests whose positions (into replayed())
-  // are `members`; the simulated ITL only when the set is every request (`itl_of_run`).
+  // are `members`; the simulated ITL only when the set is every request (`whole_run`).
   ReplaySet compare(const std::string& name, const std::vector<std::size_t>& members,
                     const SimulatedReplay& simulated, bool whole_run) const;
   // The whole run, then each stage when there are several.

@@ -30,8 +30,8 @@ class RequestSource {
   virtual std::uint64_t raised_input_samples() const { return 0; }
 };
 
-// Builds the source of one workload class. Request ids are drawn from the shared counter
-// `next_id` by the caller (the simulation assigns ids on pop), so ids here are 0.
+// Builds the source of one workload class. Request ids are the caller's to give (the
+// simulation numbers requests as it pops them, Simulation::next_request_id_), so ids here are 0.
 // Seeds derive from (seed, "workload/<class name>"). Throws ConfigError on bad trace files.
 std::unique_ptr<RequestSource> make_source(const ClassSpec& spec, int class_index,
                                            std::uint64_t seed);
