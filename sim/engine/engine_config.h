@@ -102,7 +102,7 @@ struct KvOffloadConfig {
 struct EngineConfig {
   std::string preset;                      // configs/engines/NAME.yaml it started from, if any
   // The engine's release ("0.14.0"), which selects version-specific behaviour and the
-  // kernel tables measured under it (sim/hardware/kernel_tables.h); "" = the preset's.
+  // kernel tables measured under it (sim/hardware/kernels/kernel_tables.h); "" = the preset's.
   std::string version;
   // Decode-only steps of up to this many sequences replay a captured CUDA graph, padded up
   // to the next captured batch size (vLLM's cudagraph_capture_sizes); 0 = no graphs.

@@ -507,7 +507,7 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
   // rows' sums (compute and communication are the same in every step) and the place on
   // the attention curve, which moves up by one token of mean length a step. The same
   // expressions in the same order as step_cost and assemble, so each cost is theirs bit
-  // for bit (tests/hardware/kernel_cost_model_test.cpp compares them).
+  // for bit (tests/hardware/kernel_decode_run_test.cpp compares them).
   const std::int64_t rows = graph_rows(seqs);
   if (!tables_->generation_attention || rows > kMaxCachedRows || seqs > kMaxCachedRows || memory_ns.empty())
     return false;
