@@ -58,14 +58,31 @@ std::vector<std::string> keys_of_process(ArrivalSpec::Process p) {
 }
 
 
+// Staged arrivals built stage by stage, with the limits every schedule keeps (`stages` and
+// `rate_curve` alike): no stage sends more than kMaxStageArrivals requests, and together they
+// last at most kMaxStagedSeconds. The caller refuses a schedule none of whose stages sends.
+struct StageSchedule {
+  enum class Limit { none, arrivals, length };
+  std::vector<ArrivalSpec::Stage> stages;
+  double total_s = 0;
+  bool sends = false;  // some stage's rate is above 0
+  // Appends `stage`, or says which limit it would break.
+  Limit add(const ArrivalSpec::Stage& stage) {
+    if (stage.rate_per_s * stage.duration_s > kMaxStageArrivals) return Limit::arrivals;
+    total_s += stage.duration_s;
+    if (total_s > kMaxStagedSeconds) return Limit::length;
+    sends = sends || stage.rate_per_s > 0;
+    stages.push_back(stage);
+    return Limit::none;
+  }
+};
+
 // `stages: [{duration: 10m, rate: 5}, ...]`: rates in turn from t = 0; rate 0 is an idle
 // stage, but a schedule that never sends anything is refused.
 std::vector<ArrivalSpec::Stage> parse_stages(const Field& f) {
   const std::vector<Field> items = f.items();
   if (items.empty()) f.fail("give at least one stage ({duration: D, rate: R})");
-  std::vector<ArrivalSpec::Stage> stages;
-  double total_s = 0;
-  bool any_arrivals = false;
+  StageSchedule schedule;
   for (const Field& item : items) {
     item.expect_map(kStageKeys);
     ArrivalSpec::Stage stage;
@@ -74,16 +91,12 @@ std::vector<ArrivalSpec::Stage> parse_stages(const Field& f) {
     if (!(stage.duration_s > 0)) duration.fail("a stage must last > 0, got " + duration.node().Scalar());
     const Field rate = item.require("rate");
     stage.rate_per_s = rate.non_negative_double();
-    if (stage.rate_per_s * stage.duration_s > kMaxStageArrivals) {
-      rate.fail("the stage would send more than 1e15 requests");
-    }
-    total_s += stage.duration_s;
-    if (total_s > kMaxStagedSeconds) duration.fail("the stages last longer than 9e9 s (285 years)");
-    any_arrivals = any_arrivals || stage.rate_per_s > 0;
-    stages.push_back(stage);
+    const StageSchedule::Limit broken = schedule.add(stage);
+    if (broken == StageSchedule::Limit::arrivals) rate.fail("the stage would send more than 1e15 requests");
+    if (broken == StageSchedule::Limit::length) duration.fail("the stages last longer than 9e9 s (285 years)");
   }
-  if (!any_arrivals) f.fail("every stage has rate 0: the class would send nothing");
-  return stages;
+  if (!schedule.sends) f.fail("every stage has rate 0: the class would send nothing");
+  return schedule.stages;
 }
 
 // The rows of a CSV of a value over time, columns `time_s` and `value_column`: times rising
@@ -139,20 +152,16 @@ std::vector<ArrivalSpec::Stage> parse_rate_curve(const Field& f) {
     if (end_s > points[i].first) one.push_back({end_s - points[i].first, points[i].second});
   }
   if (one.empty()) f.require("path").fail(path + ": give two rows or a period; one row without a period lasts 0 s");
-  std::vector<ArrivalSpec::Stage> stages;
-  double total_s = 0;
-  bool any_arrivals = false;
+  StageSchedule schedule;
   for (std::int64_t r = 0; r < repeat; ++r) {
     for (const ArrivalSpec::Stage& stage : one) {
-      if (stage.rate_per_s * stage.duration_s > kMaxStageArrivals) f.fail("a stage of the curve would send more than 1e15 requests");
-      total_s += stage.duration_s;
-      if (total_s > kMaxStagedSeconds) f.fail("the curve lasts longer than 9e9 s (285 years)");
-      any_arrivals = any_arrivals || stage.rate_per_s > 0;
-      stages.push_back(stage);
+      const StageSchedule::Limit broken = schedule.add(stage);
+      if (broken == StageSchedule::Limit::arrivals) f.fail("a stage of the curve would send more than 1e15 requests");
+      if (broken == StageSchedule::Limit::length) f.fail("the curve lasts longer than 9e9 s (285 years)");
     }
   }
-  if (!any_arrivals) f.fail("every rate of the curve is 0: the class would send nothing");
-  return stages;
+  if (!schedule.sends) f.fail("every rate of the curve is 0: the class would send nothing");
+  return schedule.stages;
 }
 
 ArrivalSpec parse_arrival(const Field& f) {
