@@ -36,6 +36,8 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   metrics_->set_warmup(stop_.warmup);
   for (const auto& p : cluster_.pools)
     if (p.engine.kv_offload.enabled()) metrics_->set_kv_tiers();
+  for (const auto& p : cluster_.pools)
+    if (p.engine.lora.enabled) metrics_->set_lora();
   // Warm-up hints (WarmUp) for large clusters only: at 1,024 replicas they saved ~2% of
   // the wall time, at 256 and fewer they cost 1.5% (256) to 7% (16), the replicas' state
   // being still in cache by their next step (docs/performance.md).

@@ -24,9 +24,10 @@ struct TtftParts {
   Tick kv_transfer_ns = 0;      // prefill/decode disaggregation: KV moved between pools (0 now)
   Tick overhead_ns = 0;         // engine CPU overheads, swap traffic, draft passes of its steps
   Tick kv_load_ns = 0;          // KV tiers: prefix blocks loaded back from CPU or disk in its steps
+  Tick lora_load_ns = 0;        // multi-LoRA: adapters copied into GPU slots in its steps
   Tick total() const {
     return queue_ns + prefill_compute_ns + batch_share_ns + stall_ns + preemption_ns + kv_transfer_ns +
-           overhead_ns + kv_load_ns;
+           overhead_ns + kv_load_ns + lora_load_ns;
   }
 };
 

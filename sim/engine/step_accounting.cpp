@@ -66,6 +66,7 @@ StepSplit account_step_start(const StepPlan& plan, const StepAdditions& added, T
   StepSplit split =
       split_step(added.decode_work_chunks, added.prefill_work_tokens, total_ns, extra_ns, cost, mixed ? &alone : nullptr);
   split.kv_load_ns = added.kv_load_ns;  // part of extra_ns (Replica::begin_step)
+  split.lora_load_ns = added.lora_load_ns;  // likewise (Replica::load_adapters)
   // GPU-time shares: prefill time by new tokens, decode time evenly per decode, each scaled
   // so the step's shares sum to its whole time (extra included).
   const double scale = split.scale;

@@ -20,6 +20,7 @@ struct StepSplit {
   Tick total_ns = 0;
   Tick extra_ns = 0;    // engine CPU overheads, swap traffic, draft passes, KV-tier loads
   Tick kv_load_ns = 0;  // of extra_ns, the KV tiers' loads and stores (a part of its own)
+  Tick lora_load_ns = 0;  // of extra_ns, multi-LoRA adapters loaded into GPU slots (a part of its own)
   Tick decode_ns = 0;   // of the model time, what the decode work alone costs
   Tick prefill_ns = 0;  // the rest of the model time: what the prefill chunks added
   std::int64_t prefill_tokens = 0;  // new tokens of the prefill-work chunks
@@ -120,8 +121,9 @@ inline void account_chunk_end(const ScheduledChunk& c, const StepSplit& split, T
   if (prefill_phase) {
     a.ttft.prefill_compute_ns += own;
     a.ttft.batch_share_ns += rest;
-    a.ttft.overhead_ns += split.extra_ns - split.kv_load_ns;
+    a.ttft.overhead_ns += split.extra_ns - split.kv_load_ns - split.lora_load_ns;
     a.ttft.kv_load_ns += split.kv_load_ns;
+    a.ttft.lora_load_ns += split.lora_load_ns;
   } else {
     a.decode.decode_compute_ns += own;
     a.decode.prefill_interference_ns += rest;

@@ -45,6 +45,7 @@ constexpr std::array<NamedPart<DecodeParts>, 5> kDecodeParts{
 void add_parts(TtftParts& into, const TtftParts& p) {
   for (const auto& part : kTtftParts) into.*part.ns += p.*part.ns;
   into.kv_load_ns += p.kv_load_ns;
+  into.lora_load_ns += p.lora_load_ns;
 }
 
 void add_parts(DecodeParts& into, const DecodeParts& p) {
@@ -285,6 +286,13 @@ void MetricGroup::add_kv_tier_fields(SummaryBlock& block) const {
   // The TTFT parts then have one more, so that they still sum to the mean TTFT.
   for (FieldGroup& group : block.objects)
     if (group.name == "ttft_attribution") group.set("kv_load_ms", mean_ms(ttft_parts.kv_load_ns, ttft_requests));
+}
+
+void MetricGroup::add_lora_fields(SummaryBlock& block) const {
+  // The TTFT parts have one more, taken out of overhead_ms, so that they still sum to the
+  // mean TTFT.
+  for (FieldGroup& group : block.objects)
+    if (group.name == "ttft_attribution") group.set("lora_load_ms", mean_ms(ttft_parts.lora_load_ns, ttft_requests));
 }
 
 }  // namespace servesim

@@ -74,6 +74,8 @@ struct MetricGroup {
   // With KV tiers (MetricsRecorder::set_kv_tiers): the "kv_tiers" object (hits per tier)
   // and the kv_load part of the TTFT attribution.
   void add_kv_tier_fields(SummaryBlock& block) const;
+  // With multi-LoRA (MetricsRecorder::set_lora): the lora_load part of the TTFT attribution.
+  void add_lora_fields(SummaryBlock& block) const;
 
  private:
   void add_accounting(const RequestRecord& record, double usd_per_replica_ns);

@@ -21,6 +21,7 @@ struct MetricsRecorder::Impl {
   WarmupSpec warmup;
   bool itl_measured = true;  // false from set_warmup until start_measuring_itl
   bool kv_tiers = false;     // set_kv_tiers
+  bool lora = false;         // set_lora
   // One class served by one pool (the benchmark's case, and many scenarios'): the class's
   // group would get every record and gap the pool's gets, in the same order, so only the
   // pool's is kept, and the class's holds the records routed to no pool, which add
@@ -67,6 +68,8 @@ void MetricsRecorder::set_warmup(const WarmupSpec& warmup) {
 void MetricsRecorder::start_measuring_itl() { impl_->itl_measured = true; }
 
 void MetricsRecorder::set_kv_tiers() { impl_->kv_tiers = true; }
+
+void MetricsRecorder::set_lora() { impl_->lora = true; }
 
 void MetricsRecorder::set_class_slos(std::vector<SloTargets> slos) {
   SS_ASSERT(slos.size() == class_names_.size(), "one SLO set per class");
@@ -178,15 +181,18 @@ RunSummary MetricsRecorder::summarize(Tick duration_ns) const {
   if (warmup) summary.overall.set_count("warmup_excluded", warmup_excluded());
   // Written only with KV tiers, so summaries of runs without them keep their fields.
   if (impl_->kv_tiers) overall.add_kv_tier_fields(summary.overall);
+  if (impl_->lora) overall.add_lora_fields(summary.overall);
   for (std::size_t i = 0; i < class_names_.size(); ++i) {
     summary.classes.emplace_back(class_names_[i], classes[i].to_block(duration_ns));
     if (warmup) summary.classes.back().second.set_count("warmup_excluded", impl_->warmup_by_class[i]);
     if (impl_->kv_tiers) classes[i].add_kv_tier_fields(summary.classes.back().second);
+    if (impl_->lora) classes[i].add_lora_fields(summary.classes.back().second);
   }
   for (std::size_t i = 0; i < pool_names_.size(); ++i) {
     SummaryBlock block = impl_->pools[i].to_block(duration_ns);
     if (warmup) block.set_count("warmup_excluded", impl_->warmup_by_pool[i]);
     if (impl_->kv_tiers) impl_->pools[i].add_kv_tier_fields(block);
+    if (impl_->lora) impl_->pools[i].add_lora_fields(block);
     const auto& replicas = impl_->replicas[i];
     for (std::size_t r = 0; r < replicas.size(); ++r) {
       FieldGroup item{"", {}, {}};

@@ -37,6 +37,8 @@ class MetricsRecorder {
   void record_request(const RequestRecord& record);
   // Optional: some pool keeps KV tiers below HBM; summaries then report hits per tier.
   void set_kv_tiers();
+  // Some pool serves LoRA adapters: the TTFT attribution gets lora_load_ms.
+  void set_lora();
   // Optional, before the first request: each class's SLOs (goodput), in class order.
   void set_class_slos(std::vector<SloTargets> slos);
   // Optional, before the first request: what one ns of one replica of each pool costs in

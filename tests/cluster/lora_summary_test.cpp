@@ -93,6 +93,30 @@ TEST_CASE("lora summary: a run without lora has no lora object", "[cluster][lora
   const RunResult r = run(yaml);
   CHECK(object_of(r.summary.overall, "lora") == nullptr);
   for (const auto& [name, b] : r.summary.pools) CHECK(object_of(b, "lora") == nullptr);
+  // Nor a lora_load part in the TTFT attribution.
+  const FieldGroup* ttft = object_of(r.summary.overall, "ttft_attribution");
+  REQUIRE(ttft != nullptr);
+  for (const auto& [name, value] : ttft->fields) CHECK(name != "lora_load_ms");
+}
+
+TEST_CASE("lora summary: one request's adapter load is its TTFT's lora_load part", "[cluster][lora][attribution]") {
+  std::string yaml = kScenario;
+  yaml.replace(yaml.find("stop: {requests: 40}"), std::string("stop: {requests: 40}").size(), "stop: {requests: 1}");
+  const RunResult r = run(yaml);
+  REQUIRE(r.completed == 1);
+  const SummaryBlock& b = r.summary.overall;
+  const FieldGroup* ttft = object_of(b, "ttft_attribution");
+  REQUIRE(ttft != nullptr);
+  // The one request misses: its first step waits for the whole load, and no other step of
+  // its prefill loads anything.
+  CHECK(field_of(*ttft, "lora_load_ms") == Approx(kLoadS * 1e3).epsilon(1e-12));
+  CHECK(field_of(*object_of(b, "lora"), "request_misses") == 1);
+  // Taken out of overhead_ms, not added beside it: the parts still sum to the TTFT.
+  double parts_ms = 0;
+  for (const auto& [name, value] : ttft->fields) parts_ms += value;
+  CHECK(parts_ms == Approx(b.get("mean_ttft_ms")).epsilon(1e-9));
+  CHECK(field_of(*ttft, "overhead_ms") < 5);
+  CHECK(b.get("mean_ttft_ms") > kLoadS * 1e3);
 }
 
 }  // namespace lora_summary_test
