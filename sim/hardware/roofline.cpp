@@ -131,6 +131,11 @@ OpTiming RooflineCostModel::time_op(const OpCost& op) const {
   return t;
 }
 
+double RooflineCostModel::op_time_s(const OpCost& op) const {
+  const OpSeconds s = op_seconds(op);
+  return s.body_s + s.launch_s;
+}
+
 const char* RooflineCostModel::link_of(const OpCost& op) const {
   if (op.kind != OpKind::communication) return "";
   const bool crosses = op.name == std::string_view("pp_transfer") ? pp_transfer_crosses_ : all_reduce_crosses_;

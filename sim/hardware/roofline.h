@@ -56,6 +56,9 @@ class RooflineCostModel : public CostModel {
   // Seconds of one operator, with the side that bounds it. Works for any OpCost, also
   // one built by hand (calibration times single kernels this way).
   OpTiming time_op(const OpCost& op) const;
+  // time_op's time_s alone: a fit prices every measured row at every trial, and building
+  // the timing's strings took a third of its time.
+  double op_time_s(const OpCost& op) const;
   // time_op's figures without its strings, for a caller that prices every step.
   struct OpBounds {
     double compute_s, memory_s, comm_s, body_s, launch_s;

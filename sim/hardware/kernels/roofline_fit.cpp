@@ -201,7 +201,7 @@ std::vector<Row> read_all_reduce(const std::string& path) {
 class Pricer {
  public:
   explicit Pricer(const HardwareSpec& hw) : roofline_(probe_model(32, 8, 128), hw, Deployment{}) {}
-  double seconds(const Row& r) const { return roofline_.time_op(r.op).time_s; }
+  double seconds(const Row& r) const { return roofline_.op_time_s(r.op); }
 
  private:
   RooflineCostModel roofline_;
