@@ -65,8 +65,8 @@ void print_run(const Scenario& scenario, const RunFilesOutcome& run, bool checke
       << run.wall_s << " s wall\n";
   if (result.stopped_by_time) out << "note: stop.time ended the run with requests still in flight\n";
   for (const std::string& note : streaming_capacity_notes(scenario, result.summary)) out << "note: " << note << "\n";
-  if (result.too_short_to_judge) {
-    const auto [key, value] = length_to_judge(scenario, result.sustained.needed_scale);
+  if (result.saturation.too_short) {
+    const auto [key, value] = length_to_judge(scenario, result.saturation.sustained.needed_scale);
     if (!key.empty())
       out << "note: --set " << key << "=" << value
           << " or longer would judge whether it kept up, as far as its own arrivals tell\n";

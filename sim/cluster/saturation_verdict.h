@@ -40,21 +40,16 @@
 #include <vector>
 
 #include "sim/cluster/saturation_watch.h"
+#include "sim/metrics/saturation.h"
 #include "sim/metrics/sustained_rate.h"
 
 namespace servesim {
 
-struct SaturationVerdict {
-  bool saturated = false;
-  bool growing = false;    // the backlog test said so (SaturationWatch::saturated)
-  bool too_short = false;  // not saturated, and too short to judge a shortfall of `tolerance`
-  std::string by = "none";        // the scheduler's reason; "none" unless saturated
-  std::string resource = "none";  // what raises throughput; "none" unless saturated
-  SustainedRate sustained;
-  std::string note;  // why saturated or too short; "" when the load was sustained
-  // The pool that ran short (name_binding_pool): "none" unless saturated; "unknown" when
-  // several pools' requests inside none grew (then by and resource are the run's totals').
-  std::string pool = "none";
+// The run's judgement (Saturation: saturated, too_short, by, resource, pool, sustained) and
+// the judge's working.
+struct SaturationVerdict : Saturation {
+  bool growing = false;  // the backlog test said so (SaturationWatch::saturated)
+  std::string note;      // why saturated or too short; "" when the load was sustained
   struct Pool {
     std::string by = "none", resource = "none";  // "none" unless this pool ran short
   };

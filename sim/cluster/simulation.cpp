@@ -276,19 +276,14 @@ void Simulation::note_saturation(RunResult& result) const {
   const SaturationVerdict v = saturation_verdict(kSustainTolerance);
   result.peak_in_flight = peak_in_flight_;
   result.backlog = in_flight_at_last_arrival_;
-  result.saturated = v.saturated;
-  result.too_short_to_judge = v.too_short;
-  result.saturated_by = v.by;
-  result.saturated_resource = v.resource;
-  result.saturated_pool = v.pool;
-  result.sustained = v.sustained;
+  result.saturation = v;  // the judgement, without the judge's working (saturation.h)
   SummaryBlock& s = result.summary.overall;
   s.set_count("peak_in_flight", result.peak_in_flight);
   s.set_count("backlog", result.backlog);
-  s.set_count("saturated", result.saturated ? 1 : 0);
-  s.set_label("saturated_by", result.saturated_by, "saturated");
-  s.set_label("saturated_resource", result.saturated_resource, "saturated");
-  s.set_label("saturated_pool", result.saturated_pool, "saturated");
+  s.set_count("saturated", v.saturated ? 1 : 0);
+  s.set_label("saturated_by", v.by, "saturated");
+  s.set_label("saturated_resource", v.resource, "saturated");
+  s.set_label("saturated_pool", v.pool, "saturated");
   // Each pool's own limit and resource: "none" for a pool that did not run short.
   for (std::size_t p = 0; p < result.summary.pools.size(); ++p) {
     SummaryBlock& b = result.summary.pools[p].second;
@@ -296,7 +291,7 @@ void Simulation::note_saturation(RunResult& result) const {
     b.set_label("saturated_by", named ? v.pools[p].by : "none", "");
     b.set_label("saturated_resource", named ? v.pools[p].resource : "none", "");
   }
-  s.set_count("too_short_to_judge", result.too_short_to_judge ? 1 : 0);
+  s.set_count("too_short_to_judge", v.too_short ? 1 : 0);
   s.set("sustained_offered_rate", v.sustained.offered_per_s);
   s.set("sustained_served_rate", v.sustained.served_per_s);
   s.set_label("saturation_note", v.note, "sustained_served_rate");

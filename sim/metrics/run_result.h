@@ -6,8 +6,8 @@
 #include <string>
 
 #include "sim/core/time.h"
+#include "sim/metrics/saturation.h"
 #include "sim/metrics/summary.h"
-#include "sim/metrics/sustained_rate.h"
 
 namespace servesim {
 
@@ -26,23 +26,9 @@ struct RunResult {
   // or running) just after the last arrival.
   std::int64_t peak_in_flight = 0;
   std::int64_t backlog = 0;
-  // Arrivals outpaced the cluster (judge_saturation at kSustainTolerance: the backlog grew
-  // without bound, or the rate served fell short of the rate offered), so the latencies
-  // describe a queue that had not reached a steady state.
-  bool saturated = false;
-  // Not saturated, but too short to tell a shortfall of kSustainTolerance from noise.
-  bool too_short_to_judge = false;
-  // The limit that held the waiting queue's head while the backlog grew (kv_cache,
-  // max_num_seqs, token_budget, compute), or "none" when not saturated.
-  std::string saturated_by = "none";
-  // What raises throughput: compute, kv_memory, memory_bandwidth, unknown; "none" when not
-  // saturated (saturation_verdict.h).
-  std::string saturated_resource = "none";
-  // The pool that ran short, whose limit and resource the two above name (several pools:
-  // a prefill/decode split; saturation_verdict.h, name_binding_pool); "none" when not
-  // saturated.
-  std::string saturated_pool = "none";
-  SustainedRate sustained;  // offered and served over the second half of the arrivals
+  // Whether arrivals outpaced the cluster, judged at kSustainTolerance
+  // (Simulation::note_saturation).
+  Saturation saturation;
   // A stop check ended the run early (Simulation::set_stop_check).
   bool aborted = false;
 };

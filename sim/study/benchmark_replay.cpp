@@ -71,8 +71,8 @@ SimulatedReplay BenchmarkReplay::simulate(const std::optional<EngineOverheads>& 
   out.completed = result.completed;
   out.rejected = result.rejected;
   out.unfinished = result.unfinished;
-  out.saturated = result.saturated;
-  if (result.saturated) out.saturation_note = result.summary.overall.label("saturation_note");
+  out.saturated = result.saturation.saturated;
+  if (result.saturation.saturated) out.saturation_note = result.summary.overall.label("saturation_note");
   const SummaryBlock& s = result.summary.overall;
   if (std::isfinite(s.get("mean_itl_ms"))) {
     LatencyFigures itl;

@@ -184,7 +184,7 @@ std::vector<RunOutcomeOrError> run_explain_runs(const std::vector<Scenario>& sce
       outcomes[i] = RunOutcomeOrError{};
       Simulation sim(s.seed, s.stop, s.workload, s.cluster);
       RunResult r = sim.run();
-      if (r.too_short_to_judge) outcomes[i].needed_scale = r.sustained.needed_scale;
+      if (r.saturation.too_short) outcomes[i].needed_scale = r.saturation.sustained.needed_scale;
       outcomes[i].summary = std::move(r.summary);
     });
     for (std::size_t i = 0; i < scenarios.size(); ++i)

@@ -266,7 +266,7 @@ SummaryStageResult simulate_summary_stage(const Scenario& scenario, const Benchm
   SummaryStageResult out;
   out.name = stage.name;
   out.simulated_completed = static_cast<std::int64_t>(done.size());
-  out.saturated = result.saturated;
+  out.saturated = result.saturation.saturated;
   std::string metric;
   std::vector<WeightedFigure> values;
   double sum = 0;

@@ -133,8 +133,8 @@ std::vector<PointResult> run_sweep_points(
     Simulation sim(s.seed, s.stop, s.workload, s.cluster);
     RunResult run = sim.run();
     describe_deployment(run.summary, s);  // the point's own deployment, in --point-summaries
-    results[i].too_short = run.too_short_to_judge;
-    if (run.too_short_to_judge) results[i].needed_scale = std::max(1.0, run.sustained.needed_scale);
+    results[i].too_short = run.saturation.too_short;
+    if (run.saturation.too_short) results[i].needed_scale = std::max(1.0, run.saturation.sustained.needed_scale);
     results[i].cost_per_hour = cluster_cost_per_hour(s, run);
     results[i].summary = std::move(run.summary);
     if (request.replicates >= 2) results[i].replicates = run_replicates(s, *results[i].summary, request.replicates);

@@ -88,7 +88,7 @@ TEST_CASE("robustness: arrivals at 10x capacity drain in bounded time and are re
   CHECK(r.backlog < 4600);
   CHECK(r.peak_in_flight >= r.backlog);
   CHECK(r.peak_in_flight <= 5000);
-  CHECK(r.saturated);
+  CHECK(r.saturation.saturated);
   CHECK(r.summary.overall.get("saturated") == 1);
   CHECK(r.summary.overall.get("backlog") == double(r.backlog));
 }
@@ -98,7 +98,7 @@ TEST_CASE("robustness: a stable queue is not reported saturated", "[reliability]
   Simulation sim = hundred_per_second_server(50, 5000);
   const RunResult r = sim.run();
   CHECK(r.completed == 5000);
-  CHECK_FALSE(r.saturated);
+  CHECK_FALSE(r.saturation.saturated);
   CHECK(r.backlog < 20);
   CHECK(r.summary.overall.get("saturated") == 0);
 }
