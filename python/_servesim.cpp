@@ -176,7 +176,7 @@ py::object capacity(const std::string& scenario_path, const std::vector<std::str
 py::object search(const std::string& scenario_path, const std::string& space_path,
                    const std::vector<std::string>& sets, const std::string& class_name, std::optional<double> rate,
                    const std::string& slo, const std::string& prices, int jobs, std::optional<std::uint64_t> seed,
-                   int replicates, py::object on_progress) {
+                   int replicates, const std::string& objective, py::object on_progress) {
   servesim::SearchRequest request;
   request.scenario_path = scenario_path;
   request.space_path = space_path;
@@ -188,6 +188,7 @@ py::object search(const std::string& scenario_path, const std::string& space_pat
   request.jobs = jobs;
   request.seed = seed;
   request.replicates = replicates;
+  request.objective = objective;
   servesim_python::StudyProgress progress(std::move(on_progress), &g_interrupted);
   const servesim::SearchReport report = stoppable(progress, [&] {
     return servesim::run_search(
@@ -383,7 +384,7 @@ PYBIND11_MODULE(_servesim, m) {
         py::arg("tolerance"), py::arg("max_rejected"), py::arg("seed"), py::arg("replicates"));
   m.def("search", &search, py::arg("scenario_path"), py::arg("space_path"), py::arg("sets"),
         py::arg("class_name"), py::arg("rate"), py::arg("slo"), py::arg("prices"), py::arg("jobs"),
-        py::arg("seed"), py::arg("replicates"), py::arg("on_progress") = py::none());
+        py::arg("seed"), py::arg("replicates"), py::arg("objective") = "cost", py::arg("on_progress") = py::none());
   m.def("step", &step, py::arg("model"), py::arg("hardware"), py::arg("tp"), py::arg("pp"), py::arg("ep"),
         py::arg("micro_batches"), py::arg("weights"), py::arg("kv"), py::arg("activations"), py::arg("prefills"),
         py::arg("decodes"), py::arg("cost_model"), py::arg("engine"), py::arg("engine_version"),

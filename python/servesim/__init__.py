@@ -310,18 +310,21 @@ def search(
     seed: Optional[int] = None,
     replicates: Optional[int] = None,
     progress: Any = None,
+    objective: str = "cost",
 ) -> dict:
     """The cheapest deployment in the search space file `space` that meets the SLO
     (`servesim search --json`), as a dict whose "candidates" is also given as a DataFrame
     under "table". `progress` as sweep's, over the candidates run (those pruned never run,
-    so a bar may end short of its total)."""
+    so a bar may end short of its total). `objective` as `--objective`: "cost", "energy"
+    (J per output token; needs cluster.energy) or "total-cost" (GPUs plus electricity per
+    hour; needs cluster.energy.price_per_kwh)."""
     seed = _seed(seed)
     price_text = prices if isinstance(prices, str) or prices is None else ",".join(
         f"{k}={v}" for k, v in prices.items())
     with _scenario_file(scenario) as path, progress_callback(progress, "search") as on_progress:
         report = _servesim.search(path, os.fspath(space), _sets(set), class_name, rate, _slo_text(slo),
                                   price_text or "", jobs, seed, 1 if replicates is None else replicates,
-                                  on_progress=on_progress)
+                                  objective=objective, on_progress=on_progress)
     if isinstance(report.get("candidates"), list):
         report["table"] = _pandas().json_normalize(report["candidates"])
     return report

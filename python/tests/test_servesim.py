@@ -283,6 +283,9 @@ BAD_STUDIES = [
     ("capacity", {"replicates": 1001}, ["--replicates", "1001"]),
     ("search", {"space": SPACE, "rate": 0}, ["--space", SPACE, "--rate", "0"]),
     ("search", {"space": SPACE, "jobs": 0}, ["--space", SPACE, "--jobs", "0"]),
+    ("search", {"space": SPACE, "objective": "watts"}, ["--space", SPACE, "--objective", "watts"]),
+    # quickstart.yaml has no cluster.energy: the energy objective has nothing to rank by.
+    ("search", {"space": SPACE, "objective": "energy"}, ["--space", SPACE, "--objective", "energy"]),
 ]
 
 

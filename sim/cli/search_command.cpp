@@ -1,5 +1,5 @@
 // `servesim search SCENARIO.yaml --space SPACE.yaml [--class NAME] [--rate R] [--slo ...]
-//  [--jobs N] [--top K] [--json] [--out DIR]`: the cheapest configuration (per hour, per 1M
+//  [--objective cost|energy|total-cost] [--jobs N] [--top K] [--json] [--out DIR]`: the cheapest configuration (per hour, per 1M
 // output tokens) that carries the target rate within the SLOs, as Vidur-Search and
 // aiconfigurator look for it (docs/sweeps.md). The study is sim/study/search_study.h, its
 // report sim/report/search_report.h and sim/report/search_outputs.h. Exit 0 with a winner,
@@ -23,7 +23,7 @@ namespace {
 
 // The options as typed, before they are checked.
 struct SearchOptions {
-  std::string scenario_path, space_path, out_dir, price_text;
+  std::string scenario_path, space_path, out_dir, price_text, objective = "cost";
   FeasibilityOptions feasible;
   double rate = 0;
   int jobs = default_jobs();
@@ -37,6 +37,9 @@ po::options_description search_options(SearchOptions& o) {
       ("space", po::value(&o.space_path), "YAML file: scenario keys (as --set paths), each with a list of candidate values")
       ("rate", po::value(&o.rate), "target arrival rate (req/s) of the class (--class, or the only class)")
       ("price", po::value(&o.price_text), "USD per GPU-hour by hardware name, over the profiles' price_per_gpu_hour: h100-sxm=2.5,l40s=0.9")
+      ("objective", po::value(&o.objective),
+       "what ranks the feasible candidates: cost (per hour, default), energy (J per output token; needs "
+       "cluster.energy) or total-cost (GPUs plus electricity per hour; needs cluster.energy.price_per_kwh)")
       ("jobs,j", po::value(&o.jobs), "candidates run at once on local cores (default: all hardware threads)")
       ("top", po::value(&o.top), "show the winner and this many minus one runners-up (default 5)")
       ("no-prune", "run every candidate, even those the replica order already settles")
@@ -61,6 +64,7 @@ SearchRequest search_request(SearchOptions& o, const po::variables_map& vm) {
   request.jobs = o.jobs;
   request.prune = vm.count("no-prune") == 0;
   request.replicates = o.replicates;
+  request.objective = o.objective;
   return request;
 }
 
@@ -72,7 +76,8 @@ int search_command(const std::vector<std::string>& args, std::ostream& out, std:
   const char* about =
       "Finds the cheapest configuration that carries the target rate within the SLOs: every\n"
       "candidate of the space runs at that rate; the feasible ones are ranked by cost per hour\n"
-      "(replicas x tp x pp x price per GPU-hour, over pools). Exit 0 with a winner, 1 if none.\n";
+      "(replicas x tp x pp x price per GPU-hour, over pools), or as --objective says. Exit 0\n"
+      "with a winner, 1 if none.\n";
   po::variables_map vm;
   if (const auto done = parse_scenario_command("search", args, opts, about, options.scenario_path, vm, out, err))
     return *done;

@@ -37,7 +37,7 @@ void print_search_winner(const SearchReport& report, std::ostream& out) {
     return;
   }
   out << "winner: candidate " << report.ranking.front() << " (" << candidate_label(report, report.ranking.front())
-      << ")\n";
+      << ")" << search_objective_note(report, report.candidates[report.ranking.front()]) << "\n";
 }
 
 void print_search_outcome(const SearchReport& report, std::size_t top, const SearchFiles& files, std::ostream& out) {

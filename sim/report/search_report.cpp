@@ -56,6 +56,19 @@ std::string candidate_label(const SearchReport& report, std::size_t index) {
   return label;
 }
 
+std::string search_objective_note(const SearchReport& report, const SearchCandidate& winner) {
+  switch (report.objective) {
+    case SearchObjective::energy:
+      return "; ranked by energy per output token (--objective energy): " +
+             (winner.energy_per_output_token_j ? fixed(*winner.energy_per_output_token_j, 4) + " J" : "-");
+    case SearchObjective::total_cost:
+      return "; ranked by GPU plus electricity cost per hour (--objective total-cost), $" +
+             fixed(winner.energy_cost_per_hour.value_or(0), 2) + "/hour of it electricity";
+    case SearchObjective::cost: break;
+  }
+  return "";
+}
+
 ojson search_report_to_json(const SearchReport& report) {
   ojson j = ojson::object();
   j["servesim_search"] = 1;
@@ -71,6 +84,8 @@ ojson search_report_to_json(const SearchReport& report) {
   j["pruned"] = report.pruned;
   j["prune"] = report.prune;
   j["replicates"] = report.replicates;
+  // Only off the default, so a search by cost writes what it always wrote.
+  if (report.objective != SearchObjective::cost) j["objective"] = search_objective_name(report.objective);
   j["unpriced_hardware"] = report.unpriced;
   j["winner"] = report.ranking.empty() ? ojson(nullptr) : ojson(report.ranking.front());
   j["ranking"] = report.ranking;
@@ -92,6 +107,11 @@ ojson search_report_to_json(const SearchReport& report) {
     row["cost_per_1m_total_tokens"] = opt(candidate_cost_per_million(c, "total_token_throughput"));
     row["offered_rate"] = opt(c.offered_rate);
     row["served_rate"] = opt(c.served_rate);
+    if (report.metered_energy) {
+      row["energy_kwh"] = opt(c.energy_kwh);
+      row["energy_per_output_token_j"] = opt(c.energy_per_output_token_j);
+      row["energy_cost_per_hour"] = opt(c.energy_cost_per_hour);
+    }
     if (report.replicates >= 2) {
       row["replicates_met"] = c.replicates_met;
       row["slo_probability"] = c.slo_probability ? ojson(c.slo_probability->mean) : ojson(nullptr);
@@ -110,6 +130,9 @@ void write_search_csv(const ojson& j, std::ostream& out) {
   std::vector<std::string> fixed_columns = {"status", "rank", "ran", "gpus", "cost_per_hour",
                                             "cost_per_1m_output_tokens", "cost_per_1m_total_tokens",
                                             "offered_rate", "served_rate", "reason"};
+  const ojson& rows = j["rows"];
+  if (!rows.empty() && rows.front().contains("energy_kwh"))
+    fixed_columns.insert(fixed_columns.end() - 1, {"energy_kwh", "energy_per_output_token_j", "energy_cost_per_hour"});
   if (j.value("replicates", 1) >= 2)
     fixed_columns.insert(fixed_columns.end() - 1, {"replicates_met", "slo_probability", "slo_probability_lo",
                                                    "slo_probability_hi", "tied_with_winner"});
@@ -179,7 +202,7 @@ void print_search_report(const SearchReport& report, std::size_t top, std::ostre
     if (m) out << ", $" << fixed(*m, 3) << " per 1M output tokens";
     if (c.slo_probability)
       out << ", met the SLO under " << c.replicates_met << " of " << report.replicates << " seeds";
-    out << "\n";
+    out << search_objective_note(report, c) << "\n";
     std::vector<std::size_t> tied;
     for (std::size_t r = 1; r < report.ranking.size(); ++r)
       if (report.candidates[report.ranking[r]].tied_with_winner) tied.push_back(report.ranking[r]);

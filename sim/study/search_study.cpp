@@ -93,6 +93,22 @@ bool is_replicas_key(const std::string& key) {
 
 }  // namespace
 
+std::optional<SearchObjective> search_objective_of(const std::string& text) {
+  if (text == "cost") return SearchObjective::cost;
+  if (text == "energy") return SearchObjective::energy;
+  if (text == "total-cost") return SearchObjective::total_cost;
+  return std::nullopt;
+}
+
+const char* search_objective_name(SearchObjective objective) {
+  switch (objective) {
+    case SearchObjective::energy: return "energy";
+    case SearchObjective::total_cost: return "total-cost";
+    case SearchObjective::cost: break;
+  }
+  return "cost";
+}
+
 std::optional<double> candidate_cost_per_million(const SearchCandidate& c, const std::string& throughput_field) {
   const auto tps = field_of(c, throughput_field);
   return tps ? cost_per_million_tokens(c.cost_per_hour, *tps) : std::nullopt;
@@ -106,7 +122,11 @@ void rank_candidates(SearchReport& report) {
     const SearchCandidate& c = report.candidates[i];
     const auto m = candidate_cost_per_million(c, "output_throughput");
     const double probability = c.slo_probability ? c.slo_probability->mean : 1.0;
-    return std::make_tuple(-probability, c.cost_per_hour, c.gpus, m.value_or(INFINITY), i);
+    // total-cost ranks by cost_per_hour as cost does: with a price per kWh it already holds
+    // the electricity (settle_candidate); the objective only insists that there is one.
+    const double first = report.objective == SearchObjective::energy ? c.energy_per_output_token_j.value_or(INFINITY)
+                                                                      : c.cost_per_hour;
+    return std::make_tuple(-probability, first, c.cost_per_hour, c.gpus, m.value_or(INFINITY), i);
   };
   std::sort(report.ranking.begin(), report.ranking.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
   for (auto& c : report.candidates) c.tied_with_winner = false;
@@ -139,6 +159,23 @@ std::vector<std::string> common_overrides(const SearchRequest& request, const Sc
     common.push_back(report.rate_key + "=" + nlohmann::json(*request.rate).dump());
   }
   return common;
+}
+
+// The energy objectives rank by figures only a run with cluster.energy has (and, for
+// total-cost, its price): a candidate without them would rank on nothing, so the search is
+// refused before any run, naming the missing key.
+void check_objective_inputs(SearchObjective objective, const Scenario& s, std::size_t index,
+                            const std::string& scenario_path) {
+  const std::string which = "--objective " + std::string(search_objective_name(objective)) + " ranks by ";
+  const std::string candidate = " (candidate " + std::to_string(index) + " has none)";
+  if (objective == SearchObjective::energy && !s.cluster.energy)
+    throw ConfigError(scenario_path, 0, "cluster.energy",
+                      which + "the energy per output token, which only a scenario with cluster.energy meters" + candidate +
+                          "; add energy: {} under cluster: or --set 'cluster.energy={}' (docs/energy.md)");
+  if (objective == SearchObjective::total_cost && !(s.cluster.energy && s.cluster.energy->price_per_kwh > 0))
+    throw ConfigError(scenario_path, 0, "cluster.energy.price_per_kwh",
+                      which + "GPU and electricity cost per hour, which needs cluster.energy with a price_per_kwh" +
+                          candidate + "; e.g. --set cluster.energy.price_per_kwh=0.12 (docs/energy.md)");
 }
 
 // Every candidate loaded (so validated) and priced before any runs, in the space's order.
@@ -175,6 +212,8 @@ void load_candidates(const SearchRequest& request, const SearchSpace& space, con
       continue;
     }
     if (request.seed) s.seed = *request.seed;
+    check_objective_inputs(report.objective, s, p, scenario_path);
+    if (s.cluster.energy) report.metered_energy = true;
     for (const auto& pool : s.cluster.pools) e.replicas.push_back(pool.replicas);
     const ClusterCost cost = cluster_cost(s.cluster, prices);
     c.cost_per_hour = cost.per_hour;
@@ -228,14 +267,20 @@ RunVerdict run_with_replicates(const SearchRequest& request, const Scenario& s, 
   return verdict;
 }
 
-// USD an hour of the fleet's mean power costs at `price_per_kwh`: the overall block's
-// energy.mean_power_w (W) over 1000 W per kW, for one hour. 0 without the figure.
-double energy_cost_per_hour(const RunSummary& summary, double price_per_kwh) {
+// A field of the overall block's energy object (sim/metrics/energy_meter.cpp); empty
+// without it.
+std::optional<double> overall_energy_field(const RunSummary& summary, const std::string& field) {
   for (const FieldGroup& g : summary.overall.objects)
     if (g.name == "energy")
       for (const auto& [name, value] : g.fields)
-        if (name == "mean_power_w") return value / 1000.0 * price_per_kwh;
-  return 0;
+        if (name == field) return value;
+  return std::nullopt;
+}
+
+// USD an hour of the fleet's mean power costs at `price_per_kwh`: the overall block's
+// energy.mean_power_w (W) over 1000 W per kW, for one hour. 0 without the figure.
+double energy_cost_per_hour(const RunSummary& summary, double price_per_kwh) {
+  return overall_energy_field(summary, "mean_power_w").value_or(0) / 1000.0 * price_per_kwh;
 }
 
 // A candidate's row from its verdict.
@@ -258,8 +303,14 @@ void settle_candidate(const SearchRequest& request, const Scenario& s, const std
   // With cluster.energy and a price per kWh, an hour of the candidate also pays for its
   // fleet's electricity at the run's mean power (docs/energy.md): the ranking weighs a GPU
   // that draws less.
-  if (s.cluster.energy && s.cluster.energy->price_per_kwh > 0 && candidate.summary)
-    candidate.cost_per_hour += energy_cost_per_hour(*candidate.summary, s.cluster.energy->price_per_kwh);
+  if (s.cluster.energy && s.cluster.energy->price_per_kwh > 0 && candidate.summary) {
+    candidate.energy_cost_per_hour = energy_cost_per_hour(*candidate.summary, s.cluster.energy->price_per_kwh);
+    candidate.cost_per_hour += *candidate.energy_cost_per_hour;
+  }
+  if (candidate.summary) {
+    candidate.energy_kwh = overall_energy_field(*candidate.summary, "energy_kwh");
+    candidate.energy_per_output_token_j = overall_energy_field(*candidate.summary, "energy_per_output_token_j");
+  }
   if (verdict.sustained.offered_per_s > 0) {
     candidate.offered_rate = verdict.sustained.offered_per_s;
     candidate.served_rate = verdict.sustained.served_per_s;
@@ -284,6 +335,7 @@ SearchReport run_search(const SearchRequest& request, const std::function<void(c
   report.scenario = base.name;
   report.space_path = request.space_path;
   report.replicates = request.replicates;
+  report.objective = *search_objective_of(request.objective);  // validate() refused any other
   // A candidate with more replicas than one that met the SLO under some seeds may meet it
   // under more: the replica order settles nothing about probabilities.
   report.prune = request.prune && request.replicates == 1;

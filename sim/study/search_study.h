@@ -1,8 +1,9 @@
 #pragma once
 // The configuration search (`servesim search`, docs/sweeps.md): every candidate of a space
 // (scenario keys, each with its alternatives) run at the target rate and judged as capacity
-// judges a run (run_judgement.h); the feasible ones ranked by cost per hour, or with
-// replicates by the share of seeds that meet the SLO, then cost. Candidates that differ only
+// judges a run (run_judgement.h); the feasible ones ranked by the objective (cost per hour,
+// or with cluster.energy the energy per output token or the cost with electricity), or with
+// replicates by the share of seeds that meet the SLO, then the objective. Candidates that differ only
 // in replica counts are searched in replica order (search_plan.h).
 #include <cstddef>
 #include <cstdint>
@@ -35,10 +36,25 @@ struct SearchCandidate {
   // interval: the probability of meeting the SLO at the target rate.
   int replicates_met = 0;
   std::optional<FigureInterval> slo_probability;
+  // With cluster.energy, from the run's overall energy object (sim/metrics/energy_meter.h):
+  // kWh over the run, J per output token, and USD an hour of its mean power costs at
+  // cluster.energy.price_per_kwh (only with a price; cost_per_hour includes it).
+  std::optional<double> energy_kwh, energy_per_output_token_j, energy_cost_per_hour;
   // With replicates: a ranked candidate with a lower share than the winner's that cannot be
   // told apart from it (their intervals overlap).
   bool tied_with_winner = false;
 };
+
+// What ranks the feasible candidates (--objective, docs/sweeps.md).
+enum class SearchObjective {
+  cost,        // cost per hour: GPUs, plus electricity where cluster.energy has a price
+  energy,      // J per output token (needs cluster.energy)
+  total_cost,  // GPUs plus electricity per hour (needs cluster.energy.price_per_kwh)
+};
+
+// "cost", "energy", "total-cost"; empty for any other text.
+std::optional<SearchObjective> search_objective_of(const std::string& text);
+const char* search_objective_name(SearchObjective objective);
 
 struct SearchReport {
   std::string scenario;
@@ -50,6 +66,8 @@ struct SearchReport {
   std::vector<std::pair<std::string, SloTarget>> slo;  // class ("" overall), target
   bool prune = true;
   int replicates = 1;                 // seeds each candidate ran with
+  SearchObjective objective = SearchObjective::cost;
+  bool metered_energy = false;        // some candidate's scenario has cluster.energy
   std::vector<std::string> unpriced;  // hardware with no price, counted as free
   std::vector<SearchCandidate> candidates;
   std::vector<PlanEntry> plan;        // per candidate: status, ran, reason
@@ -59,7 +77,8 @@ struct SearchReport {
 };
 
 // Orders the feasible candidates by cost per hour, then GPUs, then cost per 1M output
-// tokens, then index, and stores the order in report.ranking. With replicates, by the
+// tokens, then index, and stores the order in report.ranking; with the energy objective by
+// J per output token first. With replicates, by the
 // probability of meeting the SLO first (highest first), then as above, and marks the
 // candidates whose probability cannot be told apart from the winner's.
 void rank_candidates(SearchReport& report);
@@ -82,9 +101,10 @@ struct SearchRequest {
   bool early_stop = true;
   std::optional<std::uint64_t> seed;
   int replicates = 1;              // seeds per candidate (pruning is off with more than one)
+  std::string objective = "cost";  // what ranks them: cost, energy, total-cost
 
   // Throws ConfigError naming the field for what needs no scenario to refuse (replicates,
-  // jobs, rate, reject_share). run_search calls it first.
+  // jobs, rate, reject_share, objective). run_search calls it first.
   void validate() const;
 };
 

@@ -54,6 +54,8 @@ void SearchRequest::validate() const {
   check_jobs(jobs);
   check_positive(rate, "rate", " req/s");
   check_reject_share(reject_share);
+  if (!search_objective_of(objective))
+    refuse("objective", "must be cost, energy or total-cost, got '" + objective + "'");
 }
 
 }  // namespace servesim

@@ -80,5 +80,18 @@ TEST_CASE("study requests: a search refuses a rate of 0 and a negative rejected 
   CHECK(refusal([&] { run_search(r); }) == "jobs: must be at least 1, got -3");
 }
 
+TEST_CASE("study requests: a search takes the objectives cost and energy and total-cost and refuses any other", "[study]") {
+  SearchRequest r;
+  for (const char* name : {"cost", "energy", "total-cost"}) {
+    r.objective = name;
+    CHECK(refusal([&] { r.validate(); }).empty());
+    CHECK(search_objective_name(*search_objective_of(name)) == std::string(name));
+  }
+  r.objective = "total_cost";  // the enumerator's spelling, not the option's
+  CHECK(refusal([&] { r.validate(); }) == "objective: must be cost, energy or total-cost, got 'total_cost'");
+  r.objective = "";
+  CHECK(refusal([&] { r.validate(); }) == "objective: must be cost, energy or total-cost, got ''");
+}
+
 }  // namespace study_request_checks_test
 }  // namespace servesim
