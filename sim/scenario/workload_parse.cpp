@@ -6,6 +6,7 @@
 #include <utility>
 #include <set>
 
+#include "sim/core/time.h"
 #include "sim/scenario/data_paths.h"
 #include "sim/scenario/did_you_mean.h"
 #include "sim/scenario/distribution_parse.h"
@@ -117,6 +118,11 @@ std::vector<std::pair<double, double>> read_time_curve(const Field& f, const std
                              std::to_string(points.back().first));
     }
     if (t > kMaxStagedSeconds) csv.fail(time_col, "times must stay below 9e9 s (285 years)");
+    // The clock counts whole nanoseconds: two times inside one would be one point.
+    if (!points.empty() && ticks_from_seconds(t) <= ticks_from_seconds(points.back().first)) {
+      csv.fail(time_col, "times must rise by at least 1 ns (the simulator's clock), got " +
+                             std::string(csv.field(time_col)) + " after " + std::to_string(points.back().first));
+    }
     if (const std::string why = bad_value(value); !why.empty())
       csv.fail(value_col, why + ", got " + std::string(csv.field(value_col)));
     points.emplace_back(t, value);

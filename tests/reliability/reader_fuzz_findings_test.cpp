@@ -12,6 +12,7 @@
 #include "cli/cli_test_util.h"
 #include "sim/core/errors.h"
 #include "sim/hardware/kernels/kernel_tables.h"
+#include "sim/scenario/scenario_loader.h"
 #include "sim/workload/benchmark/benchmark_reader.h"
 #include "sim/workload/benchmark/benchmark_summary.h"
 #include "sim/workload/benchmark/inference_perf_stages.h"
@@ -137,6 +138,35 @@ TEST_CASE("inference-perf: a config.yaml whose load is not a map is refused at i
   // A map without a type is inference-perf's default, constant.
   dir.write("config.yaml", "load:\n  stages: []\n");
   CHECK(read_inference_perf_load_type(per_request.string()) == std::optional<std::string>("constant"));
+}
+
+TEST_CASE("rate curves and scales: times less than a nanosecond apart are refused at their line",
+          "[reliability][workload]") {
+  testing::TempDir dir("fuzz-finding-sub-ns");
+  // rate_scale_fuzz, 36 min into its hour: 0.000001 and 0.0000010002 s rise as doubles but
+  // are both 1,000 ns on the simulator's clock; the time warp then aborted on a repeated
+  // point instead of the loader naming the row.
+  dir.write("scale.csv", "time_s,scale\n0.000000,1\n0.000001,2\n0.0000010002,3\n007,029");
+  dir.write("trace.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 08:00:00.0000000,100,10\n");
+  const auto warped = dir.write(
+      "warped.yaml",
+      "name: warp\nworkload:\n  - class: c\n    trace: {format: azure, path: trace.csv, rate_scale: {path: scale.csv}}\n"
+      "cluster:\n  pools:\n    - {name: main, model: llama-3-8b, hardware: h100-sxm}\n");
+  const ConfigError scale = config_error_of([&] { load_scenario(warped.string()); });
+  CHECK(scale.file() == (dir.path / "scale.csv").string());
+  CHECK(scale.line() == 4);
+  CHECK(scale.key() == "time_s");
+  CHECK(std::string(scale.what()).find("at least 1 ns") != std::string::npos);
+  // The same rule for an arrival rate curve; 2 ns apart is fine.
+  dir.write("curve.csv", "time_s,rate\n0,1\n0.0000000004,2\n");
+  const auto curved = dir.write(
+      "curved.yaml",
+      "name: curve\nworkload:\n  - class: c\n    arrival: {process: poisson, rate_curve: {path: curve.csv}}\n"
+      "    input: {fixed: 100}\n    output: {fixed: 10}\n"
+      "cluster:\n  pools:\n    - {name: main, model: llama-3-8b, hardware: h100-sxm}\n");
+  CHECK(config_error_of([&] { load_scenario(curved.string()); }).line() == 3);
+  dir.write("curve.csv", "time_s,rate\n0,1\n0.000000002,2\n1,0\n");
+  CHECK_NOTHROW(load_scenario(curved.string()));
 }
 
 }  // namespace servesim::reader_fuzz_findings_test
