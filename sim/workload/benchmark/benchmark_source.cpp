@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "sim/core/assert.h"
 #include "sim/core/errors.h"
@@ -163,7 +164,10 @@ std::optional<Tick> BenchmarkSource::peek_arrival_ns() { return sends_.peek_arri
 
 RequestSpec BenchmarkSource::pop() {
   const auto [arrival_ns, lengths] = sends_.pop();
-  return request_with_lengths({lengths.prompt_tokens, lengths.output_tokens}, class_index_, arrival_ns);
+  TokenLengths tokens;  // a benchmark's request shares no prefix blocks and is never clamped
+  tokens.prompt_tokens = lengths.prompt_tokens;
+  tokens.output_tokens = lengths.output_tokens;
+  return request_with_lengths(std::move(tokens), class_index_, arrival_ns);
 }
 
 void BenchmarkSource::on_finished(const RequestSpec& request, Tick now_ns) {
