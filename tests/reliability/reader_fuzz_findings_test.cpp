@@ -143,7 +143,7 @@ TEST_CASE("inference-perf: a config.yaml whose load is not a map is refused at i
 TEST_CASE("rate curves and scales: times less than a nanosecond apart are refused at their line",
           "[reliability][workload]") {
   testing::TempDir dir("fuzz-finding-sub-ns");
-  // rate_scale_fuzz, 36 min into its hour: 0.000001 and 0.0000010002 s rise as doubles but
+  // rate_scale_fuzz, 59.6 min into its hour: 0.000001 and 0.0000010002 s rise as doubles but
   // are both 1,000 ns on the simulator's clock; the time warp then aborted on a repeated
   // point instead of the loader naming the row.
   dir.write("scale.csv", "time_s,scale\n0.000000,1\n0.000001,2\n0.0000010002,3\n007,029");
