@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/cluster/budget_broker.h"
 #include "sim/core/assert.h"
 
 namespace servesim {
@@ -100,7 +101,9 @@ void Autoscaler::evaluate() {
     for (const auto& [at, n] : history_) highest = std::max(highest, n);
     target = std::min(o.provisioned, highest);
   }
+  short_by_ = 0;
   if (target != o.provisioned) scale_to(target);
+  if (broker_) broker_->asked(member_, short_by_);
   arm_next();
 }
 
@@ -109,15 +112,16 @@ void Autoscaler::scale_to(int target) {
   // Growing: a draining replica still holds its weights, so it serves again at once; then
   // off replicas start, lowest index first.
   for (std::size_t i = 0; i < phase_.size() && provisioned < target; ++i)
-    if (phase_[i] == ReplicaPhase::draining) {
+    if (phase_[i] == ReplicaPhase::draining && !(broker_ && reclaimed_[i])) {
       sim_.cancel(drain_check_[i]);
       set_phase(i, ReplicaPhase::active);
       ++provisioned;
     }
   for (std::size_t i = 0; i < phase_.size() && provisioned < target; ++i)
     if (phase_[i] == ReplicaPhase::off) {
-      if (budget_ && !budget_->fits(gpus_per_replica_)) {
+      if (budget_ && !may_start()) {
         starts_deferred_ += target - provisioned;  // asked again at the next evaluation
+        short_by_ = target - provisioned;
         break;
       }
       start_replica(i);
@@ -158,6 +162,55 @@ void Autoscaler::start_replica(std::size_t i) {
   });
 }
 
+bool Autoscaler::may_start() const {
+  return broker_ ? broker_->may_start(member_) : budget_->fits(gpus_per_replica_);
+}
+
+void Autoscaler::join_broker(BudgetBroker& broker, std::size_t member) {
+  SS_ASSERT(budget_ != nullptr, "a pool joins a budget broker after share_budget");
+  broker_ = &broker;
+  member_ = member;
+  reclaimed_.assign(phase_.size(), false);
+}
+
+std::optional<std::size_t> Autoscaler::reclaim_candidate() const {
+  if (provisioned() <= spec_.min_replicas) return std::nullopt;
+  for (std::size_t k = phase_.size(); k-- > 0;)
+    if (phase_[k] == ReplicaPhase::starting) return k;
+  std::optional<std::size_t> pick;
+  for (std::size_t i = phase_.size(); i-- > 0;) {
+    if (phase_[i] != ReplicaPhase::active) continue;
+    if (!pick || replicas_[i]->outstanding() < replicas_[*pick]->outstanding()) pick = i;
+  }
+  return pick;
+}
+
+void Autoscaler::reclaim(std::size_t i) {
+  SS_ASSERT(broker_ && provisioned() > spec_.min_replicas, "a replica reclaimed above min_replicas");
+  if (phase_[i] == ReplicaPhase::starting) {
+    sim_.cancel(ready_[i]);
+    set_phase(i, ReplicaPhase::off);
+  } else {
+    SS_ASSERT(phase_[i] == ReplicaPhase::active, "an active or starting replica reclaimed");
+    reclaimed_[i] = true;
+    drain(i);
+  }
+  notify();
+}
+
+int Autoscaler::start_waiting(int replicas) {
+  int started = 0;
+  for (std::size_t i = 0; i < phase_.size() && started < replicas; ++i) {
+    if (phase_[i] != ReplicaPhase::off) continue;
+    if (!budget_->fits(gpus_per_replica_)) break;
+    start_replica(i);
+    ++started;
+  }
+  if (started > 0) notify();
+  if (count(ReplicaPhase::off) == 0) return 0;
+  return replicas - started;
+}
+
 void Autoscaler::drain(std::size_t i) {
   set_phase(i, ReplicaPhase::draining);
   check_drained(i);
@@ -195,6 +248,10 @@ void Autoscaler::set_phase(std::size_t i, ReplicaPhase p) {
     if (budget_) budget_->give(gpus_per_replica_);
   }
   phase_[i] = p;
+  if (broker_ && was_paid && !paid) {
+    reclaimed_[i] = false;
+    broker_->turned_off(member_, i);
+  }
 }
 
 void Autoscaler::share_budget(GpuBudget& budget, int gpus_per_replica) {

@@ -23,6 +23,8 @@
 
 namespace servesim {
 
+class BudgetBroker;
+
 enum class ReplicaPhase : std::uint8_t { off, starting, active, draining };
 const char* phase_name(ReplicaPhase phase);
 
@@ -76,6 +78,23 @@ class Autoscaler {
   void share_budget(GpuBudget& budget, int gpus_per_replica);
   // Replica starts the policy asked for that the shared GPU budget could not fit.
   std::int64_t starts_deferred() const { return starts_deferred_; }
+  int gpus_per_replica() const { return gpus_per_replica_; }
+
+  // Under a budget policy that reclaims (budget_broker.h), after share_budget: the broker
+  // hears of the starts that do not fit at each evaluation and of every turn-off, and says
+  // whether a start may take the GPUs free now. `member`: this pool's number there.
+  void join_broker(BudgetBroker& broker, std::size_t member);
+  std::size_t budget_member() const { return member_; }
+  // The replica the pool gives back when another pool reclaims GPUs: none at or below
+  // min_replicas; else the latest replica still in its cold start (it serves nobody yet),
+  // else the active one with the fewest requests (ties: highest index).
+  std::optional<std::size_t> reclaim_candidate() const;
+  // Gives replica `i` (a reclaim_candidate()) back: stops it if starting (its GPUs free at
+  // once), else drains it; the pool does not take it back while it drains.
+  void reclaim(std::size_t i);
+  // Starts up to `replicas` off replicas while the budget fits them (GPUs freed for this
+  // pool); returns how many it still waits for (0 once it has no off replica left).
+  int start_waiting(int replicas);
 
   const AutoscaleSpec& spec() const { return spec_; }
   Tick cold_start_ns() const { return cold_start_ns_; }
@@ -87,6 +106,7 @@ class Autoscaler {
   void scale_to(int target);
   void start_replica(std::size_t i);
   void drain(std::size_t i);
+  bool may_start() const;
   void check_drained(std::size_t i);
   void set_phase(std::size_t i, ReplicaPhase p);
   void notify();
@@ -112,6 +132,10 @@ class Autoscaler {
   GpuBudget* budget_ = nullptr;  // cluster.gpus; null: the pool is bounded by max_replicas only
   int gpus_per_replica_ = 0;
   std::int64_t starts_deferred_ = 0;
+  int short_by_ = 0;  // starts of the current evaluation that did not fit
+  BudgetBroker* broker_ = nullptr;  // null: first_come (no pool shrinks for another)
+  std::size_t member_ = 0;
+  std::vector<bool> reclaimed_;  // draining for another pool: not taken back
 };
 
 }  // namespace servesim

@@ -36,6 +36,9 @@ struct PoolConfig {
   // Set: the pool autoscales between autoscale->min_replicas and max_replicas, and
   // `replicas` is max_replicas (docs/cluster.md, "Autoscaling"). Unified pools only.
   std::optional<AutoscaleSpec> autoscale;
+  // `priority`: the pool's rank under cluster.budget_policy: priority (higher takes GPUs
+  // back from lower); autoscaled pools only.
+  int priority = 0;
 };
 
 // Per-class admission at the door of the class's pool (docs/cluster.md).
@@ -68,6 +71,8 @@ struct ClusterConfig {
   // `cluster.gpus`: the GPUs all pools share (gpu_budget.h); unset: each pool is bounded
   // by its own replicas or max_replicas only.
   std::optional<int> gpus;
+  // `cluster.budget_policy`: how autoscaled pools share `gpus` (budget_policy.h).
+  std::string budget_policy = "first_come";
   std::optional<EnergySpec> energy;  // absent: no power figures, and nothing observes the steps for them
   std::string router = "least-outstanding";
   // Routers see replica load as it was at the last refresh, every this many ns (0: live).

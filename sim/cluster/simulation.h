@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/cluster/budget_broker.h"
 #include "sim/cluster/cluster_config.h"
 #include "sim/cluster/gpu_budget.h"
 #include "sim/cluster/kv_transfer_network.h"
@@ -105,7 +106,8 @@ class Simulation final : public ReplicaListener {
   // Arrivals still to come or requests inside: autoscalers evaluate only while this holds.
   bool work_remains() const;
   // `cluster.gpus`: fixed pools hold their GPUs from the start, autoscaled pools take and
-  // give theirs as replicas start and turn off (simulation_fleet.cpp).
+  // give theirs as replicas start and turn off, under cluster.budget_policy
+  // (simulation_fleet.cpp).
   void share_gpu_budget(int total_gpus);
 
   std::uint64_t seed_;
@@ -121,6 +123,7 @@ class Simulation final : public ReplicaListener {
   std::vector<int> pool_of_class_;
   std::vector<std::unique_ptr<Pool>> pools_;
   std::unique_ptr<GpuBudget> gpu_budget_;  // cluster.gpus; null without it
+  std::unique_ptr<BudgetBroker> budget_broker_;  // a budget_policy that reclaims; null under first_come
 
   std::vector<std::unique_ptr<RequestState>> request_slab_;  // reused, so memory tracks in-flight
   std::vector<RequestState*> free_states_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/cluster/simulation.h"
+#include "sim/core/errors.h"
 
 namespace servesim {
 
@@ -13,10 +14,18 @@ bool Simulation::work_remains() const {
 
 void Simulation::share_gpu_budget(int total_gpus) {
   gpu_budget_ = std::make_unique<GpuBudget>(total_gpus);
+  const auto policies = make_budget_policy_registry();
+  const auto* entry = policies.find(cluster_.budget_policy);
+  if (!entry)
+    throw ConfigError("", 0, "cluster.budget_policy",
+                      "unknown budget policy '" + cluster_.budget_policy + "'; valid: " + policies.names());
+  std::unique_ptr<BudgetPolicy> policy = entry->factory();
+  if (policy->reclaims()) budget_broker_ = std::make_unique<BudgetBroker>(sim_, *gpu_budget_, std::move(policy));
   for (auto& pool : pools_) {
     const int per_replica = pool->config().deployment.gpus();
     if (Autoscaler* a = pool->autoscaler()) {
       a->share_budget(*gpu_budget_, per_replica);
+      if (budget_broker_) budget_broker_->add(*a, pool->config().priority);
     } else {
       gpu_budget_->take(pool->config().replicas * per_replica);  // the loader checked they fit
     }
@@ -44,6 +53,11 @@ void Simulation::note_fleet(RunResult& result) const {
     all_gpu_hours += gpu_hours;
     if (gpu_budget_ && pool.autoscaler())
       b.set_count("gpu_budget_starts_deferred", pool.autoscaler()->starts_deferred());
+    if (budget_broker_ && pool.autoscaler()) {
+      const std::size_t m = pool.autoscaler()->budget_member();
+      b.set_count("gpu_budget_reclaims", budget_broker_->reclaims(m));
+      b.set_count("gpu_budget_reclaims_asked", budget_broker_->reclaims_asked(m));
+    }
     if (cfg.hardware.price_per_gpu_hour > 0) {
       const double usd = gpu_hours * cfg.hardware.price_per_gpu_hour;
       b.set("fleet_cost_usd", usd);

@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "sim/cluster/budget_policy.h"
 #include "sim/cluster/kv_store_reach.h"
 #include "sim/cluster/router_names.h"
 #include "sim/cluster/topology.h"
@@ -22,13 +23,14 @@ namespace servesim {
 
 namespace {
 
-const std::vector<std::string> kClusterKeys = {"pools", "router", "topology", "admission", "energy", "gpus"};
+const std::vector<std::string> kClusterKeys = {"pools",  "router", "topology",     "admission",
+                                               "energy", "gpus",   "budget_policy"};
 const std::vector<std::string> kRoles = {"unified", "prefill", "decode"};
 const std::vector<std::string> kPoolKeys = {"name",   "replicas",   "model",   "hardware",
                                             "tp",     "pp",         "weights", "kv_dtype",
                                             "engine", "cost_model", "classes", "ep",
                                             "micro_batches", "activations", "role", "decode_pool",
-                                            "expert_weights", "autoscale"};
+                                            "expert_weights", "autoscale", "priority"};
 const std::vector<std::string> kWeightFormats = {"bf16", "fp8", "int8", "int4"};
 const std::vector<std::string> kKvFormats = {"bf16", "fp8"};
 
@@ -246,6 +248,15 @@ PoolConfig parse_pool(const Field& f, std::size_t index, std::size_t pool_count,
     pool.autoscale = parse_autoscale(*v, f, pool);
     pool.replicas = pool.autoscale->max_replicas;  // built up front; off ones cost nothing
   }
+  if (auto v = f.get("priority")) {
+    // The range of a workload class's `priority` (docs/scenario.md).
+    const std::int64_t p = v->as_int();
+    if (p < -1'000'000 || p > 1'000'000) v->fail("must be within -1000000 .. 1000000, got " + std::to_string(p));
+    if (!pool.autoscale)
+      v->fail("a fixed pool holds its GPUs for the whole run; priority ranks autoscaled pools under "
+              "cluster.budget_policy: priority");
+    pool.priority = static_cast<int>(p);
+  }
   return pool;
 }
 
@@ -366,6 +377,23 @@ void parse_gpu_budget(const Field& v, ClusterConfig& cluster) {
            std::to_string(*cluster.gpus));
 }
 
+// `budget_policy: NAME` (budget_policy.h): how autoscaled pools share `gpus`. A pool's
+// `priority` is read only by the priority policy, so it is refused under another.
+void parse_budget_policy(const Field& f, const std::vector<Field>& items, ClusterConfig& cluster) {
+  const std::optional<Field> v = f.get("budget_policy");
+  if (v) {
+    if (!cluster.gpus) v->fail("a budget policy shares cluster.gpus; give gpus: N");
+    cluster.budget_policy = v->as_string();
+    const std::vector<std::string> policies = budget_policy_names();
+    if (!contains(policies, cluster.budget_policy))
+      v->fail(unknown_choice_message("budget policy", "policies", cluster.budget_policy, policies));
+  }
+  if (cluster.budget_policy == "priority") return;
+  for (const Field& item : items)
+    if (const std::optional<Field> p = item.get("priority"))
+      p->fail("'priority' is read only by cluster.budget_policy: priority, not by '" + cluster.budget_policy + "'");
+}
+
 }  // namespace
 
 ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classes) {
@@ -391,6 +419,7 @@ ClusterConfig parse_cluster(const Field& f, const std::vector<ClassSpec>& classe
   check_classes_served(pools, cluster, classes);
   if (auto e = f.get("energy")) cluster.energy = parse_energy(*e, cluster);
   if (auto g = f.get("gpus")) parse_gpu_budget(*g, cluster);
+  parse_budget_policy(f, items, cluster);
   return cluster;
 }
 
