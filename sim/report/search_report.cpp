@@ -6,6 +6,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "sim/study/run_energy.h"
 #include "sim/study/sweep_table.h"
 
 namespace servesim {
@@ -167,6 +168,13 @@ void write_search_csv(const ojson& j, std::ostream& out) {
 void print_search_report(const SearchReport& report, std::size_t top, std::ostream& out) {
   if (!report.ranking.empty()) {
     std::vector<std::string> head = {"rank", "candidate", "$/hour", "$/1M out tok", "GPUs"};
+    // The figures an energy objective ranks by, next to the cost: J per output token, the
+    // fleet's mean power and the run's kWh (energy); the electricity's share of $/hour and
+    // the mean power (total-cost). The cost objective's table is as it was without them.
+    const bool energy = report.objective == SearchObjective::energy;
+    const bool total_cost = report.objective == SearchObjective::total_cost;
+    if (energy) head.insert(head.end(), {"J/out tok", "mean W", "kWh"});
+    if (total_cost) head.insert(head.end(), {"$/hour elec", "mean W"});
     for (const auto& a : report.axes) head.push_back(a.size() > 28 ? "..." + a.substr(a.size() - 25) : a);
     head.push_back("req/s served");
     const bool replicated = report.replicates >= 2;
@@ -179,6 +187,11 @@ void print_search_report(const SearchReport& report, std::size_t top, std::ostre
       const auto m = candidate_cost_per_million(c, "output_throughput");
       std::vector<std::string> line = {std::to_string(r + 1), std::to_string(i), fixed(c.cost_per_hour, 2),
                                        m ? fixed(*m, 3) : "-", std::to_string(c.gpus)};
+      const auto mean_w = overall_energy_field(*c.summary, "mean_power_w");
+      const auto figure = [](const std::optional<double>& v, int precision) { return v ? fixed(*v, precision) : "-"; };
+      if (energy)
+        line.insert(line.end(), {figure(c.energy_per_output_token_j, 4), figure(mean_w, 1), figure(c.energy_kwh, 4)});
+      if (total_cost) line.insert(line.end(), {figure(c.energy_cost_per_hour, 2), figure(mean_w, 1)});
       for (const auto& v : c.values) line.push_back(v.size() > 28 ? v.substr(0, 25) + "..." : v);
       line.push_back(fixed(c.served_rate.value_or(c.summary->overall.get("request_throughput")), 2));
       if (replicated)

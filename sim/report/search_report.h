@@ -26,7 +26,8 @@ nlohmann::ordered_json search_report_to_json(const SearchReport& report);
 // cluster.energy: energy_kwh, energy_per_output_token_j, energy_cost_per_hour), reason, the
 // sweep fields, then classes.NAME.FIELD (scenarios with two or more classes).
 void write_search_csv(const nlohmann::ordered_json& report_json, std::ostream& out);
-// The winner and up to top - 1 runners-up as a table, then the candidates that are not
+// The winner and up to top - 1 runners-up as a table (with --objective energy also J/out
+// tok, mean W and kWh; with total-cost $/hour elec and mean W), then the candidates that are not
 // feasible with their reasons (at most 20 lines; the files hold all).
 void print_search_report(const SearchReport& report, std::size_t top, std::ostream& out);
 

@@ -13,6 +13,7 @@
 #include "sim/scenario/set_overrides.h"
 #include "sim/study/feasibility.h"
 #include "sim/study/replicates.h"
+#include "sim/study/run_energy.h"
 #include "sim/study/run_judgement.h"
 #include "sim/study/search_cost.h"
 #include "sim/study/search_space.h"
@@ -265,22 +266,6 @@ RunVerdict run_with_replicates(const SearchRequest& request, const Scenario& s, 
   }
   if (request.replicates >= 2 && buildable) verdict.feasible = verdict.met > 0;
   return verdict;
-}
-
-// A field of the overall block's energy object (sim/metrics/energy_meter.cpp); empty
-// without it.
-std::optional<double> overall_energy_field(const RunSummary& summary, const std::string& field) {
-  for (const FieldGroup& g : summary.overall.objects)
-    if (g.name == "energy")
-      for (const auto& [name, value] : g.fields)
-        if (name == field) return value;
-  return std::nullopt;
-}
-
-// USD an hour of the fleet's mean power costs at `price_per_kwh`: the overall block's
-// energy.mean_power_w (W) over 1000 W per kW, for one hour. 0 without the figure.
-double energy_cost_per_hour(const RunSummary& summary, double price_per_kwh) {
-  return overall_energy_field(summary, "mean_power_w").value_or(0) / 1000.0 * price_per_kwh;
 }
 
 // A candidate's row from its verdict.

@@ -3,7 +3,11 @@
 // steps without FLOPs or bytes, which draw the hardware's idle power (docs/energy.md).
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <fstream>
+#include <iterator>
+#include <sstream>
+#include <vector>
 
 #include "cli/cli_test_util.h"
 #include <nlohmann/json.hpp>
@@ -99,6 +103,65 @@ TEST_CASE("search: an energy objective without cluster.energy is a usage error n
   CHECK(bad.output.find("objective: must be cost, energy or total-cost, got 'watts'") != std::string::npos);
   // Refused before any run: no folder written.
   CHECK(!std::filesystem::exists(b.dir.path / "none"));
+}
+
+// The runners-up table (without -q) shows what the energy objectives rank by. Both boards
+// draw their idle power all run: mean W 50.0 (A100 SXM) and 70.0 (H100); J per output token
+// and kWh are those powers over the run, which search.json's rows carry.
+TEST_CASE("search: the energy objective's table shows J per output token and mean power and kWh", "[search][energy]") {
+  const TwoBoards b;
+  const auto r = run_cli("search scenarios/quickstart.yaml --space " + b.space.string() +
+                         " --set stop.requests=300 --set 'cluster.pools.0.cost_model={constant: {step: 10ms}}'"
+                         " --price h100-sxm=1.00 --set 'cluster.energy={}' --objective energy --out " +
+                         (b.dir.path / "table").string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const auto j = b.result("table");
+  const auto line_of = [&](const std::string& start) {
+    const auto at = r.output.find(start);
+    REQUIRE(at != std::string::npos);
+    return r.output.substr(at, r.output.find('\n', at) - at);
+  };
+  const std::string head = line_of("rank  candidate");
+  CHECK(head.find("  GPUs  J/out tok  mean W     kWh  ") != std::string::npos);
+  // Rank 1 is the A100 (candidate 0), rank 2 the H100 (candidate 1): after rank, candidate,
+  // $/hour, $/1M out tok and GPUs come J/out tok (4 decimals), mean W (1) and kWh (4).
+  const auto cells = [&](const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> words{std::istream_iterator<std::string>(in), std::istream_iterator<std::string>()};
+    REQUIRE(words.size() >= 8);
+    return std::vector<std::string>(words.begin() + 5, words.begin() + 8);
+  };
+  const auto expected = [&](int candidate, const char* watts) {
+    const auto& row = j["rows"][candidate];
+    char jt[32], kwh[32];
+    std::snprintf(jt, sizeof jt, "%.4f", row["energy_per_output_token_j"].get<double>());
+    std::snprintf(kwh, sizeof kwh, "%.4f", row["energy_kwh"].get<double>());
+    return std::vector<std::string>{jt, watts, kwh};
+  };
+  CHECK(cells(line_of("   1          0")) == expected(0, "50.0"));
+  CHECK(cells(line_of("   2          1")) == expected(1, "70.0"));
+  // The two boards' J per output token, 50 D / N against 70 D / N, as printed.
+  CHECK(j["rows"][1]["energy_per_output_token_j"].get<double>() / j["rows"][0]["energy_per_output_token_j"].get<double>() ==
+        Approx(1.4).epsilon(1e-9));
+
+  // total-cost shows the electricity per hour (USD 5.00 and 7.00 at USD 100 per kWh, as above)
+  // and the mean power; the cost objective's table has no energy column.
+  const auto total = run_cli("search scenarios/quickstart.yaml --space " + b.space.string() +
+                             " --set stop.requests=300 --set 'cluster.pools.0.cost_model={constant: {step: 10ms}}'"
+                             " --price h100-sxm=1.00 --set cluster.energy.price_per_kwh=100 --objective total-cost"
+                             " --out " + (b.dir.path / "total-table").string());
+  INFO(total.output);
+  REQUIRE(total.exit_code == 0);
+  CHECK(total.output.find("  GPUs  $/hour elec  mean W  ") != std::string::npos);
+  CHECK(total.output.find("  1         5.00    50.0  ") != std::string::npos);
+  CHECK(total.output.find("  1         7.00    70.0  ") != std::string::npos);
+  const auto cost = run_cli("search scenarios/quickstart.yaml --space " + b.space.string() +
+                            " --set stop.requests=300 --set 'cluster.pools.0.cost_model={constant: {step: 10ms}}'"
+                            " --price h100-sxm=1.00 --set 'cluster.energy={}' --out " + (b.dir.path / "cost-table").string());
+  REQUIRE(cost.exit_code == 0);
+  CHECK(cost.output.find("  GPUs  cluster.pools.0.hardware  ") != std::string::npos);
+  CHECK(cost.output.find("J/out tok") == std::string::npos);
 }
 
 }  // namespace search_objective_test
