@@ -1,6 +1,7 @@
 // `servesim capacity SCENARIO.yaml --slo ttft_p99=2s,itl_p99=100ms [--class NAME]
-//  [--rate-key KEY] [--max-rate R] [--tolerance 1%]`: the highest arrival rate (or
-// concurrency) whose SLOs hold and whose run sustains it (docs/sweeps.md); the study is
+//  [--rate-key KEY] [--max-rate R] [--tolerance 1%] [--objective load|energy]`: the highest
+// arrival rate (or concurrency) whose SLOs hold and whose run sustains it, with its energy
+// under --objective energy (docs/sweeps.md); the study is
 // sim/study/capacity_study.h, its report sim/report/capacity_report.h. Exit 0 with the rate
 // and the figures at it; exit 1 if no rate is feasible.
 #include <boost/program_options.hpp>
@@ -49,6 +50,10 @@ int capacity_command(const std::vector<std::string>& args, std::ostream& out, st
       ("replicates", po::value(&request.replicates),
        "search again with the seeds after it, K searches in all, and give the capacity as the mean with its "
        "95% interval (the trials shown are the first seed's)")
+      ("objective", po::value(&request.objective),
+       "load (default): the answer is the highest feasible value; energy: the same answer with the energy per "
+       "output token, mean power and kWh of every trial and of the run at capacity, and the feasible trial that "
+       "spent the least per output token (needs cluster.energy)")
       ("out,o", po::value(&out_dir), "also write capacity.json and the run at capacity's summary.json here")
       ("json", "print the result as JSON")
       ("quiet,q", "print only the result line");

@@ -6,6 +6,7 @@
 #include "sim/scenario/scenario_loader.h"
 #include "sim/study/feasibility.h"
 #include "sim/study/replicates.h"
+#include "sim/study/run_energy.h"
 #include "sim/study/run_judgement.h"
 #include "sim/study/slo_targets.h"
 
@@ -63,8 +64,28 @@ int CapacityReplicates::found() const {
   return n;
 }
 
+std::optional<CapacityObjective> capacity_objective_of(const std::string& text) {
+  if (text == "load") return CapacityObjective::load;
+  if (text == "energy") return CapacityObjective::energy;
+  return std::nullopt;
+}
+
 const CapacityTrialRun* CapacityStudy::at_capacity() const {
   return search.best ? &trials[*search.best] : nullptr;
+}
+
+const CapacityTrialRun* CapacityStudy::least_energy() const {
+  const CapacityTrialRun* least = nullptr;
+  std::optional<double> least_j;
+  for (const CapacityTrialRun& t : trials) {
+    if (!t.feasible) continue;
+    const auto j = overall_energy_field(t.summary, "energy_per_output_token_j");
+    if (j && (!least_j || *j < *least_j || (*j == *least_j && t.x < least->x))) {
+      least = &t;
+      least_j = j;
+    }
+  }
+  return least;
 }
 
 CapacityPlan plan_capacity(const CapacityRequest& request) {
@@ -106,6 +127,15 @@ CapacityPlan plan_capacity(const CapacityRequest& request) {
   if (!(knob.start > 0)) throw ConfigError(path, 0, knob.keys.front().first, "is not > 0; give --start VALUE");
 
   plan.scopes = slo_scopes(base, request.class_name, request.slo_text, path);
+  plan.objective = *capacity_objective_of(request.objective);  // validate() refused any other
+  // The energy objective reports figures only a metered run has: refused before any run,
+  // naming the key, as search refuses it.
+  if (plan.objective == CapacityObjective::energy && !base.cluster.energy)
+    throw ConfigError(path, 0, "cluster.energy",
+                      "--objective energy reports the energy per output token at capacity, which only a scenario "
+                      "with cluster.energy meters; add energy: {} under cluster: or --set 'cluster.energy={}' "
+                      "(docs/energy.md)");
+  if (base.cluster.energy) plan.price_per_kwh = base.cluster.energy->price_per_kwh;
   return plan;
 }
 

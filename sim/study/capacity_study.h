@@ -19,6 +19,17 @@
 
 namespace servesim {
 
+// What the answer reports (--objective, docs/sweeps.md). Along one load knob the answer is
+// always the highest feasible value; `energy` adds the energy of every trial and of the run
+// at capacity, and names the feasible trial that spent the least per output token.
+enum class CapacityObjective {
+  load,    // the highest feasible load (the default)
+  energy,  // the same, with its J per output token, mean power and kWh (needs cluster.energy)
+};
+
+// "load", "energy"; empty for any other text.
+std::optional<CapacityObjective> capacity_objective_of(const std::string& text);
+
 struct CapacityRequest {
   std::string scenario_path;
   std::vector<std::string> sets;         // --set overrides of every trial
@@ -33,9 +44,10 @@ struct CapacityRequest {
   bool early_stop = true;
   std::optional<std::uint64_t> seed;     // the first seed; the scenario's without it
   int replicates = 1;                    // searches, one seed each
+  std::string objective = "load";        // load, energy
 
   // Throws ConfigError naming the field for what needs no scenario to refuse (replicates,
-  // tolerances, start, max_rate, reject_share). plan_capacity calls it first.
+  // tolerances, start, max_rate, reject_share, objective). plan_capacity calls it first.
   void validate() const;
 };
 
@@ -56,6 +68,8 @@ struct CapacityPlan {
   std::string scenario_name;
   CapacityKnob knob;
   std::vector<SloScope> scopes;
+  CapacityObjective objective = CapacityObjective::load;
+  double price_per_kwh = 0;  // cluster.energy.price_per_kwh (USD; 0 = none)
 };
 
 struct CapacityTrialRun {
@@ -84,10 +98,14 @@ struct CapacityStudy {
   std::optional<CapacityReplicates> replicates;
   // The trial at capacity, or nullptr when no value is feasible.
   const CapacityTrialRun* at_capacity() const;
+  // The feasible trial of the first search with the least energy per output token (the
+  // lowest value on a tie), or nullptr when none is feasible or none was metered.
+  const CapacityTrialRun* least_energy() const;
 };
 
 // Resolves the knob and the objectives. Throws ConfigError on a bad request (no class of
-// that name, a knob without a value and no start, no SLO anywhere).
+// that name, a knob without a value and no start, no SLO anywhere, --objective energy on a
+// scenario without cluster.energy).
 CapacityPlan plan_capacity(const CapacityRequest& request);
 
 // Runs the search (and its replicates). `on_trial` sees each trial of the first search as it

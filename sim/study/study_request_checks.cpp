@@ -47,6 +47,7 @@ void CapacityRequest::validate() const {
   check_positive(start, "start", "");
   check_positive(max_rate, "max_rate", "");
   check_reject_share(reject_share);
+  if (!capacity_objective_of(objective)) refuse("objective", "must be load or energy, got '" + objective + "'");
 }
 
 void SearchRequest::validate() const {
