@@ -135,7 +135,9 @@ CLAIMS = [
       ("max_loras 4 TTFT p99 ms", "pools.max_loras_4.p99_ttft_ms"),
       ("max_loras 16 TTFT p99 ms", "pools.max_loras_16.p99_ttft_ms"),
       ("max_loras 1 SLO", "classes.loras_1.slo_attainment"), ("max_loras 4 SLO", "classes.loras_4.slo_attainment"),
-      ("max_loras 16 SLO", "classes.loras_16.slo_attainment")]),
+      ("max_loras 16 SLO", "classes.loras_16.slo_attainment")]
+     + [("max_loras %d adapter hit rate" % n, "pools.max_loras_%d.lora.request_hit_rate" % n) for n in (1, 4, 16)]
+     + [("max_loras %d LoRA load %% of TTFT" % n, "lora_ttft_pct_max_loras_%d" % n) for n in (1, 4, 16)]),
 ]
 
 
@@ -162,6 +164,12 @@ def derived(summary, run_dir):
             kwh = {name: pools[name]["energy"]["energy_kwh"] for name in pools}
             extra["static_kwh"] = kwh["chat_static"] + kwh["small_static"]
             extra["shared_kwh"] = kwh["chat_shared"] + kwh["small_shared"]
+    for name, pool in pools.items():  # multi-LoRA pools (what-if 19)
+        # The TTFT attribution's parts add up to the mean TTFT (docs/metrics.md), so the
+        # adapter loads' part over the mean is their share of it.
+        load_ms = pool.get("ttft_attribution", {}).get("lora_load_ms")
+        if "lora" in pool and load_ms is not None and pool.get("mean_ttft_ms"):
+            extra["lora_ttft_pct_" + name] = 100.0 * load_ms / pool["mean_ttft_ms"]
     if "median_e2el_ms" in summary and "median_ttft_ms" in summary:
         extra["decode_ms"] = summary["median_e2el_ms"] - summary["median_ttft_ms"]
     requests_csv = os.path.join(run_dir, "requests.csv")
