@@ -158,7 +158,8 @@ std::string merge(const std::vector<std::string>& shard_paths) {
 
 py::object capacity(const std::string& scenario_path, const std::vector<std::string>& sets,
                      const std::string& class_name, const std::string& slo, double tolerance,
-                     double max_rejected, std::optional<std::uint64_t> seed, int replicates) {
+                     double max_rejected, std::optional<std::uint64_t> seed, int replicates,
+                     const std::string& objective) {
   servesim::CapacityRequest request;
   request.scenario_path = scenario_path;
   request.sets = sets;
@@ -168,6 +169,7 @@ py::object capacity(const std::string& scenario_path, const std::vector<std::str
   request.reject_share = max_rejected;
   request.seed = seed;
   request.replicates = replicates;
+  request.objective = objective;
   const servesim::CapacityPlan plan = servesim::plan_capacity(request);
   const servesim::CapacityStudy study = without_gil([&] { return servesim::run_capacity(request, plan); });
   return to_python(servesim::capacity_to_json(study, request.sustain_tolerance));
@@ -381,7 +383,8 @@ PYBIND11_MODULE(_servesim, m) {
         py::arg("shard_count") = 1, py::arg("format") = "csv", py::arg("on_progress") = py::none());
   m.def("merge", &merge, py::arg("shard_paths"));
   m.def("capacity", &capacity, py::arg("scenario_path"), py::arg("sets"), py::arg("class_name"), py::arg("slo"),
-        py::arg("tolerance"), py::arg("max_rejected"), py::arg("seed"), py::arg("replicates"));
+        py::arg("tolerance"), py::arg("max_rejected"), py::arg("seed"), py::arg("replicates"),
+        py::arg("objective") = "load");
   m.def("search", &search, py::arg("scenario_path"), py::arg("space_path"), py::arg("sets"),
         py::arg("class_name"), py::arg("rate"), py::arg("slo"), py::arg("prices"), py::arg("jobs"),
         py::arg("seed"), py::arg("replicates"), py::arg("objective") = "cost", py::arg("on_progress") = py::none());

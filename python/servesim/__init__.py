@@ -288,14 +288,16 @@ def capacity(
     set: Sets = None,  # noqa: A002
     seed: Optional[int] = None,
     replicates: Optional[int] = None,
+    objective: str = "load",
 ) -> dict:
     """The highest sustained load that meets the SLO (`servesim capacity --json`), as a dict.
     `slo` is the CLI's text ("ttft_p99=2s,tpot_p99=100ms") or a dict of it; without it each
-    class's own slo: block."""
+    class's own slo: block. `objective` as `--objective`: "load", or "energy" (the same
+    answer with its energy under "energy" and each trial's; needs cluster.energy)."""
     seed = _seed(seed)
     with _scenario_file(scenario) as path:
         return _servesim.capacity(path, _sets(set), class_name, _slo_text(slo), tolerance, max_rejected, seed,
-                                  1 if replicates is None else replicates)
+                                  1 if replicates is None else replicates, objective)
 
 
 def search(

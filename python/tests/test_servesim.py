@@ -182,6 +182,18 @@ def test_capacity_is_the_cli_answer(tmp_path):
     assert got == expected
 
 
+def test_capacity_energy_objective_is_the_cli_answer():
+    args = ["--set", "stop.requests=300", "--set", "cluster.energy.price_per_kwh=0.12", "--slo", "ttft_p99=500ms",
+            "--tolerance", "5%", "--objective", "energy"]
+    done = cli("capacity", os.path.join(ROOT, "scenarios", "quickstart.yaml"), *args, "--json")
+    expected = json.loads(done.stdout)
+    got = servesim.capacity(QUICKSTART, slo={"ttft_p99": "500ms"}, tolerance=0.05, objective="energy",
+                            set={"stop.requests": 300, "cluster.energy.price_per_kwh": 0.12})
+    assert got == expected
+    # USD 0.12 per kWh of the run's mean power, an hour of it.
+    assert got["energy"]["energy_cost_per_hour"] == pytest.approx(got["energy"]["mean_power_w"] / 1000 * 0.12)
+
+
 def test_the_gil_is_released_while_simulating():
     ticks = []
     result = {}
@@ -281,6 +293,9 @@ BAD_STUDIES = [
     ("capacity", {"tolerance": 0}, ["--tolerance", "0%"]),
     ("capacity", {"max_rejected": 1.5}, ["--max-rejected", "150%"]),
     ("capacity", {"replicates": 1001}, ["--replicates", "1001"]),
+    ("capacity", {"objective": "cost"}, ["--objective", "cost"]),
+    # quickstart.yaml has no cluster.energy: nothing to report the energy from.
+    ("capacity", {"slo": "ttft_p99=2s", "objective": "energy"}, ["--slo", "ttft_p99=2s", "--objective", "energy"]),
     ("search", {"space": SPACE, "rate": 0}, ["--space", SPACE, "--rate", "0"]),
     ("search", {"space": SPACE, "jobs": 0}, ["--space", SPACE, "--jobs", "0"]),
     ("search", {"space": SPACE, "objective": "watts"}, ["--space", SPACE, "--objective", "watts"]),
