@@ -28,6 +28,12 @@ TIMESTAMP_LAST = ("workload.0.prompt=[{shared: system, tokens: 4000}, {unique: t
 
 KV_OFFLOAD = "cluster.pools.0.engine.kv_offload"
 
+# What-if 20's other fleets (scenarios/whatif-20-fleet-day.yaml's header).
+FLEET_DAY_PRIORITY = ["cluster.budget_policy=priority", "cluster.pools.0.priority=100",
+                      "cluster.pools.1.priority=10", "cluster.pools.2.priority=50"]
+FLEET_DAY_STATIC = ["cluster.pools.%d.autoscale.%s=%d" % (pool, bound, n)
+                    for pool, n in ((0, 3), (1, 2), (2, 1)) for bound in ("min_replicas", "max_replicas")]
+
 # (id, title, scenario, [(label, [--set ...])], [(column title, summary path)])
 CLAIMS = [
     ("01", "Document assistant", "whatif-01-document-assistant.yaml",
@@ -138,6 +144,14 @@ CLAIMS = [
       ("max_loras 16 SLO", "classes.loras_16.slo_attainment")]
      + [("max_loras %d adapter hit rate" % n, "pools.max_loras_%d.lora.request_hit_rate" % n) for n in (1, 4, 16)]
      + [("max_loras %d LoRA load %% of TTFT" % n, "lora_ttft_pct_max_loras_%d" % n) for n in (1, 4, 16)]),
+    ("20", "Chat, embeddings and a small model over a day on one GPU budget", "whatif-20-fleet-day.yaml",
+     [("shared, first_come", []), ("shared, priority", FLEET_DAY_PRIORITY), ("static 3 + 2 + 1", FLEET_DAY_STATIC)],
+     [("GPU-hours", "fleet_gpu_hours"), ("kWh", "fleet_kwh"),
+      ("chat SLO", "classes.chat.slo_attainment"), ("embed SLO", "classes.embed.slo_attainment"),
+      ("small SLO", "classes.small.slo_attainment"), ("chat TTFT p99 ms", "pools.chat.p99_ttft_ms"),
+      ("embed E2E p99 ms", "pools.embed.p99_e2el_ms"),
+      ("chat starts deferred", "pools.chat.gpu_budget_starts_deferred"),
+      ("embed reclaims", "pools.embed.gpu_budget_reclaims")]),
 ]
 
 
@@ -170,6 +184,9 @@ def derived(summary, run_dir):
         load_ms = pool.get("ttft_attribution", {}).get("lora_load_ms")
         if "lora" in pool and load_ms is not None and pool.get("mean_ttft_ms"):
             extra["lora_ttft_pct_" + name] = 100.0 * load_ms / pool["mean_ttft_ms"]
+    if all(p in pools for p in ("chat", "embed", "small")) and "energy" in pools["chat"]:  # what-if 20
+        extra["fleet_gpu_hours"] = sum(pools[p]["gpu_hours"] for p in ("chat", "embed", "small"))
+        extra["fleet_kwh"] = sum(pools[p]["energy"]["energy_kwh"] for p in ("chat", "embed", "small"))
     if "median_e2el_ms" in summary and "median_ttft_ms" in summary:
         extra["decode_ms"] = summary["median_e2el_ms"] - summary["median_ttft_ms"]
     requests_csv = os.path.join(run_dir, "requests.csv")
