@@ -211,6 +211,20 @@ int Autoscaler::start_waiting(int replicas) {
   return replicas - started;
 }
 
+std::optional<double> Autoscaler::ttft_over_target() {
+  if (!policy_->reads_ttft() || spec_.ttft_target_ns <= 0) return std::nullopt;
+  const std::optional<Tick> p90 = ttft_p90_ns();
+  if (!p90) return std::nullopt;
+  return static_cast<double>(*p90) / static_cast<double>(spec_.ttft_target_ns);
+}
+
+std::int64_t Autoscaler::in_flight() const {
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i < replicas_.size(); ++i)
+    if (phase_[i] != ReplicaPhase::off) n += replicas_[i]->outstanding();
+  return n;
+}
+
 void Autoscaler::drain(std::size_t i) {
   set_phase(i, ReplicaPhase::draining);
   check_drained(i);

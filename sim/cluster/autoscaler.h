@@ -95,6 +95,11 @@ class Autoscaler {
   // Starts up to `replicas` off replicas while the budget fits them (GPUs freed for this
   // pool); returns how many it still waits for (0 once it has no off replica left).
   int start_waiting(int replicas);
+  // For a budget policy's rank: TTFT p90 over the trailing window / autoscale.ttft_target
+  // (none without samples in the window, or without a TTFT target), and the requests
+  // inside the paid replicas.
+  std::optional<double> ttft_over_target();
+  std::int64_t in_flight() const;
 
   const AutoscaleSpec& spec() const { return spec_; }
   Tick cold_start_ns() const { return cold_start_ns_; }

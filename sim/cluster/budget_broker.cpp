@@ -16,27 +16,36 @@ BudgetBroker::BudgetBroker(Simulator& sim, GpuBudget& budget, std::unique_ptr<Bu
 void BudgetBroker::add(Autoscaler& pool, int priority) {
   Member m;
   m.pool = &pool;
-  BudgetPoolView view;
-  view.priority = priority;
-  m.rank = policy_->rank(view);
+  m.priority = priority;
   members_.push_back(m);
   pool.join_broker(*this, members_.size() - 1);
 }
 
 int BudgetBroker::gpus_of(std::size_t m) const { return members_[m].pool->gpus_per_replica(); }
 
+double BudgetBroker::rank_of(std::size_t m) {
+  BudgetPoolView view;
+  view.priority = members_[m].priority;
+  view.ttft_over_target = members_[m].pool->ttft_over_target();
+  view.in_flight = members_[m].pool->in_flight();
+  return policy_->rank(view);
+}
+
 void BudgetBroker::asked(std::size_t m, int replicas) {
   Member& asking = members_[m];
   asking.waiting = replicas;
   if (replicas == 0) return;
   int need = replicas * gpus_of(m) - (budget_.total() - budget_.held()) - asking.pending_gpus;
+  if (need <= 0) return;
+  std::vector<double> rank(members_.size());
+  for (std::size_t v = 0; v < members_.size(); ++v) rank[v] = rank_of(v);
   while (need > 0) {
     // The lowest-ranked member below the asking one with a replica above min_replicas;
     // ties: the one declared last.
     std::size_t victim = members_.size();
     for (std::size_t v = members_.size(); v-- > 0;) {
-      if (v == m || !(members_[v].rank < asking.rank) || !members_[v].pool->reclaim_candidate()) continue;
-      if (victim == members_.size() || members_[v].rank < members_[victim].rank) victim = v;
+      if (v == m || !(rank[v] < rank[m]) || !members_[v].pool->reclaim_candidate()) continue;
+      if (victim == members_.size() || rank[v] < rank[victim]) victim = v;
     }
     if (victim == members_.size()) break;
     const std::size_t replica = *members_[victim].pool->reclaim_candidate();
@@ -50,10 +59,15 @@ void BudgetBroker::asked(std::size_t m, int replicas) {
   }
 }
 
-bool BudgetBroker::may_start(std::size_t m) const {
+bool BudgetBroker::may_start(std::size_t m) {
   int reserved = 0;  // GPUs higher-ranked members wait for
-  for (std::size_t w = 0; w < members_.size(); ++w)
-    if (members_[w].rank > members_[m].rank) reserved += members_[w].waiting * gpus_of(w);
+  const bool anyone_waits =
+      std::any_of(members_.begin(), members_.end(), [](const Member& w) { return w.waiting > 0; });
+  if (anyone_waits) {
+    const double own = rank_of(m);
+    for (std::size_t w = 0; w < members_.size(); ++w)
+      if (w != m && members_[w].waiting > 0 && rank_of(w) > own) reserved += members_[w].waiting * gpus_of(w);
+  }
   return budget_.total() - budget_.held() - reserved >= gpus_of(m);
 }
 
@@ -74,10 +88,11 @@ void BudgetBroker::turned_off(std::size_t m, std::size_t replica) {
 // cannot start all it waits for stops the round, so a lower-ranked member never takes GPUs
 // a higher-ranked one waits for.
 void BudgetBroker::offer() {
+  std::vector<double> rank(members_.size());
+  for (std::size_t v = 0; v < members_.size(); ++v) rank[v] = rank_of(v);
   std::vector<std::size_t> order(members_.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [this](std::size_t a, std::size_t b) { return members_[a].rank > members_[b].rank; });
+  std::stable_sort(order.begin(), order.end(), [&rank](std::size_t a, std::size_t b) { return rank[a] > rank[b]; });
   for (const std::size_t m : order) {
     Member& w = members_[m];
     if (w.waiting == 0) continue;

@@ -34,7 +34,7 @@ class BudgetBroker {
   void asked(std::size_t m, int replicas);
   // Whether member `m` may start a replica now: the budget fits it beyond the GPUs that
   // higher-ranked waiting members still wait for.
-  bool may_start(std::size_t m) const;
+  bool may_start(std::size_t m);
   // Member `m`'s replica `replica` turned off (its GPUs are back in the budget).
   void turned_off(std::size_t m, std::size_t replica);
 
@@ -46,7 +46,7 @@ class BudgetBroker {
  private:
   struct Member {
     Autoscaler* pool = nullptr;
-    double rank = 0;
+    int priority = 0;
     int waiting = 0;       // starts that did not fit at its last evaluation, not started since
     int pending_gpus = 0;  // GPUs of replicas draining for it
     std::int64_t reclaims = 0;
@@ -59,6 +59,8 @@ class BudgetBroker {
     int gpus = 0;
   };
   int gpus_of(std::size_t m) const;
+  // The member's rank now (the policy's, from what the pool looks like at this instant).
+  double rank_of(std::size_t m);
   void offer();
 
   Simulator& sim_;

@@ -9,6 +9,8 @@ Registry<BudgetPolicyFactory> make_budget_policy_registry() {
           make_first_come_budget_policy);
   reg.add("priority", "a pool's start that does not fit drains a replica of a lower-priority pool and takes its GPUs",
           make_priority_budget_policy);
+  reg.add("slo_headroom", "the pool furthest over its TTFT target takes GPUs back from the one furthest under",
+          make_slo_headroom_budget_policy);
   return reg;
 }
 

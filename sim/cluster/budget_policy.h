@@ -6,8 +6,10 @@
 // as a Kubernetes scheduler evicts lower-priority pods for a pending higher-priority one),
 // and GPUs that turn free go to the highest-ranked pool still waiting. A new policy is one
 // file plus one line in make_budget_policy_registry().
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,9 +17,13 @@
 
 namespace servesim {
 
-// A pool under the budget as a policy ranks it.
+// A pool under the budget as a policy ranks it, at the moment it is ranked.
 struct BudgetPoolView {
   int priority = 0;  // the pool's `priority` (0 when not given)
+  // slo_headroom: TTFT p90 over the pool's trailing window / its autoscale.ttft_target
+  // (autoscale_slo_headroom.cpp's measure); none when no request finished in the window.
+  std::optional<double> ttft_over_target;
+  std::int64_t in_flight = 0;  // requests inside the pool's paid replicas
 };
 
 class BudgetPolicy {
@@ -38,5 +44,6 @@ std::vector<std::string> budget_policy_names();
 // The factories (budget_*.cpp).
 std::unique_ptr<BudgetPolicy> make_first_come_budget_policy();
 std::unique_ptr<BudgetPolicy> make_priority_budget_policy();
+std::unique_ptr<BudgetPolicy> make_slo_headroom_budget_policy();
 
 }  // namespace servesim

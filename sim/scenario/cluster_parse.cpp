@@ -388,6 +388,16 @@ void parse_budget_policy(const Field& f, const std::vector<Field>& items, Cluste
     if (!contains(policies, cluster.budget_policy))
       v->fail(unknown_choice_message("budget policy", "policies", cluster.budget_policy, policies));
   }
+  // slo_headroom ranks pools by the slo_headroom autoscaling policy's measure, which only
+  // pools autoscaled by it keep (a TTFT target and a window).
+  if (cluster.budget_policy == "slo_headroom")
+    for (std::size_t i = 0; i < cluster.pools.size(); ++i) {
+      const PoolConfig& p = cluster.pools[i];
+      if (p.autoscale && p.autoscale->policy != "slo_headroom")
+        items[i].get("autoscale")->require("policy").fail(
+            "budget_policy slo_headroom ranks pools by TTFT p90 against autoscale.ttft_target; pool '" + p.name +
+            "' autoscales by '" + p.autoscale->policy + "': use policy slo_headroom");
+    }
   if (cluster.budget_policy == "priority") return;
   for (const Field& item : items)
     if (const std::optional<Field> p = item.get("priority"))

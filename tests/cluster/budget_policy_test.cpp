@@ -97,16 +97,29 @@ bool has_field(const RunResult& r, const std::string& pool, const std::string& f
 
 }  // namespace
 
-TEST_CASE("budget policy: the registry lists first_come first and priority", "[cluster][budget_policy]") {
+TEST_CASE("budget policy: the registry lists first_come first, priority and slo_headroom", "[cluster][budget_policy]") {
   const std::vector<std::string> names = budget_policy_names();
-  REQUIRE(names.size() >= 2);
+  REQUIRE(names.size() == 3);
   CHECK(names[0] == "first_come");  // the default
   CHECK(names[1] == "priority");
+  CHECK(names[2] == "slo_headroom");
   CHECK_FALSE(make_first_come_budget_policy()->reclaims());
   CHECK(make_priority_budget_policy()->reclaims());
   BudgetPoolView high;
   high.priority = 5;
   CHECK(make_priority_budget_policy()->rank(high) == 5.0);
+  // slo_headroom: TTFT p90 / target; no sample: 0 when idle, the highest rank when busy.
+  const auto slo = make_slo_headroom_budget_policy();
+  CHECK(slo->reclaims());
+  BudgetPoolView over;
+  over.ttft_over_target = 2.5;
+  over.priority = -3;  // not read
+  CHECK(slo->rank(over) == 2.5);
+  BudgetPoolView idle;
+  CHECK(slo->rank(idle) == 0.0);
+  BudgetPoolView stuck;
+  stuck.in_flight = 4;
+  CHECK(slo->rank(stuck) > 1e300);
 }
 
 TEST_CASE("budget policy: first_come defers b until a shrinks on its own", "[cluster][budget_policy]") {
@@ -175,6 +188,85 @@ TEST_CASE("budget policy: a replica still in its cold start is stopped first and
 
 namespace {
 
+// Pool a: one request at a time (max_num_seqs 1) of 100 output tokens at 10 ms a step,
+// about 1 s each, arriving 2 a second, so its queue and TTFT grow; pool b: 10 ms requests
+// at 0.37/s, never inside at a multiple of 5 s, starting with 3 replicas. Both autoscale by
+// slo_headroom (TTFT target 1 s, 60 s window, no cold start, a 1,000 s scale-down window so
+// b keeps its 3 unless taken), under `gpus: 4`, for 20 s.
+struct HeadroomRun {
+  std::vector<Paid> paid;
+  RunResult result;
+  bool invariants_ok = false;
+  std::string invariants;
+};
+
+HeadroomRun run_headroom(const std::string& policy) {
+  AutoscaleSpec spec;
+  spec.policy = "slo_headroom";
+  spec.min_replicas = 1;
+  spec.max_replicas = 4;
+  spec.ttft_target_ns = kS;
+  spec.window_ns = 60 * kS;
+  spec.cold_start_ns = 0;
+  spec.scale_down_delay_ns = 1000 * kS;
+  spec.interval_ns = 15 * kS;
+  PoolConfig a = constant_pool("a", 4, 10 * kNsPerMs, 1);
+  a.classes = {"a"};
+  a.autoscale = spec;
+  a.autoscale->initial_replicas = 1;
+  PoolConfig b = constant_pool("b", 4, 10 * kNsPerMs);
+  b.classes = {"b"};
+  b.autoscale = spec;
+  b.autoscale->initial_replicas = 3;
+  ClusterConfig cluster;
+  cluster.pools = {a, b};
+  cluster.gpus = 4;
+  cluster.budget_policy = policy;
+  StopSpec stop;
+  stop.time_ns = 20 * kS;
+  Simulation sim(7, stop, {burst_class("a", 2.0, 10, 100), burst_class("b", 0.37, 10, 1)}, cluster);
+  InvariantChecker checker(sim);
+  HeadroomRun out;
+  Autoscaler* sa = sim.pools()[0]->autoscaler();
+  Autoscaler* sb = sim.pools()[1]->autoscaler();
+  sa->add_change_observer([&out, sa, sb](Tick now) { out.paid.emplace_back(now, sa->paid(), sb->paid()); });
+  sb->add_change_observer([&out, sa, sb](Tick now) { out.paid.emplace_back(now, sa->paid(), sb->paid()); });
+  out.result = sim.run();
+  out.invariants_ok = checker.ok();
+  out.invariants = checker.report();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("budget policy: slo_headroom drains the pool with headroom for the one over its target",
+          "[cluster][budget_policy]") {
+  SECTION("slo_headroom") {
+    const HeadroomRun r = run_headroom("slo_headroom");
+    INFO(r.invariants);
+    CHECK(r.invariants_ok);
+    // 15 s: a has finished about 14 requests whose TTFTs rise by ~0.5 s each (p90 several
+    // seconds, several times its 1 s target); slo_headroom asks for ceil(1 x p90 / 1 s),
+    // clamped to 4, and 3 starts do not fit (1 + 3 of 4 held). b's p90 is 10 ms (0.01 of its
+    // target): a ranks higher and drains b's 2 replicas above min_replicas, idle, which turn
+    // off at once; a starts 2 at 15 s and still waits for its third.
+    const std::vector<Paid> expected = {{15 * kS, 1, 3}, {15 * kS, 1, 2}, {15 * kS, 1, 1}, {15 * kS, 3, 1}};
+    CHECK(r.paid == expected);
+    CHECK(count_of(r.result, "b", "gpu_budget_reclaims") == 2);
+    CHECK(count_of(r.result, "a", "gpu_budget_reclaims_asked") == 2);
+    CHECK(count_of(r.result, "a", "gpu_budget_reclaims") == 0);
+  }
+  SECTION("priority with equal priorities drains nothing") {
+    const HeadroomRun r = run_headroom("priority");
+    CHECK(r.invariants_ok);
+    const std::vector<Paid> expected = {{15 * kS, 1, 3}};
+    CHECK(r.paid == expected);
+    CHECK(count_of(r.result, "b", "gpu_budget_reclaims") == 0);
+  }
+}
+
+namespace {
+
 // An autoscaled chat pool and a fixed small pool; `cluster_head`'s lines from line 14 on,
 // then `pools:` and the two pools, one line each.
 std::string two_pools(const std::string& cluster_head, const std::string& pool_a_tail, const std::string& fixed = "") {
@@ -237,6 +329,11 @@ TEST_CASE("budget policy: bad keys name their line and key", "[cluster][budget_p
        "must be within -1000000 .. 1000000"},
       {two_pools("  gpus: 3\n  budget_policy: priority\n", "", ", priority: 1"), 18, "cluster.pools.1.priority",
        "a fixed pool holds its GPUs for the whole run"},
+      // slo_headroom ranks by the slo_headroom autoscaling policy's measure.
+      {two_pools("  gpus: 3\n  budget_policy: slo_headroom\n", ""), 17, "cluster.pools.0.autoscale.policy",
+       "pool 'chat' autoscales by 'in_flight': use policy slo_headroom"},
+      {two_pools("  gpus: 3\n  budget_policy: slo_headroom\n", ", priority: 2"), 17, "cluster.pools.0.autoscale.policy",
+       "use policy slo_headroom"},
   };
   for (const Bad& c : cases) {
     const ConfigError e = load_error(c.yaml);
