@@ -58,6 +58,11 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
     // Prefix hashes are computed per KV block of the pool that serves the class.
     workload_[c].block_tokens = cluster_.pools[static_cast<std::size_t>(chosen)].engine.block_size;
     sources_.push_back(make_source(workload_[c], static_cast<int>(c), seed_));
+    const PoolConfig& pool = cluster_.pools[static_cast<std::size_t>(chosen)];
+    if (sources_.back()->names_adapters() && !pool.engine.lora.enabled)
+      throw ConfigError(workload_[c].trace ? workload_[c].trace->path : "", 0, "workload." + std::to_string(c),
+                        "class '" + workload_[c].name + "' names LoRA adapters, but pool '" + pool.name +
+                            "', which serves it, has no engine lora block to serve them ({max_loras, disk_gb_s})");
   }
   // A synthetic source never runs out (unless its arrival stages end), so without a stop the
   // event loop would never end.

@@ -40,10 +40,15 @@ CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(path_) {
   for (const auto& [offset, length] : fields_) header_.emplace_back(line_text_.substr(offset, length));
 }
 
-int CsvReader::column(std::string_view name) const {
+int CsvReader::find_column(std::string_view name) const {
   for (std::size_t i = 0; i < header_.size(); ++i) {
     if (header_[i] == name) return static_cast<int>(i);
   }
+  return -1;
+}
+
+int CsvReader::column(std::string_view name) const {
+  if (const int i = find_column(name); i >= 0) return i;
   std::string found;
   for (const auto& h : header_) found += (found.empty() ? "" : ",") + h;
   throw ConfigError(path_, 1, std::string(name),

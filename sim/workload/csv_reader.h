@@ -26,6 +26,8 @@ class CsvReader {
   // Index of the column named `name` in the header. Throws ConfigError naming the column and
   // listing the header when it is absent.
   int column(std::string_view name) const;
+  // Index of the column named `name`, or -1 when the header has none (an optional column).
+  int find_column(std::string_view name) const;
 
   // Moves to the next non-blank data row; false at end of file.
   bool next_row();

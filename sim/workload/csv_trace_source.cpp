@@ -53,6 +53,7 @@ void CsvTraceSource::advance() {
                            : static_cast<Tick>(std::llround(static_cast<double>(since_origin_ns) / speedup_));
   request.prompt_tokens = row.prompt_tokens;
   request.output_tokens = row.output_tokens;
+  request.lora_adapter = static_cast<std::int16_t>(row.lora_adapter);
   next_ = request;
 }
 

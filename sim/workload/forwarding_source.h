@@ -19,6 +19,7 @@ class ForwardingSource : public RequestSource {
   void on_finished(const RequestSpec& request, Tick now_ns) override { inner_->on_finished(request, now_ns); }
   bool exhausted() override { return inner_->exhausted(); }
   std::uint64_t raised_input_samples() const override { return inner_->raised_input_samples(); }
+  bool names_adapters() const override { return inner_->names_adapters(); }
 
  private:
   std::unique_ptr<RequestSource> inner_;

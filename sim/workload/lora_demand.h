@@ -39,6 +39,7 @@ class LoraTaggedSource final : public ForwardingSource {
     r.lora_adapter = static_cast<std::int16_t>(picker_.draw());
     return r;
   }
+  bool names_adapters() const override { return true; }
 
  private:
   LoraAdapterPicker picker_;

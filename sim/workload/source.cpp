@@ -89,8 +89,15 @@ std::unique_ptr<RequestSource> trace_source(const ClassSpec& spec, int class_ind
                         "a " + trace.format + " trace carries its own timestamps; remove `arrival` "
                         "(or use format lengths to replay only its lengths)");
     }
-    return trace.format == "azure" ? make_azure_trace_source(trace.path, trace.speedup, class_index)
-                                   : make_vidur_trace_source(trace.path, trace.speedup, class_index);
+    auto source = trace.format == "azure" ? make_azure_trace_source(trace.path, trace.speedup, class_index)
+                                          : make_vidur_trace_source(trace.path, trace.speedup, class_index);
+    // Two sources of adapters would leave one of them silently unused.
+    if (spec.lora && source->names_adapters()) {
+      throw ConfigError(trace.path, 1, key(spec, "lora"),
+                        "the trace names each request's adapter in its lora_adapter column; remove the class's `lora:` "
+                        "(or the column)");
+    }
+    return source;
   }
   if (trace.format == "mooncake" || trace.format == "csv") {
     if (spec.arrival) {

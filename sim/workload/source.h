@@ -28,6 +28,9 @@ class RequestSource {
   // Sampled prompt lengths below 1 token that were raised to 1 (synthetic and closed-loop
   // sources), so a run can report how much its input distribution was distorted. 0 for traces.
   virtual std::uint64_t raised_input_samples() const { return 0; }
+  // Whether its requests name LoRA adapters (a class's `lora:`, a trace's lora_adapter
+  // column), which only a pool whose engine serves adapters may take.
+  virtual bool names_adapters() const { return false; }
 };
 
 // Builds the source of one workload class. Request ids are the caller's to give (the
