@@ -118,6 +118,8 @@ int Pool::route(const RequestState& request) {
   if (router_->wants_cached_prefix())
     for (std::size_t i = 0; i < replicas_.size(); ++i)
       snapshots_[i].cached_prefix_tokens = replicas_[i]->kv().cached_prefix_tokens(request.spec);
+  if (router_->wants_lora())
+    for (std::size_t i = 0; i < replicas_.size(); ++i) fill_lora(snapshots_[i], i, request);
   const RouteDecision d = router_->route(request.spec, snapshots_);
   return d.target;
 }
@@ -129,12 +131,23 @@ int Pool::route_among_active(const RequestState& request) {
     routable_.push_back(snapshots_[i]);
     if (router_->wants_cached_prefix())
       routable_.back().cached_prefix_tokens = replicas_[i]->kv().cached_prefix_tokens(request.spec);
+    if (router_->wants_lora()) fill_lora(routable_.back(), i, request);
   }
   SS_ASSERT(!routable_.empty(), "an autoscaled pool keeps at least one replica active");
   const RouteDecision d = router_->route(request.spec, routable_);
   const int replica = routable_[static_cast<std::size_t>(d.target)].index;
   routed_(replica);
   return replica;
+}
+
+// Asked live, as the prefix cache is: the adapters are what the router's scrape of the
+// engine's gauge would show, and the other load figures keep their own staleness.
+void Pool::fill_lora(ReplicaSnapshot& snapshot, std::size_t replica, const RequestState& request) const {
+  const Replica& r = *replicas_[replica];
+  const Replica::LoraLoad load = r.lora_load(request.spec.lora_adapter);
+  snapshot.lora_adapter_active = request.spec.lora_adapter != 0 && load.names_adapter;
+  snapshot.lora_running_adapters = load.running_adapters;
+  snapshot.lora_max_loras = config_.engine.lora.enabled ? config_.engine.lora.max_loras : 0;
 }
 
 void Pool::submit(RequestState& request) { submit_to(request, route(request)); }

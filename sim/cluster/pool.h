@@ -74,6 +74,8 @@ class Pool {
   void make_autoscaler(const std::string& key);
   // route() of an autoscaled pool: the router sees the active replicas only.
   int route_among_active(const RequestState& request);
+  // The snapshot's lora_* fields for the request being routed (routers that want_lora).
+  void fill_lora(ReplicaSnapshot& snapshot, std::size_t replica, const RequestState& request) const;
 
   Simulator& sim_;
   Tick staleness_ns_ = 0;

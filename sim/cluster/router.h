@@ -22,6 +22,13 @@ struct ReplicaSnapshot {
   // Prompt tokens of the request being routed that this replica's prefix cache holds now;
   // filled only for routers whose wants_cached_prefix() is true (0 otherwise).
   std::int64_t cached_prefix_tokens = 0;
+  // For routers whose wants_lora() is true (else left as here), what vLLM's
+  // vllm:lora_requests_info gauge says of the replica (Replica::lora_load): whether a
+  // running or waiting request names the routed request's adapter, how many distinct
+  // adapters its running requests name, and its max_loras (0: the engine serves no adapters).
+  bool lora_adapter_active = false;
+  int lora_running_adapters = 0;
+  int lora_max_loras = 0;
 };
 
 struct RouteDecision {
@@ -37,6 +44,9 @@ class Router {
   // Whether route() reads ReplicaSnapshot::cached_prefix_tokens (a prefix lookup per
   // replica per request, so only cache-aware routers ask for it).
   virtual bool wants_cached_prefix() const { return false; }
+  // Whether route() reads the ReplicaSnapshot's lora_* fields (a scan of each replica's
+  // requests per routed request, so only adapter-aware routers ask for it).
+  virtual bool wants_lora() const { return false; }
   // Whether route() reads ReplicaSnapshot::kv_usage (the pool then brings every replica's
   // KV cache up to date before it snapshots them: Replica::catch_up).
   virtual bool reads_kv_usage() const { return false; }

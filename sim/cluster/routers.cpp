@@ -9,6 +9,7 @@
 namespace servesim {
 
 std::unique_ptr<Router> make_prefix_affinity_router();  // prefix_affinity_router.cpp
+std::unique_ptr<Router> make_lora_affinity_router(Rng rng);  // lora_affinity_router.cpp
 
 namespace {
 
@@ -110,6 +111,8 @@ Registry<RouterFactory> make_router_registry() {
   });
   reg.add("prefix-affinity", "longest cached prompt prefix, balanced against load (SGLang / llm-d style)",
           [](std::uint64_t, const std::string&) { return make_prefix_affinity_router(); });
+  reg.add("lora-affinity", "a replica already using the request's LoRA adapter, or with room for it (Gateway API Inference Extension)",
+          [](std::uint64_t seed, const std::string& pool) { return make_lora_affinity_router(Rng(seed, "router/" + pool)); });
   return reg;
 }
 

@@ -80,6 +80,14 @@ class Replica {
   std::int64_t num_waiting() const { return static_cast<std::int64_t>(waiting_.size() + arriving_.size()); }
   std::int64_t num_running() const { return static_cast<std::int64_t>(running_.size()); }
   double kv_usage() const { return kv_.usage(); }
+  // What vLLM's vllm:lora_requests_info gauge tells a router (vllm/v1/metrics/loggers.py:
+  // running_lora_adapters, waiting_lora_adapters, max_lora): whether a running or waiting
+  // request names `adapter` (> 0), and how many distinct adapters the running requests name.
+  struct LoraLoad {
+    bool names_adapter = false;
+    int running_adapters = 0;
+  };
+  LoraLoad lora_load(int adapter) const;
   const KvCacheManager& kv() const { return kv_; }
   const ReplicaStats& stats() const { return stats_; }
   // Called at the start of every step with its plan and cost (traces, timelines, tests,
