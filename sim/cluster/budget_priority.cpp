@@ -2,7 +2,7 @@
 // values and the workload classes' `priority`). A start that does not fit drains a
 // replica of the lowest-priority pool above its min_replicas, and the freed GPUs go to
 // the highest-priority waiting pool (Kubernetes' scheduler preempting lower-priority pods
-// for a pending one). Pools of equal priority share first come, first served.
+// for a pending one). Pools of equal priority never drain one another.
 #include "sim/cluster/budget_policy.h"
 
 namespace servesim {
