@@ -97,7 +97,7 @@ bool has_field(const RunResult& r, const std::string& pool, const std::string& f
 
 }  // namespace
 
-TEST_CASE("budget policy: the registry lists first_come first, priority and slo_headroom", "[cluster][budget_policy]") {
+TEST_CASE("budget policy: the registry lists first_come first - then priority and slo_headroom", "[cluster][budget_policy]") {
   const std::vector<std::string> names = budget_policy_names();
   REQUIRE(names.size() == 3);
   CHECK(names[0] == "first_come");  // the default
