@@ -3,12 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include "scenario/scenario_fixture.h"
+#include "scenario/scenario_load_error.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 
 namespace autoscale_parse_test {
 
 using servesim::testing::ScenarioDir;
+using servesim::testing::scenario_load_error;
 using namespace servesim;
 
 namespace {
@@ -27,17 +29,6 @@ cluster:
     - model: tiny-model.yaml
       hardware: tiny-gpu.yaml
 )") + pool_extra_lines + "      autoscale:\n" + autoscale_lines;
-}
-
-ConfigError load_error(const std::string& yaml) {
-  ScenarioDir dir;
-  try {
-    load_scenario(dir.write("s.yaml", yaml));
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("no error for\n" << yaml);
-  return ConfigError("", 0, "", "");
 }
 
 }  // namespace
@@ -75,7 +66,7 @@ TEST_CASE("autoscale keys are read with their defaults", "[cluster][scenario][au
 TEST_CASE("autoscale bad input names the file line and key", "[cluster][scenario][autoscale]") {
   // Lines: 11 is the autoscale key, 12.. its keys.
   {
-    const ConfigError e = load_error(pool_block("        policy: in_flihgt\n        target: 8\n        max_replicas: 4\n"
+    const ConfigError e = scenario_load_error(pool_block("        policy: in_flihgt\n        target: 8\n        max_replicas: 4\n"
                                                 "        cold_start: 1s\n"));
     CHECK(e.line() == 12);
     CHECK(e.key() == "cluster.pools.0.autoscale.policy");
@@ -83,26 +74,26 @@ TEST_CASE("autoscale bad input names the file line and key", "[cluster][scenario
     CHECK_THAT(std::string(e.what()), Catch::Contains("s.yaml"));
   }
   {
-    const ConfigError e = load_error(pool_block("        policy: in_flight\n        target: 8\n        min_replicas: 5\n"
+    const ConfigError e = scenario_load_error(pool_block("        policy: in_flight\n        target: 8\n        min_replicas: 5\n"
                                                 "        max_replicas: 4\n        cold_start: 1s\n"));
     CHECK(e.line() == 15);
     CHECK(e.key() == "cluster.pools.0.autoscale.max_replicas");
     CHECK_THAT(e.message(), Catch::Contains("below min_replicas 5"));
   }
   {
-    const ConfigError e = load_error(pool_block("        policy: in_flight\n        target: 8\n        max_replicas: 4\n"
+    const ConfigError e = scenario_load_error(pool_block("        policy: in_flight\n        target: 8\n        max_replicas: 4\n"
                                                 "        cold_start: -5s\n"));
     CHECK(e.line() == 15);
     CHECK(e.key() == "cluster.pools.0.autoscale.cold_start");
   }
   {
-    const ConfigError e = load_error(pool_block("        policy: in_flight\n        target: 8\n        max_replicas: 4\n"
+    const ConfigError e = scenario_load_error(pool_block("        policy: in_flight\n        target: 8\n        max_replicas: 4\n"
                                                 "        cold_start: 1s\n        scale_down_delay: -1s\n"));
     CHECK(e.line() == 16);
     CHECK(e.key() == "cluster.pools.0.autoscale.scale_down_delay");
   }
   {
-    const ConfigError e = load_error(pool_block("        policy: in_flight\n        target: 8\n        max_replicas: 4\n"
+    const ConfigError e = scenario_load_error(pool_block("        policy: in_flight\n        target: 8\n        max_replicas: 4\n"
                                                 "        cold_start: 1s\n        intervall: 5s\n"));
     CHECK(e.line() == 16);
     CHECK(e.key() == "cluster.pools.0.autoscale.intervall");
@@ -110,33 +101,33 @@ TEST_CASE("autoscale bad input names the file line and key", "[cluster][scenario
   }
   {
     // A key of another policy is not silently ignored.
-    const ConfigError e = load_error(pool_block("        policy: slo_headroom\n        ttft_target: 1s\n"
+    const ConfigError e = scenario_load_error(pool_block("        policy: slo_headroom\n        ttft_target: 1s\n"
                                                 "        target: 8\n        max_replicas: 4\n        cold_start: 1s\n"));
     CHECK(e.line() == 14);
     CHECK(e.key() == "cluster.pools.0.autoscale.target");
   }
   {
     // No host link in the hardware profile to derive the cold start from.
-    const ConfigError e = load_error(pool_block("        policy: in_flight\n        target: 8\n        max_replicas: 4\n"));
+    const ConfigError e = scenario_load_error(pool_block("        policy: in_flight\n        target: 8\n        max_replicas: 4\n"));
     CHECK(e.line() == 11);
     CHECK(e.key() == "cluster.pools.0.autoscale");
     CHECK_THAT(e.message(), Catch::Contains("cold_start"));
   }
   {
-    const ConfigError e = load_error(pool_block("        policy: in_flight\n        target: 8\n        max_replicas: 4\n"
+    const ConfigError e = scenario_load_error(pool_block("        policy: in_flight\n        target: 8\n        max_replicas: 4\n"
                                                 "        cold_start: 1s\n",
                                                 "      replicas: 2\n"));
     CHECK(e.line() == 11);
     CHECK(e.key() == "cluster.pools.0.replicas");
   }
   {
-    const ConfigError e = load_error(pool_block("        policy: schedule\n        max_replicas: 4\n        cold_start: 1s\n"
+    const ConfigError e = scenario_load_error(pool_block("        policy: schedule\n        max_replicas: 4\n        cold_start: 1s\n"
                                                 "        schedule: [{at: 1h, replicas: 2}, {at: 30m, replicas: 3}]\n"));
     CHECK(e.line() == 15);
     CHECK(e.key() == "cluster.pools.0.autoscale.schedule.1.at");
   }
   {
-    const ConfigError e = load_error(pool_block("        policy: schedule\n        max_replicas: 4\n        cold_start: 1s\n"
+    const ConfigError e = scenario_load_error(pool_block("        policy: schedule\n        max_replicas: 4\n        cold_start: 1s\n"
                                                 "        schedule: [{at: 1h, replicas: 5}]\n"));
     CHECK(e.key() == "cluster.pools.0.autoscale.schedule.0.replicas");
     CHECK_THAT(e.message(), Catch::Contains("outside [min_replicas, max_replicas]"));
@@ -144,7 +135,7 @@ TEST_CASE("autoscale bad input names the file line and key", "[cluster][scenario
 }
 
 TEST_CASE("autoscale is refused on a prefill pool", "[cluster][scenario][autoscale]") {
-  const ConfigError e = load_error(std::string(R"(workload:
+  const ConfigError e = scenario_load_error(std::string(R"(workload:
   - class: chat
     arrival: {process: poisson, rate: 4}
     input: {fixed: 100}

@@ -8,6 +8,7 @@
 
 #include "cluster/cluster_test_util.h"
 #include "scenario/scenario_fixture.h"
+#include "scenario/scenario_load_error.h"
 #include "sim/cluster/budget_policy.h"
 #include "sim/cluster/invariant_checker.h"
 #include "sim/core/errors.h"
@@ -18,6 +19,7 @@ namespace budget_policy_test {
 using namespace servesim;
 using namespace servesim::test;
 using servesim::testing::ScenarioDir;
+using servesim::testing::scenario_load_error;
 
 namespace {
 
@@ -290,17 +292,6 @@ std::string two_pools(const std::string& cluster_head, const std::string& pool_a
          "    - {name: small, model: llama-3.2-1b, hardware: h100-sxm" + fixed + "}\n";
 }
 
-ConfigError load_error(const std::string& yaml) {
-  ScenarioDir dir;
-  try {
-    load_scenario(dir.write("s.yaml", yaml));
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("no error for\n" << yaml);
-  return ConfigError("", 0, "", "");
-}
-
 }  // namespace
 
 TEST_CASE("budget policy: the scenario reads budget_policy and priority", "[cluster][budget_policy][scenario]") {
@@ -336,7 +327,7 @@ TEST_CASE("budget policy: bad keys name their line and key", "[cluster][budget_p
        "use policy slo_headroom"},
   };
   for (const Bad& c : cases) {
-    const ConfigError e = load_error(c.yaml);
+    const ConfigError e = scenario_load_error(c.yaml);
     INFO(c.yaml << " -> " << e.what());
     CHECK(e.line() == c.line);
     CHECK(e.key() == c.key);

@@ -3,12 +3,14 @@
 #include <catch2/catch.hpp>
 
 #include "scenario/scenario_fixture.h"
+#include "scenario/scenario_load_error.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/scenario_loader.h"
 
 namespace cluster_parse_test {
 
 using servesim::testing::ScenarioDir;
+using servesim::testing::scenario_load_error;
 using namespace servesim;
 
 namespace {
@@ -29,17 +31,6 @@ cluster:
 const std::string kDisaggPools =
     "    - {name: p, role: prefill, decode_pool: d, model: tiny-model.yaml, hardware: tiny-gpu.yaml}\n"
     "    - {name: d, role: decode, model: tiny-model.yaml, hardware: tiny-gpu.yaml}\n";
-
-ConfigError load_error(const std::string& yaml) {
-  ScenarioDir dir;
-  try {
-    load_scenario(dir.write("s.yaml", yaml));
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("no error for\n" << yaml);
-  return ConfigError("", 0, "", "");
-}
 
 }  // namespace
 
@@ -100,7 +91,7 @@ TEST_CASE("cluster keys: bad values name their line and key", "[cluster][scenari
        "cluster.pools.0.role", "unknown pool role 'chef'"},
   };
   for (const Bad& c : cases) {
-    const ConfigError e = load_error(scenario(c.tail, c.pools));
+    const ConfigError e = scenario_load_error(scenario(c.tail, c.pools));
     INFO(c.tail << c.pools << " -> " << e.what());
     CHECK(e.line() == c.line);
     CHECK(e.key() == c.key);

@@ -9,6 +9,7 @@
 
 #include "cluster/cluster_test_util.h"
 #include "scenario/scenario_fixture.h"
+#include "scenario/scenario_load_error.h"
 #include "sim/cluster/class_routing.h"
 #include "sim/cluster/invariant_checker.h"
 #include "sim/core/errors.h"
@@ -19,6 +20,7 @@ namespace multi_model_test {
 using namespace servesim;
 using namespace servesim::test;
 using servesim::testing::ScenarioDir;
+using servesim::testing::scenario_load_error;
 
 namespace {
 
@@ -30,17 +32,6 @@ PoolConfig pool_of(const std::string& name, const std::string& model, std::vecto
   p.model.name = model;
   p.classes = std::move(classes);
   return p;
-}
-
-ConfigError load_error(const std::string& yaml) {
-  ScenarioDir dir;
-  try {
-    load_scenario(dir.write("s.yaml", yaml));
-  } catch (const ConfigError& e) {
-    return e;
-  }
-  FAIL("no error for\n" << yaml);
-  return ConfigError("", 0, "", "");
 }
 
 // Two classes, each naming a model (line 3 and line 8), and `pools` from line 13 on.
@@ -140,7 +131,7 @@ TEST_CASE("multi model: bad model keys and budgets name their line and key", "[c
       {two_models("test-gqa", kTwoPools, "  gpus: 0\n"), 14, "cluster.gpus", ">= 1"},
   };
   for (const Bad& c : cases) {
-    const ConfigError e = load_error(c.yaml);
+    const ConfigError e = scenario_load_error(c.yaml);
     INFO(c.yaml << " -> " << e.what());
     CHECK(e.line() == c.line);
     CHECK(e.key() == c.key);
