@@ -21,9 +21,10 @@ class LoraStepAdapters {
   bool admits(int adapter) const;
   void add(int adapter);
   int count() const { return static_cast<int>(ids_.size()); }
+  // Whether `adapter` is one of them (never the base model's 0).
+  bool has(int adapter) const;
 
  private:
-  bool has(int adapter) const;
   std::vector<int> ids_;  // at most max_loras (small: a linear scan beats a set)
   int max_loras_;
 };

@@ -233,17 +233,13 @@ Replica::LoraLoad Replica::lora_load(int adapter) const {
   // A router's scan, only for a router that reads adapters (lora-affinity): the running set
   // holds at most max_num_seqs requests, and its distinct adapters at most max_loras.
   LoraLoad load;
-  std::vector<int> seen;
-  for (const RequestState* r : running_) {
-    const int a = r->spec.lora_adapter;
-    if (a == 0) continue;
-    if (a == adapter) load.names_adapter = true;
-    if (std::find(seen.begin(), seen.end(), a) == seen.end()) seen.push_back(a);
-  }
-  load.running_adapters = static_cast<int>(seen.size());
+  const LoraStepAdapters running(running_, config_.lora.max_loras);
+  load.running_adapters = running.count();
+  load.names_adapter = running.has(adapter);
   const auto names = [adapter](const RequestState* r) { return r->spec.lora_adapter == adapter; };
   if (!load.names_adapter)
-    load.names_adapter = std::any_of(waiting_.begin(), waiting_.end(), names) || std::any_of(arriving_.begin(), arriving_.end(), names);
+    load.names_adapter =
+        std::any_of(waiting_.begin(), waiting_.end(), names) || std::any_of(arriving_.begin(), arriving_.end(), names);
   return load;
 }
 
