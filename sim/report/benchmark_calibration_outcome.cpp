@@ -15,6 +15,13 @@
 namespace servesim {
 namespace {
 
+// A refusal: exit 2, the lines saying why already on `err`.
+BenchmarkCalibrationOutcome refused() {
+  BenchmarkCalibrationOutcome outcome;
+  outcome.exit_code = 2;
+  return outcome;
+}
+
 nlohmann::ordered_json overheads_ms(const EngineOverheads& o) {
   return {{"per_step", o.per_step_ns / 1e6}, {"per_request", o.per_request_ns / 1e6}, {"per_token", o.per_token_ns / 1e6}};
 }
@@ -56,7 +63,7 @@ BenchmarkCalibrationOutcome calibrate_from_aggregates(const BenchmarkCalibration
   const BenchmarkSummary summary = read_benchmark_summary(request.bench_path, request.format);
   if (!check_benchmark_deployment(summary.deployment, scenario, request.force, "servesim calibrate", err) ||
       !print_summary_workload_check(check_summary_workload(summary, scenario), request.bench_path, request.force, err))
-    return {2};
+    return refused();
   const SummaryCalibration fit = calibrate_to_aggregates(summary, scenario, request);
   print_unidentified_knobs(fit.unidentified, "this benchmark's figures", err);
   std::ostringstream report;
@@ -74,10 +81,10 @@ BenchmarkCalibrationOutcome calibrate_from_requests(const BenchmarkCalibrationRe
   if (!request.fit_stages.empty()) {
     err << "servesim calibrate: --fit-stages applies to a file of aggregates; " << request.bench_path
         << " lists its requests, which calibration splits itself\n";
-    return {2};
+    return refused();
   }
   BenchmarkRun bench = read_benchmark(request.bench_path, request.format);
-  if (!check_benchmark_deployment(bench, scenario, request.force, "servesim calibrate", err)) return {2};
+  if (!check_benchmark_deployment(bench, scenario, request.force, "servesim calibrate", err)) return refused();
   const BenchmarkReplay replay(scenario, std::move(bench));
   const OverheadCalibration fit = calibrate_to_requests(replay, request);
   print_unidentified_knobs(fit.unidentified, "this benchmark", err);

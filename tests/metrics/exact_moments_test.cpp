@@ -85,13 +85,14 @@ TEST_CASE("exact moments and the sketch's standard deviation do not depend on th
 TEST_CASE("exact moments summed in bulk equal the values added one by one", "[metrics]") {
   std::mt19937_64 rng(3);
   ExactMoments once, bulk;
-  __extension__ unsigned __int128 sum = 0, squares = 0;
+  __extension__ using U128 = unsigned __int128;
+  U128 sum = 0, squares = 0;
   std::uint64_t n = 0;
   for (int i = 0; i < 2000; ++i) {
     const std::uint64_t v = rng() % (std::uint64_t{1} << 40);
     once.add(v, 1);
     sum += v;
-    squares += static_cast<unsigned __int128>(v) * v;
+    squares += static_cast<U128>(v) * v;
     ++n;
   }
   bulk.add_sums(n, sum, squares);
