@@ -368,19 +368,53 @@ void KernelCostModel::price_ops(const BatchShape& batch, std::vector<std::pair<O
   // reads only the real sequences' KV (padding rows have no context).
   BatchShape padded = batch;
   if (decode_only) padded.decode_seqs = graph_rows(batch.decode_seqs);
-  StepOps ops;
-  step_ops_into(model_, dep_, padded, ops);
   const double step_rows = static_cast<double>(padded.total_tokens());
   double sums[3] = {0, 0, 0};
-  for (const OpCost& op : ops) {
-    const Priced p = price(op, batch, step_rows);
-    sums[p.bucket] += p.time_s;
+  const auto add = [&](double time_s, int bucket, double flops, double bytes, bool fallback) {
+    sums[bucket] += time_s;
     if (cost) {
-      cost->flops += p.flops;
-      cost->bytes += p.bytes;
-      cost->table_fallback_ops += p.fallback ? 1 : 0;
+      cost->flops += flops;
+      cost->bytes += bytes;
+      cost->table_fallback_ops += fallback ? 1 : 0;
     }
-    if (out) out->emplace_back(op, p);
+  };
+  const auto add_priced = [&](const Priced& p) { add(p.time_s, p.bucket, p.flops, p.bytes, p.fallback); };
+  const auto add_known = [&](const std::vector<OpPrice>& prices, std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i) add(prices[i].time_s, prices[i].bucket, prices[i].flops, prices[i].bytes, prices[i].fallback);
+  };
+  const auto tokens = padded.total_tokens();
+  const auto sampled = static_cast<std::int64_t>(sampled_rows(padded));
+  const bool known = out == nullptr && tokens <= kMaxCachedRows && (decode_only || !model_.is_mla());
+  if (!known) {
+    StepOps ops;
+    step_ops_into(model_, dep_, padded, ops);
+    for (const OpCost& op : ops) {
+      const Priced p = price(op, batch, step_rows);
+      add_priced(p);
+      if (out) out->emplace_back(op, p);
+    }
+  } else {
+    const auto is_tail = [](const OpCost& op) { return named(op, "final_norm") || named(op, "lm_head"); };
+    std::vector<KnownOps>& cache = decode_only ? decode_ops_ : body_ops_;
+    if (cache.size() <= static_cast<std::size_t>(tokens)) cache.resize(static_cast<std::size_t>(tokens) + 1);
+    KnownOps& body = cache[static_cast<std::size_t>(tokens)];
+    if (tail_ops_.size() <= static_cast<std::size_t>(sampled)) tail_ops_.resize(static_cast<std::size_t>(sampled) + 1);
+    KnownOps& tail = tail_ops_[static_cast<std::size_t>(sampled)];
+    if (body.prices.empty() || (!decode_only && sampled > 0 && tail.prices.empty())) {
+      StepOps ops;
+      step_ops_into(model_, dep_, padded, ops);
+      // Decode-only: every operator but attention, the tail too (its rows are the padded
+      // rows). Otherwise the tail apart, by its own rows.
+      if (body.prices.empty())
+        know_ops(body, ops, batch, step_rows, [&](const OpCost& op) { return decode_only || !is_tail(op); });
+      if (!decode_only && tail.prices.empty()) know_ops(tail, ops, batch, step_rows, is_tail);
+    }
+    add_known(body.prices, 0, body.attention_at);
+    // The attention kernels as append_attention lists them: prefill, then decode.
+    if (!padded.prefills.empty()) add_priced(price(attention_kernels_.prefill(padded), batch, step_rows));
+    if (padded.decode_seqs > 0) add_priced(price(attention_kernels_.decode(padded), batch, step_rows));
+    add_known(body.prices, body.attention_at, body.prices.size());
+    if (!decode_only) add_known(tail.prices, 0, tail.prices.size());
   }
   if (cost) {
     cost->compute_ns = ticks_from_seconds(sums[0]);
@@ -389,6 +423,28 @@ void KernelCostModel::price_ops(const BatchShape& batch, std::vector<std::pair<O
     cost->overhead_ns = 0;
     cost->total_ns = std::max<Tick>(1, cost->compute_ns + cost->memory_ns + cost->comm_ns);
   }
+}
+
+template <class Keep>
+void KernelCostModel::know_ops(KnownOps& into, const StepOps& ops, const BatchShape& batch, double step_rows,
+                               Keep keep) const {
+  // price() reads the batch for attention alone, and the step's rows for all-reduce and
+  // MoE, which the key fixes; attention is left out, its place kept. The tail comes last
+  // (op_graph.cpp), after the attention kernels.
+  bool seen_attention = false, after_attention = false;
+  for (const OpCost& op : ops) {
+    if (op.kind == OpKind::attention) {
+      SS_ASSERT(!after_attention, "a step's attention kernels follow one another");
+      seen_attention = true;
+      into.attention_at = into.prices.size();
+      continue;
+    }
+    if (seen_attention) after_attention = true;
+    if (!keep(op)) continue;
+    const Priced p = price(op, batch, step_rows);
+    into.prices.push_back(OpPrice{p.time_s, p.flops, p.bytes, p.bucket, p.fallback});
+  }
+  if (!seen_attention) into.attention_at = into.prices.size();
 }
 
 void KernelCostModel::Sums::add(const Priced& p) {

@@ -140,6 +140,28 @@ class KernelCostModel : public CostModel {
   // those two on its sampled rows alone.
   mutable std::vector<Sums> mixed_rest_;
   mutable std::vector<Sums> sampled_tail_;
+  // Steps priced operator by operator (price_ops) where no table path above applies: at
+  // heads the attention tables do not hold, every step. Every operator but attention
+  // depends on the step's rows alone -- decode-only: its padded rows; with prompt chunks
+  // (not MLA, see mixed_rest_): its tokens, and the final norm and lm_head its sampled
+  // rows -- so their prices are made once per row count and a step prices only its
+  // attention anew. Kept in op-graph order and added in that order, they give the sums of
+  // pricing every operator, bit for bit, without listing the operators again.
+  struct OpPrice {
+    double time_s = 0, flops = 0, bytes = 0;
+    int bucket = 0;
+    bool fallback = false;
+  };
+  struct KnownOps {
+    std::vector<OpPrice> prices;   // empty: not made yet
+    std::size_t attention_at = 0;  // where the step's attention operators go among them
+  };
+  mutable std::vector<KnownOps> decode_ops_;  // by padded rows: the decode-only step's operators
+  mutable std::vector<KnownOps> body_ops_;    // by tokens: a step with prompt chunks, but its tail
+  mutable std::vector<KnownOps> tail_ops_;    // by sampled rows: the final norm and lm_head
+  // Fills `into` (by rows) with the operators of `ops` that `keep` selects, priced for `batch`.
+  template <class Keep>
+  void know_ops(KnownOps& into, const StepOps& ops, const BatchShape& batch, double step_rows, Keep keep) const;
   static constexpr std::int64_t kMaxCachedRows = 16384;
   template <class Probe, class Keep>
   const Sums& cached_sums(std::vector<Sums>& cache, std::int64_t key, Probe probe, Keep keep) const;
