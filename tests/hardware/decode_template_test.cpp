@@ -11,6 +11,7 @@
 #include "sim/hardware/roofline.h"
 #include "sim/model/op_graph.h"
 #include "sim/scenario/model_loader.h"
+#include "hardware/same_step_cost.h"
 
 namespace decode_template_test {
 
@@ -43,17 +44,6 @@ std::vector<Case> five_models() {
           {"deepseek-v3", ep8}};
 }
 
-// Field by field, and exactly: the same sums in the same order.
-void require_same_cost(const StepCost& cached, const StepCost& full) {
-  REQUIRE(cached.total_ns == full.total_ns);
-  REQUIRE(cached.compute_ns == full.compute_ns);
-  REQUIRE(cached.memory_ns == full.memory_ns);
-  REQUIRE(cached.comm_ns == full.comm_ns);
-  REQUIRE(cached.overhead_ns == full.overhead_ns);
-  REQUIRE(cached.flops == full.flops);
-  REQUIRE(cached.bytes == full.bytes);
-}
-
 // A quiet stretch priced at once (decode_run_costs) gives each step's full pricing.
 void check_run_matches_full_pricing(const RooflineCostModel& rf, const ModelSpec& model, const Deployment& dep,
                                     std::int64_t seqs, std::int64_t context, std::size_t steps) {
@@ -64,7 +54,7 @@ void check_run_matches_full_pricing(const RooflineCostModel& rf, const ModelSpec
     b.decode_seqs = seqs;
     b.decode_context_sum = context + static_cast<std::int64_t>(k) * seqs;
     INFO(model.name << " run of " << seqs << " from " << context << ", step " << k);
-    require_same_cost(costs[k], rf.cost_of(step_ops(model, dep, b)));
+    testing::require_same_step_cost(costs[k], rf.cost_of(step_ops(model, dep, b)));
   }
 }
 
@@ -78,7 +68,7 @@ void check_decode_steps_match_full_pricing(const Case& c) {
     b.decode_context_sum = b.decode_seqs * static_cast<std::int64_t>(1 + rng() % 8000);
     INFO(c.model << " tp=" << c.dep.tp << " pp=" << c.dep.pp << " ep=" << c.dep.ep << " seqs=" << b.decode_seqs
                  << " context=" << b.decode_context_sum);
-    require_same_cost(rf.step_cost(b), rf.cost_of(step_ops(model, c.dep, b)));
+    testing::require_same_step_cost(rf.step_cost(b), rf.cost_of(step_ops(model, c.dep, b)));
   }
   for (int run = 0; run < 40; ++run) {
     const auto seqs = 1 + static_cast<std::int64_t>(rng() % 64);
@@ -111,7 +101,7 @@ void check_mixed_steps_match_full_pricing(const Case& c) {
     b.decode_context_sum = b.decode_seqs * static_cast<std::int64_t>(rng() % 8000);
     INFO(c.model << " tp=" << c.dep.tp << " pp=" << c.dep.pp << " chunks=" << chunks << " tokens=" << b.total_tokens()
                  << " decode seqs=" << b.decode_seqs << " extra=" << b.extra_sampled_tokens);
-    require_same_cost(rf.step_cost(b), rf.cost_of(step_ops(model, c.dep, b)));
+    testing::require_same_step_cost(rf.step_cost(b), rf.cost_of(step_ops(model, c.dep, b)));
   }
 }
 

@@ -12,6 +12,7 @@
 #include "sim/hardware/kernel_cost_model.h"
 #include "sim/hardware/kernels/kernel_tables.h"
 #include "sim/scenario/model_loader.h"
+#include "hardware/same_step_cost.h"
 
 namespace kernel_decode_run_test {
 
@@ -20,17 +21,6 @@ using namespace servesim;
 namespace {
 
 const std::string kRoot = std::string(SERVESIM_SOURCE_DIR) + "/data/kernels";
-
-void require_same_cost(const StepCost& run, const StepCost& alone) {
-  REQUIRE(run.total_ns == alone.total_ns);
-  REQUIRE(run.compute_ns == alone.compute_ns);
-  REQUIRE(run.memory_ns == alone.memory_ns);
-  REQUIRE(run.comm_ns == alone.comm_ns);
-  REQUIRE(run.overhead_ns == alone.overhead_ns);
-  REQUIRE(run.table_fallback_ops == alone.table_fallback_ops);
-  REQUIRE(run.flops == alone.flops);
-  REQUIRE(run.bytes == alone.bytes);
-}
 
 }  // namespace
 
@@ -57,7 +47,7 @@ TEST_CASE("kernels cost model: a decode run's costs are each step's own", "[hard
           b.decode_seqs = seqs;
           b.decode_context_sum = context + static_cast<std::int64_t>(k) * seqs;
           INFO("graphs " << graph_max << ", " << seqs << " sequences from " << context << ", step " << k);
-          require_same_cost(costs[k], step_model.step_cost(b));
+          testing::require_same_step_cost(costs[k], step_model.step_cost(b));
         }
       }
     }

@@ -14,6 +14,7 @@
 #include "sim/hardware/kernel_cost_model.h"
 #include "sim/hardware/kernels/kernel_tables.h"
 #include "sim/scenario/model_loader.h"
+#include "hardware/same_step_cost.h"
 
 namespace kernel_known_ops_test {
 
@@ -38,16 +39,6 @@ StepCost cost_of_breakdown(const KernelCostModel& model, const BatchShape& batch
   cost.comm_ns = ticks_from_seconds(sums[2]);
   cost.total_ns = std::max<Tick>(1, cost.compute_ns + cost.memory_ns + cost.comm_ns);
   return cost;
-}
-
-void require_same_cost(const StepCost& priced, const StepCost& summed) {
-  REQUIRE(priced.total_ns == summed.total_ns);
-  REQUIRE(priced.compute_ns == summed.compute_ns);
-  REQUIRE(priced.memory_ns == summed.memory_ns);
-  REQUIRE(priced.comm_ns == summed.comm_ns);
-  REQUIRE(priced.table_fallback_ops == summed.table_fallback_ops);
-  REQUIRE(priced.flops == summed.flops);
-  REQUIRE(priced.bytes == summed.bytes);
 }
 
 BatchShape decode(std::int64_t seqs, std::int64_t context_sum) {
@@ -136,7 +127,7 @@ TEST_CASE("kernels cost model: a step priced by its known operators is the sum o
         INFO(c.model << " tp " << c.dep.tp << " pp " << c.dep.pp << ", graphs " << graph_max << ": "
                      << b.prefills.size() << " chunks of " << b.prefill_tokens() << " tokens, " << b.decode_seqs
                      << " decodes over " << b.decode_context_sum);
-        require_same_cost(priced.step_cost(b), cost_of_breakdown(listed, b));
+        testing::require_same_step_cost(priced.step_cost(b), cost_of_breakdown(listed, b));
       }
     }
     INFO(c.model << ": " << compared << " shapes priced by operators");
