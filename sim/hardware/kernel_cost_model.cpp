@@ -384,7 +384,8 @@ void KernelCostModel::price_ops(const BatchShape& batch, std::vector<std::pair<O
   };
   const auto tokens = padded.total_tokens();
   const auto sampled = static_cast<std::int64_t>(sampled_rows(padded));
-  const bool known = out == nullptr && tokens <= kMaxCachedRows && (decode_only || !model_.is_mla());
+  const bool known =
+      out == nullptr && tokens <= kMaxCachedRows && sampled <= kMaxCachedRows && (decode_only || !model_.is_mla());
   if (!known) {
     StepOps ops;
     step_ops_into(model_, dep_, padded, ops);
@@ -398,23 +399,26 @@ void KernelCostModel::price_ops(const BatchShape& batch, std::vector<std::pair<O
     std::vector<KnownOps>& cache = decode_only ? decode_ops_ : body_ops_;
     if (cache.size() <= static_cast<std::size_t>(tokens)) cache.resize(static_cast<std::size_t>(tokens) + 1);
     KnownOps& body = cache[static_cast<std::size_t>(tokens)];
-    if (tail_ops_.size() <= static_cast<std::size_t>(sampled)) tail_ops_.resize(static_cast<std::size_t>(sampled) + 1);
-    KnownOps& tail = tail_ops_[static_cast<std::size_t>(sampled)];
-    if (body.prices.empty() || (!decode_only && sampled > 0 && tail.prices.empty())) {
+    // Decode-only: the tail is in the body (its rows are the padded rows). Otherwise it is
+    // kept apart, by its own rows.
+    KnownOps* tail = nullptr;
+    if (!decode_only) {
+      if (tail_ops_.size() <= static_cast<std::size_t>(sampled)) tail_ops_.resize(static_cast<std::size_t>(sampled) + 1);
+      tail = &tail_ops_[static_cast<std::size_t>(sampled)];
+    }
+    if (body.prices.empty() || (tail != nullptr && sampled > 0 && tail->prices.empty())) {
       StepOps ops;
       step_ops_into(model_, dep_, padded, ops);
-      // Decode-only: every operator but attention, the tail too (its rows are the padded
-      // rows). Otherwise the tail apart, by its own rows.
       if (body.prices.empty())
         know_ops(body, ops, batch, step_rows, [&](const OpCost& op) { return decode_only || !is_tail(op); });
-      if (!decode_only && tail.prices.empty()) know_ops(tail, ops, batch, step_rows, is_tail);
+      if (tail != nullptr && tail->prices.empty()) know_ops(*tail, ops, batch, step_rows, is_tail);
     }
     add_known(body.prices, 0, body.attention_at);
     // The attention kernels as append_attention lists them: prefill, then decode.
     if (!padded.prefills.empty()) add_priced(price(attention_kernels_.prefill(padded), batch, step_rows));
     if (padded.decode_seqs > 0) add_priced(price(attention_kernels_.decode(padded), batch, step_rows));
     add_known(body.prices, body.attention_at, body.prices.size());
-    if (!decode_only) add_known(tail.prices, 0, tail.prices.size());
+    if (tail != nullptr) add_known(tail->prices, 0, tail->prices.size());
   }
   if (cost) {
     cost->compute_ns = ticks_from_seconds(sums[0]);
