@@ -136,22 +136,25 @@ class LazyDecodes {
     std::int64_t step = steps_ended_;
     std::int64_t gpu_units = gpu_units_;
     Tick own_ns = own_ns_;
-    // The wheel in locals (slot_of and slot_known_empty over them): the calls below
-    // (allocate_unassigned, the KV cache's own, and flush_gaps, the metrics') change none
-    // of it, but the compiler reloaded every member after them on every step.
+    // The wheel in locals (slot_of and slot_known_empty over them): flush_gaps, the
+    // metrics' call below, changes none of it, but the compiler reloaded every member
+    // after it on every step.
     const std::uint64_t slot_mask = slot_mask_;
     const bool masked = slot_mask_ != 0 || block_size_ == 1;
     const auto block_size = static_cast<std::uint64_t>(block_size_);
     const bool wheel_bits = wheel_bits_;
     const std::uint64_t occupied = occupied_;
     const std::int64_t* slot_counts = slot_counts_.empty() ? nullptr : slot_counts_.data();
+    // The steps' new blocks, taken in one call after the loop: the KV cache hands out the
+    // same blocks in the same order whether asked for them step by step or all at once
+    // (BlockPool::allocate_into), and nothing reads it between these steps.
+    std::int64_t crossing = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const Tick end = ends[i];
       const Tick total_ns = end - last_end;
       const auto s = static_cast<std::uint64_t>(step);  // crossing_count() of this step
       const std::size_t slot = masked ? s & slot_mask : s % block_size;
-      if (!(wheel_bits && !(occupied & slot_bit(slot))) && slot_counts != nullptr && slot_counts[slot] > 0)
-        kv_.allocate_unassigned(slot_counts[slot]);
+      if (!(wheel_bits && !(occupied & slot_bit(slot))) && slot_counts != nullptr) crossing += slot_counts[slot];
       gpu_units += units_of(total_ns);
       ++step;
       last_end = end;
@@ -161,6 +164,7 @@ class LazyDecodes {
       while (!gap_maxima_.empty() && gap_maxima_.back().second <= total_ns) gap_maxima_.pop_back();
       gap_maxima_.emplace_back(step, total_ns);
     }
+    if (crossing > 0) kv_.allocate_unassigned(crossing);
     last_end_ns_ = last_end;
     steps_ended_ = step;
     gpu_units_ = gpu_units;
