@@ -590,11 +590,18 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
   // doubles, so the same result).
   std::size_t segment = 0;
   double from = 0, width = 1, base = 0, rise = 0;
+  // The segment's top length (0 until one is entered; s >= 1). s rises with k, so once a
+  // step lies in the segment, a later one lies in it while it is below the top: most steps
+  // take that first test and nothing else before the same arithmetic.
+  double top = 0;
   for (std::size_t k = 0; k < memory_ns.size(); ++k) {
     const std::int64_t sum = context_sum + static_cast<std::int64_t>(k) * seqs;
     const double s = static_cast<double>(sum) / b + 1.0;  // decode_attention_seconds
     double attention_s = 0;
-    if (s < shortest || s > longest) {
+    if (s < top) {
+      const double t = (s - from) / width;
+      attention_s = base + t * rise;
+    } else if (s < shortest || s > longest) {
       attention_s = decode_attention_grid_s(b, s);
     } else {
       while (hi < measured && lengths[hi] <= s) ++hi;
@@ -607,6 +614,7 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
           width = lengths[hi] - lengths[hi - 1];
           base = curve[hi - 1];
           rise = curve[hi] - curve[hi - 1];
+          top = lengths[hi];
         }
         const double t = (s - from) / width;
         attention_s = base + t * rise;
