@@ -370,17 +370,16 @@ void KernelCostModel::price_ops(const BatchShape& batch, std::vector<std::pair<O
   if (decode_only) padded.decode_seqs = graph_rows(batch.decode_seqs);
   const double step_rows = static_cast<double>(padded.total_tokens());
   double sums[3] = {0, 0, 0};
-  const auto add = [&](double time_s, int bucket, double flops, double bytes, bool fallback) {
-    sums[bucket] += time_s;
+  const auto add = [&](const OpPrice& p) {
+    sums[p.bucket] += p.time_s;
     if (cost) {
-      cost->flops += flops;
-      cost->bytes += bytes;
-      cost->table_fallback_ops += fallback ? 1 : 0;
+      cost->flops += p.flops;
+      cost->bytes += p.bytes;
+      cost->table_fallback_ops += p.fallback ? 1 : 0;
     }
   };
-  const auto add_priced = [&](const Priced& p) { add(p.time_s, p.bucket, p.flops, p.bytes, p.fallback); };
   const auto add_known = [&](const std::vector<OpPrice>& prices, std::size_t from, std::size_t to) {
-    for (std::size_t i = from; i < to; ++i) add(prices[i].time_s, prices[i].bucket, prices[i].flops, prices[i].bytes, prices[i].fallback);
+    for (std::size_t i = from; i < to; ++i) add(prices[i]);
   };
   const auto tokens = padded.total_tokens();
   const auto sampled = static_cast<std::int64_t>(sampled_rows(padded));
@@ -391,7 +390,7 @@ void KernelCostModel::price_ops(const BatchShape& batch, std::vector<std::pair<O
     step_ops_into(model_, dep_, padded, ops);
     for (const OpCost& op : ops) {
       const Priced p = price(op, batch, step_rows);
-      add_priced(p);
+      add(summed(p));
       if (out) out->emplace_back(op, p);
     }
   } else {
@@ -415,8 +414,8 @@ void KernelCostModel::price_ops(const BatchShape& batch, std::vector<std::pair<O
     }
     add_known(body.prices, 0, body.attention_at);
     // The attention kernels as append_attention lists them: prefill, then decode.
-    if (!padded.prefills.empty()) add_priced(price(attention_kernels_.prefill(padded), batch, step_rows));
-    if (padded.decode_seqs > 0) add_priced(price(attention_kernels_.decode(padded), batch, step_rows));
+    if (!padded.prefills.empty()) add(summed(price(attention_kernels_.prefill(padded), batch, step_rows)));
+    if (padded.decode_seqs > 0) add(summed(price(attention_kernels_.decode(padded), batch, step_rows)));
     add_known(body.prices, body.attention_at, body.prices.size());
     if (tail != nullptr) add_known(tail->prices, 0, tail->prices.size());
   }
@@ -445,8 +444,7 @@ void KernelCostModel::know_ops(KnownOps& into, const StepOps& ops, const BatchSh
     }
     if (seen_attention) after_attention = true;
     if (!keep(op)) continue;
-    const Priced p = price(op, batch, step_rows);
-    into.prices.push_back(OpPrice{p.time_s, p.flops, p.bytes, p.bucket, p.fallback});
+    into.prices.push_back(summed(price(op, batch, step_rows)));
   }
   if (!seen_attention) into.attention_at = into.prices.size();
 }
@@ -598,27 +596,30 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
     const std::int64_t sum = context_sum + static_cast<std::int64_t>(k) * seqs;
     const double s = static_cast<double>(sum) / b + 1.0;  // decode_attention_seconds
     double attention_s = 0;
-    if (s < top) {
+    bool in_segment = s < top;
+    if (!in_segment) {
+      if (s < shortest || s > longest) {
+        attention_s = decode_attention_grid_s(b, s);
+      } else {
+        while (hi < measured && lengths[hi] <= s) ++hi;
+        if (hi == measured) {
+          attention_s = curve[measured - 1];
+        } else {
+          if (hi != segment) {
+            segment = hi;
+            from = lengths[hi - 1];
+            width = lengths[hi] - lengths[hi - 1];
+            base = curve[hi - 1];
+            rise = curve[hi] - curve[hi - 1];
+            top = lengths[hi];
+          }
+          in_segment = true;
+        }
+      }
+    }
+    if (in_segment) {
       const double t = (s - from) / width;
       attention_s = base + t * rise;
-    } else if (s < shortest || s > longest) {
-      attention_s = decode_attention_grid_s(b, s);
-    } else {
-      while (hi < measured && lengths[hi] <= s) ++hi;
-      if (hi == measured) {
-        attention_s = curve[measured - 1];
-      } else {
-        if (hi != segment) {
-          segment = hi;
-          from = lengths[hi - 1];
-          width = lengths[hi] - lengths[hi - 1];
-          base = curve[hi - 1];
-          rise = curve[hi] - curve[hi - 1];
-          top = lengths[hi];
-        }
-        const double t = (s - from) / width;
-        attention_s = base + t * rise;
-      }
     }
     memory_ns[k] = ticks_from_seconds(memory_rest_s + attention_s * layers_);
   }

@@ -147,11 +147,12 @@ class KernelCostModel : public CostModel {
   // rows -- so their prices are made once per row count and a step prices only its
   // attention anew. Kept in op-graph order and added in that order, they give the sums of
   // pricing every operator, bit for bit, without listing the operators again.
-  struct OpPrice {
+  struct OpPrice {  // what a step's cost adds up of an operator's Priced
     double time_s = 0, flops = 0, bytes = 0;
     int bucket = 0;
     bool fallback = false;
   };
+  static OpPrice summed(const Priced& p) { return {p.time_s, p.flops, p.bytes, p.bucket, p.fallback}; }
   struct KnownOps {
     std::vector<OpPrice> prices;   // empty: not made yet
     std::size_t attention_at = 0;  // where the step's attention operators go among them
