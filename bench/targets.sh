@@ -4,6 +4,8 @@
 # (cmake --build build --target servesim sim_throughput step_latency).
 #   bench/targets.sh [BUILD_DIR] [--quick]
 # --quick leaves out the 10M-request run (about 30 s) and 1,024 replicas.
+# VIDUR_100K_S=SECONDS (Vidur's wall time for 100k requests of this workload on this
+# machine, bench/vidur/run_vidur.sh big) adds the Vidur ratio row.
 # Wall times are the minimum of three runs (the 1M run) because a shared machine's speed
 # drifts between minutes; the rest are single runs. Exits 0 whatever the verdicts: these
 # are figures to read, not a test (timed checks do not belong in the CTest suite).
@@ -13,10 +15,14 @@ QUICK=0
 for a in "$@"; do
   case "$a" in
     --quick) QUICK=1 ;;
-    -h|--help) sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) BUILD="$a" ;;
   esac
 done
+if [ -n "${VIDUR_100K_S:-}" ] && ! [[ "$VIDUR_100K_S" =~ ^[0-9]+([.][0-9]+)?$ ]]; then
+  echo "bench/targets.sh: VIDUR_100K_S must be Vidur's wall time in seconds, not '$VIDUR_100K_S'" >&2
+  exit 2
+fi
 BIN="$BUILD/bench/sim_throughput"
 SERVESIM="$BUILD/servesim"
 for f in "$BIN" "$SERVESIM"; do
@@ -129,3 +135,21 @@ for pair in "256 GiB CPU:$cpu" "256 GiB CPU + 2 TB disk:$disk"; do
   ratio=$(awk -v a="${pair#*:}" -v b="$none" 'BEGIN { printf "%.2f", a / b }')
   row "KV tiers, what-if 15, ${pair%%:*}: < 2x none" "${ratio}x (${pair#*:} s vs $none s)" "$(verdict "$ratio" 2)"
 done
+
+# At least 2000x Vidur: Vidur's wall time for 100k requests of this workload
+# (bench/vidur/run_vidur.sh big, measured on this machine) over servesim's whole process
+# on the same 100k requests (minimum of three).
+if [ -n "${VIDUR_100K_S:-}" ]; then
+  best=""
+  for _ in 1 2 3; do
+    start=$(date +%s%N)
+    "$SERVESIM" run bench/throughput.yaml --set workload.0.arrival.rate=64 --set stop.requests=100000 \
+      --out "$OUT/vidur" -q 2>/dev/null  # its warning: 1 request in 100k exceeds the context
+    end=$(date +%s%N)
+    s=$(awk -v ns=$(( end - start )) 'BEGIN { printf "%.3f", ns / 1e9 }')
+    if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$s; fi
+  done
+  ratio=$(awk -v v="$VIDUR_100K_S" -v b="$best" 'BEGIN { printf "%.0f", v / b }')
+  row "Vidur's 100k workload: at least 2000x Vidur" "${ratio}x (Vidur $VIDUR_100K_S s, servesim $best s)" \
+    "$(awk -v r="$ratio" 'BEGIN { print (r >= 2000 ? "PASS" : "MISS") }')"
+fi
