@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
   all_sets.insert(all_sets.end(), extra_sets.begin(), extra_sets.end());
   try {
     const servesim::ScenarioFile s = servesim::ScenarioFile::load(path, all_sets);
-    // Wall time, and this thread's CPU time: on a shared machine the second is the steadier.
+    // Wall time, and the process's CPU time (the metrics' worker thread's too, where a long
+    // run starts one): on a shared machine the second is the steadier.
     const auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();
     const servesim::RunOutcome outcome = servesim::run_scenario(s);

@@ -1,5 +1,7 @@
 #include "sim/metrics/recorder.h"
 
+#include <thread>
+
 #include "sim/core/assert.h"
 #include "sim/metrics/metric_group.h"
 
@@ -19,7 +21,6 @@ struct MetricsRecorder::Impl {
   std::vector<std::vector<ReplicaTokens>> replicas;
   // Warm-up: requests left out, per class and per pool, and their outcomes (by Outcome).
   WarmupSpec warmup;
-  bool itl_measured = true;  // false from set_warmup until start_measuring_itl
   bool kv_tiers = false;     // set_kv_tiers
   bool lora = false;         // set_lora
   // One class served by one pool (the benchmark's case, and many scenarios'): the class's
@@ -45,13 +46,71 @@ struct MetricsRecorder::Impl {
     if (class_is_pool) total += pools[0].*count;
     return total;
   }
+
+  // The updates themselves, made in place or by the worker (Updates::apply_to).
+  void add_itl(int class_index, int pool_index, Tick gap_ns, std::int64_t count, QuantileSketch::IndexHint* hint);
+  void add_itl_gaps(int class_index, int pool_index, const Tick* gaps, std::size_t gap_count,
+                    const QuantileSketch::CountRun* runs, std::size_t run_count, QuantileSketch::IndexHint* hint);
+  void add_request(const RequestRecord& record, bool warmup, double usd_per_ns);
+};
+
+// Updates recorded but not yet applied, in the order they came: one Op each, the records
+// and gaps they carry in their own vectors (taken in order).
+struct MetricsRecorder::Updates {
+  enum class Kind : std::uint8_t { itl, itl_gaps, request };
+  struct Op {
+    Kind kind;
+    bool warmup;  // request: within the warm-up
+    int class_index, pool_index;
+    QuantileSketch::IndexHint* hint;  // itl, itl_gaps: the caller's, left to the worker
+    Tick gap_ns;                      // itl
+    std::int64_t count;               // itl: of the gap; itl_gaps: gaps (the runs: run_count)
+    std::int64_t run_count;           // itl_gaps
+    double usd_per_ns;                // request
+  };
+  std::vector<Op> ops;
+  std::vector<RequestRecord> records;
+  std::vector<Tick> gaps;
+  std::vector<QuantileSketch::CountRun> runs;
+
+  // A batch of about this many updates goes to the worker at once: few hand-overs, a
+  // few hundred kB each.
+  static constexpr std::size_t kOps = 2048, kGaps = 32768;
+  bool full() const { return ops.size() >= kOps || gaps.size() >= kGaps; }
+  bool empty() const { return ops.empty(); }
+  void clear() {
+    ops.clear();
+    records.clear();
+    gaps.clear();
+    runs.clear();
+  }
+  void apply_to(Impl& impl) const {
+    std::size_t record = 0, gap = 0, run = 0;
+    for (const Op& op : ops) {
+      switch (op.kind) {
+        case Kind::itl:
+          impl.add_itl(op.class_index, op.pool_index, op.gap_ns, op.count, op.hint);
+          break;
+        case Kind::itl_gaps: {
+          const auto n = static_cast<std::size_t>(op.count), m = static_cast<std::size_t>(op.run_count);
+          impl.add_itl_gaps(op.class_index, op.pool_index, gaps.data() + gap, n, runs.data() + run, m, op.hint);
+          gap += n;
+          run += m;
+          break;
+        }
+        case Kind::request:
+          impl.add_request(records[record++], op.warmup, op.usd_per_ns);
+          break;
+      }
+    }
+  }
 };
 
 MetricsRecorder::MetricsRecorder(std::vector<std::string> class_names,
                                  std::vector<std::string> pool_names)
     : class_names_(std::move(class_names)),
       pool_names_(std::move(pool_names)),
-      impl_(std::make_shared<Impl>()) {
+      impl_(std::make_unique<Impl>()) {
   impl_->classes.resize(class_names_.size());
   impl_->pools.resize(pool_names_.size());
   impl_->replicas.resize(pool_names_.size());
@@ -60,23 +119,58 @@ MetricsRecorder::MetricsRecorder(std::vector<std::string> class_names,
   impl_->class_is_pool = class_names_.size() == 1 && pool_names_.size() == 1;
 }
 
-void MetricsRecorder::set_warmup(const WarmupSpec& warmup) {
-  impl_->warmup = warmup;
-  impl_->itl_measured = !warmup.any();
+MetricsRecorder::~MetricsRecorder() = default;
+MetricsRecorder::MetricsRecorder(MetricsRecorder&&) noexcept = default;
+
+void MetricsRecorder::set_worker(Worker use) {
+  SS_ASSERT(worker_ == nullptr, "the worker is chosen before it starts");
+  worker_use_ = use;
+  if (use == Worker::always) defer_updates();
 }
 
-void MetricsRecorder::start_measuring_itl() { impl_->itl_measured = true; }
+void MetricsRecorder::defer_updates() {
+  Impl* impl = impl_.get();  // stays put when the recorder is moved
+  worker_ = std::make_unique<OrderedWorker<Updates>>([impl](Updates& batch) { batch.apply_to(*impl); });
+}
 
-void MetricsRecorder::set_kv_tiers() { impl_->kv_tiers = true; }
+void MetricsRecorder::settle() const {
+  if (worker_) worker_->drain();
+}
 
-void MetricsRecorder::set_lora() { impl_->lora = true; }
+QuantileSketch::IndexHint* MetricsRecorder::new_index_hint() { return &index_hints_.emplace_back(); }
+
+MetricsRecorder::Updates& MetricsRecorder::updates() { return worker_->filling(); }
+
+void MetricsRecorder::hand_over_if_full() {
+  if (worker_->filling().full()) worker_->hand_over();
+}
+
+void MetricsRecorder::set_warmup(const WarmupSpec& warmup) {
+  settle();
+  impl_->warmup = warmup;
+  itl_measured_ = !warmup.any();
+}
+
+void MetricsRecorder::start_measuring_itl() { itl_measured_ = true; }
+
+void MetricsRecorder::set_kv_tiers() {
+  settle();
+  impl_->kv_tiers = true;
+}
+
+void MetricsRecorder::set_lora() {
+  settle();
+  impl_->lora = true;
+}
 
 void MetricsRecorder::set_class_slos(std::vector<SloTargets> slos) {
+  settle();
   SS_ASSERT(slos.size() == class_names_.size(), "one SLO set per class");
   impl_->slos = std::move(slos);
 }
 
 void MetricsRecorder::set_pool_replica_counts(const std::vector<int>& replicas) {
+  settle();
   SS_ASSERT(replicas.size() == pool_names_.size(), "one replica count per pool");
   for (std::size_t p = 0; p < replicas.size(); ++p)
     if (impl_->replicas[p].size() < static_cast<std::size_t>(replicas[p]))
@@ -84,78 +178,82 @@ void MetricsRecorder::set_pool_replica_counts(const std::vector<int>& replicas) 
 }
 
 void MetricsRecorder::set_pool_prices(std::vector<double> usd_per_replica_ns) {
+  settle();
   SS_ASSERT(usd_per_replica_ns.size() == pool_names_.size(), "one price per pool");
   impl_->usd_per_replica_ns = std::move(usd_per_replica_ns);
 }
 
 void MetricsRecorder::record_itl(int class_index, int pool_index, Tick gap_ns, std::int64_t count,
                                  QuantileSketch::IndexHint* hint) {
-  SS_ASSERT(class_index >= 0 && class_index < static_cast<int>(impl_->classes.size()),
-            "ITL of an unknown class");
-  SS_ASSERT(pool_index >= 0 && pool_index < static_cast<int>(impl_->pools.size()),
-            "ITL of an unknown pool");
+  SS_ASSERT(class_index >= 0 && class_index < static_cast<int>(class_names_.size()), "ITL of an unknown class");
+  SS_ASSERT(pool_index >= 0 && pool_index < static_cast<int>(pool_names_.size()), "ITL of an unknown pool");
   SS_ASSERT(gap_ns >= 0, "inter-token gaps cannot be negative");
-  if (!impl_->itl_measured) return;  // ended within the warm-up
+  if (!itl_measured_) return;  // ended within the warm-up
+  if (!worker_) return impl_->add_itl(class_index, pool_index, gap_ns, count, hint);
+  updates().ops.push_back({Updates::Kind::itl, false, class_index, pool_index, hint, gap_ns, count, 0, 0.0});
+  hand_over_if_full();
+}
+
+void MetricsRecorder::Impl::add_itl(int class_index, int pool_index, Tick gap_ns, std::int64_t count,
+                                    QuantileSketch::IndexHint* hint) {
   const double gap = static_cast<double>(gap_ns);
-  QuantileSketch& pool = impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns;
-  if (impl_->class_is_pool) {
+  QuantileSketch& pool = pools[static_cast<std::size_t>(pool_index)].itl_ns;
+  if (class_is_pool) {
     int index = QuantileSketch::kUnknownIndex;
     pool.add_with_index(gap, count, index, hint);
     return;
   }
-  QuantileSketch::add_to_both(impl_->classes[static_cast<std::size_t>(class_index)].itl_ns, pool, gap, count, hint);
+  QuantileSketch::add_to_both(classes[static_cast<std::size_t>(class_index)].itl_ns, pool, gap, count, hint);
 }
 
 void MetricsRecorder::record_itl_gaps(int class_index, int pool_index, const std::vector<Tick>& gaps,
                                       const std::vector<QuantileSketch::CountRun>& runs,
                                       QuantileSketch::IndexHint* hint) {
-  SS_ASSERT(class_index >= 0 && class_index < static_cast<int>(impl_->classes.size()), "ITL of an unknown class");
-  SS_ASSERT(pool_index >= 0 && pool_index < static_cast<int>(impl_->pools.size()), "ITL of an unknown pool");
-  if (!impl_->itl_measured) return;  // ended within the warm-up
-  QuantileSketch& pool = impl_->pools[static_cast<std::size_t>(pool_index)].itl_ns;
-  if (impl_->class_is_pool) {
-    QuantileSketch::add_all_to(pool, nullptr, gaps.data(), gaps.size(), runs.data(), runs.size(), hint);
+  SS_ASSERT(class_index >= 0 && class_index < static_cast<int>(class_names_.size()), "ITL of an unknown class");
+  SS_ASSERT(pool_index >= 0 && pool_index < static_cast<int>(pool_names_.size()), "ITL of an unknown pool");
+  if (!itl_measured_) return;  // ended within the warm-up
+  if (!worker_) return impl_->add_itl_gaps(class_index, pool_index, gaps.data(), gaps.size(), runs.data(), runs.size(), hint);
+  Updates& batch = updates();
+  batch.ops.push_back({Updates::Kind::itl_gaps, false, class_index, pool_index, hint, 0,
+                       static_cast<std::int64_t>(gaps.size()), static_cast<std::int64_t>(runs.size()), 0.0});
+  batch.gaps.insert(batch.gaps.end(), gaps.begin(), gaps.end());
+  batch.runs.insert(batch.runs.end(), runs.begin(), runs.end());
+  hand_over_if_full();
+}
+
+void MetricsRecorder::Impl::add_itl_gaps(int class_index, int pool_index, const Tick* gaps, std::size_t gap_count,
+                                         const QuantileSketch::CountRun* runs, std::size_t run_count,
+                                         QuantileSketch::IndexHint* hint) {
+  QuantileSketch& pool = pools[static_cast<std::size_t>(pool_index)].itl_ns;
+  if (class_is_pool) {
+    QuantileSketch::add_all_to(pool, nullptr, gaps, gap_count, runs, run_count, hint);
     return;
   }
-  QuantileSketch::add_all_to_both(impl_->classes[static_cast<std::size_t>(class_index)].itl_ns, pool, gaps.data(),
-                                  gaps.size(), runs.data(), runs.size(), hint);
+  QuantileSketch::add_all_to_both(classes[static_cast<std::size_t>(class_index)].itl_ns, pool, gaps, gap_count, runs,
+                                  run_count, hint);
 }
 
 void MetricsRecorder::record_request(const RequestRecord& record) {
-  SS_ASSERT(record.class_index >= 0 &&
-                record.class_index < static_cast<int>(impl_->classes.size()),
+  SS_ASSERT(record.class_index >= 0 && record.class_index < static_cast<int>(class_names_.size()),
             "request of an unknown class");
-  SS_ASSERT(record.pool_index >= -1 && record.pool_index < static_cast<int>(impl_->pools.size()),
+  SS_ASSERT(record.pool_index >= -1 && record.pool_index < static_cast<int>(pool_names_.size()),
             "request of an unknown pool");
-  const auto c = static_cast<std::size_t>(record.class_index);
+  // Prices, SLOs and the warm-up are set before the run and only read during it: this
+  // thread and the worker may both read them.
   double usd_per_ns = 0;
   if (record.pool_index >= 0 && !impl_->usd_per_replica_ns.empty())
     usd_per_ns = impl_->usd_per_replica_ns[static_cast<std::size_t>(record.pool_index)];
   const bool warmup = impl_->warmup.covers(record.id, record.arrival_ns);
-  if (warmup) {
-    ++impl_->warmup_by_class[c];
-    if (record.pool_index >= 0) ++impl_->warmup_by_pool[static_cast<std::size_t>(record.pool_index)];
-    ++impl_->warmup_outcomes[static_cast<int>(record.outcome)];
+  if (worker_) {
+    Updates& batch = updates();
+    batch.ops.push_back({Updates::Kind::request, warmup, 0, 0, nullptr, 0, 0, 0, usd_per_ns});
+    batch.records.push_back(record);
+    hand_over_if_full();
   } else {
-    const SloTargets slo = impl_->slos.empty() ? SloTargets{} : impl_->slos[c];
-    MetricGroup::LatencyBuckets buckets;  // found once for both groups
-    if (record.pool_index >= 0) {
-      const auto p = static_cast<std::size_t>(record.pool_index);
-      impl_->pools[p].add_request(record, usd_per_ns, slo, buckets);
-      if (record.replica_index >= 0 && record.outcome == Outcome::completed) {
-        auto& replicas = impl_->replicas[p];
-        const auto r = static_cast<std::size_t>(record.replica_index);
-        if (replicas.size() <= r) replicas.resize(r + 1);
-        replicas[r].completed += 1;
-        replicas[r].input_tokens += record.prompt_tokens;
-        replicas[r].cached_input_tokens += record.cached_prompt_tokens;
-      }
-    }
-    if (!(impl_->class_is_pool && record.pool_index >= 0)) {
-      SS_ASSERT(!impl_->class_is_pool || record.outcome != Outcome::completed,
-                "a completed request ran in a pool");
-      impl_->classes[c].add_request(record, usd_per_ns, slo, buckets);
-    }
+    impl_->add_request(record, warmup, usd_per_ns);
+    if (++requests_recorded_ == kRequestsInPlace && worker_use_ == Worker::for_long_runs &&
+        std::thread::hardware_concurrency() > 1)
+      defer_updates();
   }
   if (sustained_) sustained_->add(record);  // warm-up ones too: they are load all the same
   // requests.csv lists every request, warm-up ones too.
@@ -167,8 +265,37 @@ void MetricsRecorder::record_request(const RequestRecord& record) {
   }
 }
 
+void MetricsRecorder::Impl::add_request(const RequestRecord& record, bool in_warmup, double usd_per_ns) {
+  const auto c = static_cast<std::size_t>(record.class_index);
+  if (in_warmup) {
+    ++warmup_by_class[c];
+    if (record.pool_index >= 0) ++warmup_by_pool[static_cast<std::size_t>(record.pool_index)];
+    ++warmup_outcomes[static_cast<int>(record.outcome)];
+    return;
+  }
+  const SloTargets slo = slos.empty() ? SloTargets{} : slos[c];
+  MetricGroup::LatencyBuckets buckets;  // found once for both groups
+  if (record.pool_index >= 0) {
+    const auto p = static_cast<std::size_t>(record.pool_index);
+    pools[p].add_request(record, usd_per_ns, slo, buckets);
+    if (record.replica_index >= 0 && record.outcome == Outcome::completed) {
+      auto& pool_replicas = replicas[p];
+      const auto r = static_cast<std::size_t>(record.replica_index);
+      if (pool_replicas.size() <= r) pool_replicas.resize(r + 1);
+      pool_replicas[r].completed += 1;
+      pool_replicas[r].input_tokens += record.prompt_tokens;
+      pool_replicas[r].cached_input_tokens += record.cached_prompt_tokens;
+    }
+  }
+  if (!(class_is_pool && record.pool_index >= 0)) {
+    SS_ASSERT(!class_is_pool || record.outcome != Outcome::completed, "a completed request ran in a pool");
+    classes[c].add_request(record, usd_per_ns, slo, buckets);
+  }
+}
+
 RunSummary MetricsRecorder::summarize(Tick duration_ns) const {
   SS_ASSERT(duration_ns >= 0, "a run cannot last a negative time");
+  settle();
   std::vector<MetricGroup> classes;
   for (std::size_t i = 0; i < class_names_.size(); ++i) classes.push_back(impl_->class_group(i));
   MetricGroup overall;
@@ -211,13 +338,23 @@ RunSummary MetricsRecorder::summarize(Tick duration_ns) const {
   return summary;
 }
 
-std::int64_t MetricsRecorder::completed() const { return impl_->outcome_total(Outcome::completed, &MetricGroup::completed); }
+std::int64_t MetricsRecorder::completed() const {
+  settle();
+  return impl_->outcome_total(Outcome::completed, &MetricGroup::completed);
+}
 
-std::int64_t MetricsRecorder::rejected() const { return impl_->outcome_total(Outcome::rejected, &MetricGroup::rejected); }
+std::int64_t MetricsRecorder::rejected() const {
+  settle();
+  return impl_->outcome_total(Outcome::rejected, &MetricGroup::rejected);
+}
 
-std::int64_t MetricsRecorder::unfinished() const { return impl_->outcome_total(Outcome::unfinished, &MetricGroup::unfinished); }
+std::int64_t MetricsRecorder::unfinished() const {
+  settle();
+  return impl_->outcome_total(Outcome::unfinished, &MetricGroup::unfinished);
+}
 
 std::int64_t MetricsRecorder::warmup_excluded() const {
+  settle();
   std::int64_t total = 0;
   for (std::int64_t n : impl_->warmup_by_class) total += n;
   return total;

@@ -2,11 +2,13 @@
 // Streaming metrics of a run: per-class and per-pool latency sketches and token counters.
 // Memory does not grow with the number of requests or tokens.
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "sim/core/ordered_worker.h"
 #include "sim/core/signal.h"
 #include "sim/metrics/quantile_sketch.h"
 #include "sim/metrics/request_record.h"
@@ -20,17 +22,32 @@ namespace servesim {
 class MetricsRecorder {
  public:
   MetricsRecorder(std::vector<std::string> class_names, std::vector<std::string> pool_names);
+  ~MetricsRecorder();
+  MetricsRecorder(MetricsRecorder&&) noexcept;
+  MetricsRecorder& operator=(MetricsRecorder&&) = delete;
+
+  // Where the sketches and counters of the summary are updated: in the caller's thread, or
+  // on a worker thread (sim/core/ordered_worker.h) in the same order, so that a long run's
+  // simulation goes on while another core does its metrics. The summary is the same bit
+  // for bit either way. `for_long_runs` (the default) starts the worker once a run has
+  // recorded kRequestsInPlace requests, on a machine with more than one hardware thread.
+  enum class Worker { never, for_long_runs, always };
+  void set_worker(Worker use);
+  static constexpr std::int64_t kRequestsInPlace = 4096;
 
   // One inter-token gap of a request of this class on this pool (second token onwards);
   // `count` equal gaps at once when one step emits a token to many sequences.
   // REQUIRES: valid class and pool indexes, gap_ns >= 0, count >= 0.
-  // `hint`: the caller's bucket hint (QuantileSketch::IndexHint), kept between its calls.
+  // `hint`: the caller's bucket hint (QuantileSketch::IndexHint), kept between its calls;
+  // with a worker it is used after the call, so take it from new_index_hint().
   void record_itl(int class_index, int pool_index, Tick gap_ns, std::int64_t count = 1,
                   QuantileSketch::IndexHint* hint = nullptr);
   // record_itl(class, pool, g, count, hint) for each gap g of `gaps`, with the counts of
   // `runs` (QuantileSketch::add_all_to_both), at once.
   void record_itl_gaps(int class_index, int pool_index, const std::vector<Tick>& gaps,
                        const std::vector<QuantileSketch::CountRun>& runs, QuantileSketch::IndexHint* hint = nullptr);
+  // A bucket hint for one source of gaps (a replica), that lives as long as the recorder.
+  QuantileSketch::IndexHint* new_index_hint();
   // Called exactly once per request, whatever its outcome. Latency sketches and token
   // counters take completed requests only; rejected and unfinished ones are counted apart.
   // A request with pool_index -1 (never routed) counts in its class and overall only.
@@ -76,11 +93,29 @@ class MetricsRecorder {
 
  private:
   struct Impl;
+  struct Updates;
+  // Updates go to the worker's batch from now on (Worker and kRequestsInPlace).
+  void defer_updates();
+  // Every update made so far applied (the worker's batches drained): Impl may be read.
+  void settle() const;
+  // The batch being filled, handed over when full enough.
+  Updates& updates();
+  void hand_over_if_full();
+
   std::vector<std::string> class_names_;
   std::vector<std::string> pool_names_;
   Signal<void(const RequestRecord&)> sink_;
   SustainedRateMeter* sustained_ = nullptr;
-  std::shared_ptr<Impl> impl_;
+  std::unique_ptr<Impl> impl_;
+  // Read and changed by the caller's thread alone.
+  Worker worker_use_ = Worker::for_long_runs;
+  std::int64_t requests_recorded_ = 0;
+  bool itl_measured_ = true;  // false from set_warmup until start_measuring_itl
+  // new_index_hint's: a deque never moves its elements, so the worker may use one while
+  // another is added.
+  std::deque<QuantileSketch::IndexHint> index_hints_;
+  // Declared after impl_, so destroyed first: its last batches are applied to a live Impl.
+  std::unique_ptr<OrderedWorker<Updates>> worker_;  // null while updates are made in place
 };
 
 }  // namespace servesim

@@ -5,12 +5,12 @@
 namespace servesim {
 
 void ReplicaMetrics::on_token_gaps(int class_index, Tick gap_ns, std::int64_t count) {
-  recorder_.record_itl(class_index, pool_index_, gap_ns, count, &gap_hint_);
+  recorder_.record_itl(class_index, pool_index_, gap_ns, count, gap_hint_);
 }
 
 void ReplicaMetrics::on_token_gap_runs(int class_index, const std::vector<Tick>& gaps,
                                        const std::vector<CountRun>& runs) {
-  recorder_.record_itl_gaps(class_index, pool_index_, gaps, runs, &lazy_gap_hint_);
+  recorder_.record_itl_gaps(class_index, pool_index_, gaps, runs, lazy_gap_hint_);
 }
 
 void ReplicaMetrics::on_request_completed(const RequestState& request, Tick now_ns, Tick frontend_ns) {

@@ -10,7 +10,11 @@ namespace servesim {
 
 class ReplicaMetrics final : public MeasurementListener {
  public:
-  ReplicaMetrics(MetricsRecorder& recorder, int pool_index) : recorder_(recorder), pool_index_(pool_index) {}
+  ReplicaMetrics(MetricsRecorder& recorder, int pool_index)
+      : recorder_(recorder),
+        pool_index_(pool_index),
+        gap_hint_(recorder.new_index_hint()),
+        lazy_gap_hint_(recorder.new_index_hint()) {}
 
   void on_token_gaps(int class_index, Tick gap_ns, std::int64_t count) override;
   void on_token_gap_runs(int class_index, const std::vector<Tick>& gaps, const std::vector<CountRun>& runs) override;
@@ -20,8 +24,9 @@ class ReplicaMetrics final : public MeasurementListener {
  private:
   MetricsRecorder& recorder_;
   int pool_index_;
-  QuantileSketch::IndexHint gap_hint_;       // the bucket of the last gap of a stepped request
-  QuantileSketch::IndexHint lazy_gap_hint_;  // the lazy decodes' step gaps mostly share one
+  // The recorder's, so that they outlive this when its updates are applied later.
+  QuantileSketch::IndexHint* gap_hint_;       // the bucket of the last gap of a stepped request
+  QuantileSketch::IndexHint* lazy_gap_hint_;  // the lazy decodes' step gaps mostly share one
 };
 
 }  // namespace servesim
