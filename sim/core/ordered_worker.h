@@ -27,7 +27,7 @@ class OrderedWorker {
  public:
   // Batches handed over but not yet applied, at most: a worker slower than the simulation
   // makes it wait rather than let memory grow with the run.
-  static constexpr std::size_t kMostQueued = 4;
+  static constexpr std::size_t kMostQueued = 2;
 
   explicit OrderedWorker(std::function<void(Batch&)> apply) : apply_(std::move(apply)) {}
   ~OrderedWorker() {
@@ -43,6 +43,20 @@ class OrderedWorker {
 
   // The batch being filled.
   Batch& filling() { return *filling_; }
+
+  // Readies every batch the worker will ever use, `prepare` sizing each (the one being
+  // filled, the kMostQueued that may wait and the one being applied): no batch is
+  // allocated afterwards, so the memory they take does not depend on how far the worker
+  // falls behind. Call before the first hand_over.
+  template <class Prepare>
+  void preallocate(Prepare prepare) {
+    prepare(*filling_);
+    std::lock_guard<std::mutex> lock(mutex_);
+    while (spare_.size() < kMostQueued + 1) {
+      spare_.push_back(std::make_unique<Batch>());
+      prepare(*spare_.back());
+    }
+  }
 
   // Hands the batch being filled over (the worker thread starts on the first), and starts
   // an empty one.

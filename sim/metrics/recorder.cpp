@@ -73,10 +73,20 @@ struct MetricsRecorder::Updates {
   std::vector<Tick> gaps;
   std::vector<QuantileSketch::CountRun> runs;
 
-  // A batch of about this many updates goes to the worker at once: few hand-overs, a
-  // few hundred kB each.
-  static constexpr std::size_t kOps = 2048, kGaps = 32768;
-  bool full() const { return ops.size() >= kOps || gaps.size() >= kGaps; }
+  // A batch of about this many updates goes to the worker at once: a hand-over every few
+  // hundred requests. One call adds at most kMostGapsPerCall gaps and runs past these.
+  static constexpr std::size_t kOps = 512, kGaps = 8192, kRuns = 2048, kMostGapsPerCall = 4096;
+  bool full() const { return ops.size() >= kOps || gaps.size() >= kGaps || runs.size() >= kRuns; }
+  // Every vector at the most it can hold, its pages written (OrderedWorker::preallocate):
+  // a run's peak memory is then the same however far the worker lags, a long run's that
+  // of a short one (tests/reliability/trace_streaming_test.cpp).
+  void preallocate() {
+    ops.resize(kOps);
+    records.resize(kOps);
+    gaps.resize(kGaps + kMostGapsPerCall);
+    runs.resize(kRuns + kMostGapsPerCall);
+    clear();
+  }
   bool empty() const { return ops.empty(); }
   void clear() {
     ops.clear();
@@ -131,6 +141,7 @@ void MetricsRecorder::set_worker(Worker use) {
 void MetricsRecorder::defer_updates() {
   Impl* impl = impl_.get();  // stays put when the recorder is moved
   worker_ = std::make_unique<OrderedWorker<Updates>>([impl](Updates& batch) { batch.apply_to(*impl); });
+  worker_->preallocate([](Updates& batch) { batch.preallocate(); });
 }
 
 void MetricsRecorder::settle() const {
@@ -212,6 +223,7 @@ void MetricsRecorder::record_itl_gaps(int class_index, int pool_index, const std
   SS_ASSERT(class_index >= 0 && class_index < static_cast<int>(class_names_.size()), "ITL of an unknown class");
   SS_ASSERT(pool_index >= 0 && pool_index < static_cast<int>(pool_names_.size()), "ITL of an unknown pool");
   if (!itl_measured_) return;  // ended within the warm-up
+  SS_ASSERT(gaps.size() < Updates::kMostGapsPerCall && runs.size() < Updates::kMostGapsPerCall, "too many gaps in one call");
   if (!worker_) return impl_->add_itl_gaps(class_index, pool_index, gaps.data(), gaps.size(), runs.data(), runs.size(), hint);
   Updates& batch = updates();
   batch.ops.push_back({Updates::Kind::itl_gaps, false, class_index, pool_index, hint, 0,
