@@ -223,8 +223,10 @@ void MetricsRecorder::record_itl_gaps(int class_index, int pool_index, const std
   SS_ASSERT(class_index >= 0 && class_index < static_cast<int>(class_names_.size()), "ITL of an unknown class");
   SS_ASSERT(pool_index >= 0 && pool_index < static_cast<int>(pool_names_.size()), "ITL of an unknown pool");
   if (!itl_measured_) return;  // ended within the warm-up
-  SS_ASSERT(gaps.size() < Updates::kMostGapsPerCall && runs.size() < Updates::kMostGapsPerCall, "too many gaps in one call");
-  if (!worker_) return impl_->add_itl_gaps(class_index, pool_index, gaps.data(), gaps.size(), runs.data(), runs.size(), hint);
+  SS_ASSERT(gaps.size() < Updates::kMostGapsPerCall && runs.size() < Updates::kMostGapsPerCall,
+            "too many gaps in one call");
+  if (!worker_)
+    return impl_->add_itl_gaps(class_index, pool_index, gaps.data(), gaps.size(), runs.data(), runs.size(), hint);
   Updates& batch = updates();
   batch.ops.push_back({Updates::Kind::itl_gaps, false, class_index, pool_index, hint, 0,
                        static_cast<std::int64_t>(gaps.size()), static_cast<std::int64_t>(runs.size()), 0.0});
