@@ -93,6 +93,10 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
 
 Simulation::~Simulation() = default;
 
+void Simulation::add_record_writer(std::function<void(const RequestRecord&)> writer) {
+  metrics_->add_record_writer(std::move(writer));
+}
+
 void Simulation::add_request_sink(std::function<void(const RequestRecord&)> sink) {
   metrics_->add_request_sink(std::move(sink));
 }
@@ -373,6 +377,12 @@ void Simulation::note_kv_tier_traffic(RunResult& result) const {
 }
 
 RunResult Simulation::run() {
+  // A run that ends by an exception (an interrupt, a bad trace row) still hands every
+  // record made to the writers before what they write to goes away.
+  struct SettleOnExit {
+    MetricsRecorder& metrics;
+    ~SettleOnExit() { metrics.settle_quietly(); }
+  } settle_on_exit{*metrics_};
   for (int c = 0; c < static_cast<int>(sources_.size()); ++c) arm_source(c);
   for (auto& pool : pools_)
     if (Autoscaler* a = pool->autoscaler()) a->start([this] { return work_remains(); });

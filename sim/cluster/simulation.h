@@ -35,6 +35,11 @@ class Simulation final : public ReplicaListener {
   // Every request record is also passed to each sink added, in order, as the run goes
   // (requests.csv, the invariant checker; MetricsRecorder::add_request_sink).
   void add_request_sink(std::function<void(const RequestRecord&)> sink);
+  // The same records, after the sinks, for a sink that only writes them out (requests.csv):
+  // a long run hands them to it on its metrics' worker thread
+  // (MetricsRecorder::add_record_writer). Every record has reached it when run() returns
+  // or throws.
+  void add_record_writer(std::function<void(const RequestRecord&)> writer);
   // A decision, not an observer (those are Signals): called after every arrival with the
   // arrivals so far and the requests inside (waiting or running). Returning true ends
   // the run there: admission and the clock stop, requests

@@ -37,6 +37,7 @@ struct MetricsRecorder::Impl {
     return joined;
   }
   std::vector<std::int64_t> warmup_by_class, warmup_by_pool;
+  Signal<void(const RequestRecord&)> writers;  // add_record_writer's, called where updates are made
   std::int64_t warmup_outcomes[3] = {0, 0, 0};
 
   // Requests that ended with `outcome`, warm-up included: `count` of every class's group.
@@ -52,6 +53,17 @@ struct MetricsRecorder::Impl {
   void add_itl_gaps(int class_index, int pool_index, const Tick* gaps, std::size_t gap_count,
                     const QuantileSketch::CountRun* runs, std::size_t run_count, QuantileSketch::IndexHint* hint);
   void add_request(const RequestRecord& record, bool warmup, double usd_per_ns);
+  void write_record(const RequestRecord& record, bool warmup, double usd_per_ns) {
+    if (!writers.empty()) writers(priced(record, warmup, usd_per_ns));
+  }
+  // A record as the sinks and writers get it: its GPU time's cost, and whether the warm-up
+  // covers it.
+  static RequestRecord priced(const RequestRecord& record, bool warmup, double usd_per_ns) {
+    RequestRecord out = record;
+    out.cost_usd = record.acct.gpu.total_ns() * usd_per_ns;
+    out.warmup = warmup;
+    return out;
+  }
 };
 
 // Updates recorded but not yet applied, in the order they came: one Op each, the records
@@ -109,7 +121,9 @@ struct MetricsRecorder::Updates {
           break;
         }
         case Kind::request:
-          impl.add_request(records[record++], op.warmup, op.usd_per_ns);
+          impl.add_request(records[record], op.warmup, op.usd_per_ns);
+          impl.write_record(records[record], op.warmup, op.usd_per_ns);
+          ++record;
           break;
       }
     }
@@ -146,6 +160,18 @@ void MetricsRecorder::defer_updates() {
 
 void MetricsRecorder::settle() const {
   if (worker_) worker_->drain();
+}
+
+void MetricsRecorder::settle_quietly() noexcept {
+  try {
+    settle();
+  } catch (...) {  // the run is failing already; the worker's own error adds nothing
+  }
+}
+
+void MetricsRecorder::add_record_writer(Signal<void(const RequestRecord&)>::Slot writer) {
+  settle();
+  impl_->writers.connect(std::move(writer));
 }
 
 QuantileSketch::IndexHint* MetricsRecorder::new_index_hint() { return &index_hints_.emplace_back(); }
@@ -258,24 +284,23 @@ void MetricsRecorder::record_request(const RequestRecord& record) {
   if (record.pool_index >= 0 && !impl_->usd_per_replica_ns.empty())
     usd_per_ns = impl_->usd_per_replica_ns[static_cast<std::size_t>(record.pool_index)];
   const bool warmup = impl_->warmup.covers(record.id, record.arrival_ns);
-  if (worker_) {
+  const bool in_place = worker_ == nullptr;
+  if (in_place) {
+    impl_->add_request(record, warmup, usd_per_ns);
+  } else {
     Updates& batch = updates();
     batch.ops.push_back({Updates::Kind::request, warmup, 0, 0, nullptr, 0, 0, 0, usd_per_ns});
     batch.records.push_back(record);
     hand_over_if_full();
-  } else {
-    impl_->add_request(record, warmup, usd_per_ns);
-    if (++requests_recorded_ == kRequestsInPlace && worker_use_ == Worker::for_long_runs &&
-        std::thread::hardware_concurrency() > 1)
-      defer_updates();
   }
   if (sustained_) sustained_->add(record);  // warm-up ones too: they are load all the same
   // requests.csv lists every request, warm-up ones too.
-  if (!sink_.empty()) {
-    RequestRecord priced = record;
-    priced.cost_usd = record.acct.gpu.total_ns() * usd_per_ns;
-    priced.warmup = warmup;
-    sink_(priced);
+  if (!sink_.empty()) sink_(Impl::priced(record, warmup, usd_per_ns));
+  if (in_place) {
+    impl_->write_record(record, warmup, usd_per_ns);  // else the worker does, in order
+    if (++requests_recorded_ == kRequestsInPlace && worker_use_ == Worker::for_long_runs &&
+        std::thread::hardware_concurrency() > 1)
+      defer_updates();
   }
 }
 

@@ -77,6 +77,16 @@ class MetricsRecorder {
   // Every record is also passed to these, priced and marked warm-up or not (requests.csv
   // is written as the run goes; the invariant checker reads them).
   void add_request_sink(Signal<void(const RequestRecord&)>::Slot sink) { sink_.connect(std::move(sink)); }
+  // The same records, priced and marked, in the same order, for a sink that only writes
+  // them out (requests.csv): once the worker has started it gets them on the worker's
+  // thread, some time after record_request, after every add_request_sink sink. So it
+  // must touch nothing the run reads or changes, and what it writes to must outlive the
+  // recorder's last update (summarize and the outcome counts settle them; so does
+  // settle_quietly, for a run that ends by an exception).
+  void add_record_writer(Signal<void(const RequestRecord&)>::Slot writer);
+  // Applies every update made so far, the writers' included, and drops any error the
+  // worker met: for a run unwinding from an exception of its own.
+  void settle_quietly() noexcept;
   // Optional: every record is also counted here (the run's saturation judgement).
   void set_sustained_meter(SustainedRateMeter* meter) { sustained_ = meter; }
 

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/cluster/saturation_verdict.h"
+#include "sim/metrics/request_record.h"
 
 namespace saturation_verdict_test {
 

@@ -22,6 +22,9 @@ namespace {
 struct Outcomes {
   std::string summary_json;
   std::vector<std::uint64_t> sunk_ids;  // the request sink's calls, in order
+  std::vector<std::uint64_t> written_ids;  // the record writer's, in order
+  double written_cost_usd = 0;             // the writer's records' costs, summed in order
+  std::int64_t written_warmup = 0;
   std::int64_t completed = 0, rejected = 0, unfinished = 0, warmup_excluded = 0;
 };
 
@@ -42,6 +45,11 @@ Outcomes run(MetricsRecorder::Worker worker, int classes, int pools, int request
   recorder.set_pool_prices(std::vector<double>(static_cast<std::size_t>(pools), 1e-12));
   Outcomes out;
   recorder.add_request_sink([&out](const RequestRecord& r) { out.sunk_ids.push_back(r.id); });
+  recorder.add_record_writer([&out](const RequestRecord& r) {
+    out.written_ids.push_back(r.id);
+    out.written_cost_usd += r.cost_usd;
+    out.written_warmup += r.warmup ? 1 : 0;
+  });
   std::vector<QuantileSketch::IndexHint*> hints;
   for (int p = 0; p < pools; ++p) hints.push_back(recorder.new_index_hint());
 
@@ -102,6 +110,9 @@ Outcomes run(MetricsRecorder::Worker worker, int classes, int pools, int request
 void check_same(const Outcomes& a, const Outcomes& b) {
   CHECK(a.summary_json == b.summary_json);
   CHECK(a.sunk_ids == b.sunk_ids);
+  CHECK(a.written_ids == b.written_ids);
+  CHECK(a.written_cost_usd == b.written_cost_usd);
+  CHECK(a.written_warmup == b.written_warmup);
   CHECK(a.completed == b.completed);
   CHECK(a.rejected == b.rejected);
   CHECK(a.unfinished == b.unfinished);
@@ -117,6 +128,9 @@ TEST_CASE("recorder worker: two classes on two pools - the summary of updates ma
   CHECK(in_place.completed + in_place.rejected + in_place.unfinished == requests);
   CHECK(in_place.warmup_excluded == 500);
   CHECK(in_place.sunk_ids.size() == static_cast<std::size_t>(requests));
+  CHECK(in_place.written_ids == in_place.sunk_ids);  // every record, in the sinks' order
+  CHECK(in_place.written_warmup == 500);
+  CHECK(in_place.written_cost_usd > 0);
   check_same(in_place, run(MetricsRecorder::Worker::always, 2, 2, requests));
   check_same(in_place, run(MetricsRecorder::Worker::for_long_runs, 2, 2, requests));
 }
