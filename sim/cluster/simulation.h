@@ -33,7 +33,7 @@ class Simulation final : public ReplicaListener {
   ~Simulation() override;
 
   // Every request record is also passed to each sink added, in order, as the run goes
-  // (requests.csv, the invariant checker; MetricsRecorder::add_request_sink).
+  // (the invariant checker, the progress line; MetricsRecorder::add_request_sink).
   void add_request_sink(std::function<void(const RequestRecord&)> sink);
   // The same records, after the sinks, for a sink that only writes them out (requests.csv):
   // a long run hands them to it on its metrics' worker thread

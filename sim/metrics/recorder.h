@@ -74,8 +74,8 @@ class MetricsRecorder {
   // The caller first hands over every gap that ended before (Replica::catch_up), so the
   // gaps kept are exactly those that end from this moment on.
   void start_measuring_itl();
-  // Every record is also passed to these, priced and marked warm-up or not (requests.csv
-  // is written as the run goes; the invariant checker reads them).
+  // Every record is also passed to these, priced and marked warm-up or not, in this
+  // thread as it is recorded (the invariant checker reads them; a run's progress counts them).
   void add_request_sink(Signal<void(const RequestRecord&)>::Slot sink) { sink_.connect(std::move(sink)); }
   // The same records, priced and marked, in the same order, for a sink that only writes
   // them out (requests.csv): once the worker has started it gets them on the worker's
