@@ -85,9 +85,13 @@ struct MetricsRecorder::Updates {
   std::vector<Tick> gaps;
   std::vector<QuantileSketch::CountRun> runs;
 
-  // A batch of about this many updates goes to the worker at once: a hand-over every few
-  // hundred requests. One call adds at most kMostGapsPerCall gaps and runs past these.
-  static constexpr std::size_t kOps = 512, kGaps = 8192, kRuns = 2048, kMostGapsPerCall = 4096;
+  // A batch of about this many updates goes to the worker at once: a hand-over every
+  // thousand requests or so of a light run (its ~35 steps a request fill `gaps` first).
+  // Each hand-over wakes the worker, a futex call of ~9 us under the development machine's
+  // hypervisor: a quarter of these sizes took 1.5-2.5% longer over 1M requests (4x the
+  // hand-overs), for 3.6 MB less peak memory. One call adds at most kMostGapsPerCall gaps
+  // and runs past these.
+  static constexpr std::size_t kOps = 2048, kGaps = 32768, kRuns = 8192, kMostGapsPerCall = 4096;
   bool full() const { return ops.size() >= kOps || gaps.size() >= kGaps || runs.size() >= kRuns; }
   // Every vector at the most it can hold, its pages written (OrderedWorker::preallocate):
   // a run's peak memory is then the same however far the worker lags, a long run's that
