@@ -75,7 +75,12 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   }
   resolve_admission();
   place_on_topology();
-  source_events_.resize(sources_.size());
+  source_timers_.resize(sources_.size());
+  for (std::size_t c = 0; c < sources_.size(); ++c) {
+    SourceTimer& s = source_timers_[c];
+    s = SourceTimer{this, static_cast<int>(c), 0};
+    s.timer = sim_.add_timer(&Simulation::fire_arrival, &s);
+  }
   source_event_ns_.assign(sources_.size(), kTickMax);
   std::int64_t slots = 0;  // requests the cluster runs at once
   for (const auto& p : cluster_.pools) {
@@ -119,13 +124,17 @@ void Simulation::arm_source(int c) {
   if (!admitting_) return;
   auto& src = *sources_[static_cast<std::size_t>(c)];
   const auto next = src.peek_arrival_ns();
-  auto& handle = source_events_[static_cast<std::size_t>(c)];
+  const TimerId timer = source_timers_[static_cast<std::size_t>(c)].timer;
   Tick& armed_ns = source_event_ns_[static_cast<std::size_t>(c)];
   if (!next) return;
-  if (sim_.pending(handle) && armed_ns <= *next) return;
-  sim_.cancel(handle);
+  if (sim_.timer_armed(timer) && armed_ns <= *next) return;
   armed_ns = std::max(*next, sim_.now());
-  handle = sim_.schedule_at(armed_ns, [this, c] { on_arrival(c); });
+  sim_.arm_timer(timer, armed_ns);
+}
+
+void Simulation::fire_arrival(void* source_timer) {
+  const auto& s = *static_cast<const SourceTimer*>(source_timer);
+  s.simulation->on_arrival(s.class_index);
 }
 
 void Simulation::on_arrival(int c) {
@@ -151,7 +160,7 @@ bool Simulation::more_arrivals_now(int c) {
   const std::optional<Tick> next = sources_[static_cast<std::size_t>(c)]->peek_arrival_ns();
   if (next && *next <= sim_.now()) return true;
   for (std::size_t k = 0; k < sources_.size(); ++k)
-    if (static_cast<int>(k) != c && source_event_ns_[k] == sim_.now() && sim_.pending(source_events_[k])) return true;
+    if (static_cast<int>(k) != c && source_event_ns_[k] == sim_.now() && sim_.timer_armed(source_timers_[k].timer)) return true;
   return false;
 }
 
@@ -189,7 +198,7 @@ void Simulation::admit_one(int c, RequestSource& src) {
   ++pool_arrivals_at_instant_[pi];
   if (stop_.requests && arrived_ >= *stop_.requests) {
     admitting_ = false;
-    for (auto& h : source_events_) sim_.cancel(h);
+    for (const SourceTimer& s : source_timers_) sim_.disarm_timer(s.timer);
   }
   if (!holding_steps_ && more_arrivals_now(c)) {
     holding_steps_ = true;
@@ -228,7 +237,7 @@ void Simulation::admit_one(int c, RequestSource& src) {
   if (stop_check_ && stop_check_(arrived_, in_flight_)) {
     aborted_ = true;
     admitting_ = false;
-    for (auto& h : source_events_) sim_.cancel(h);
+    for (const SourceTimer& s : source_timers_) sim_.disarm_timer(s.timer);
     sim_.stop();
   }
 }

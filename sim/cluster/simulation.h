@@ -123,7 +123,15 @@ class Simulation final : public ReplicaListener {
   std::unique_ptr<MetricsRecorder> metrics_;
   std::unique_ptr<EnergyMeter> energy_;  // null without cluster.energy
   std::vector<std::unique_ptr<RequestSource>> sources_;
-  std::vector<EventHandle> source_events_;
+  // Each source's next arrival: a timer that calls on_arrival(class_index) (its `arg`
+  // points here: sized once, so the addresses hold), and the time it is armed for.
+  struct SourceTimer {
+    Simulation* simulation;
+    int class_index;
+    TimerId timer;
+  };
+  static void fire_arrival(void* source_timer);
+  std::vector<SourceTimer> source_timers_;
   std::vector<Tick> source_event_ns_;
   std::vector<int> pool_of_class_;
   std::vector<std::unique_ptr<Pool>> pools_;

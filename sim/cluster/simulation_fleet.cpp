@@ -9,7 +9,8 @@ namespace servesim {
 
 bool Simulation::work_remains() const {
   if (in_flight_ > 0) return true;
-  return std::any_of(source_events_.begin(), source_events_.end(), [this](EventHandle h) { return sim_.pending(h); });
+  return std::any_of(source_timers_.begin(), source_timers_.end(),
+                     [this](const SourceTimer& s) { return sim_.timer_armed(s.timer); });
 }
 
 void Simulation::share_gpu_budget(int total_gpus) {

@@ -8,6 +8,15 @@
 //
 // Costs: push O(log n), pop_due O(log n), cancel O(1) (lazy: the entry is skipped when it
 // reaches the top).
+//
+// Timers are the events a simulation schedules most -- each replica's next step end, each
+// source's next arrival -- kept apart from the heap of callbacks: an object adds its timer
+// once and arms it again and again, at most one time at once. Firing one calls a plain
+// function (no std::function to move in and out of a slot), and re-arming or disarming
+// one moves or removes its own entry (an indexed heap: no cancelled entry left to pop).
+// Timers and callbacks run in one order, (time, SameTimeOrder), a plain timer taking its
+// sequence number when armed as push gives one, so a simulation runs the same events in
+// the same order whichever way it schedules them.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -52,9 +61,13 @@ struct SameTimeOrder {
   bool is_plain() const { return value == kPlain; }
 };
 
+// A timer's number, from EventQueue::add_timer.
+using TimerId = std::uint32_t;
+
 class EventQueue {
  public:
   using Callback = std::function<void()>;
+  using TimerFn = void (*)(void* arg);
 
   EventHandle push(Tick when, Callback fn, WarmUp warm_up = {}, SameTimeOrder order = {});
   // Calls the warm-up hints of the three earliest pending events (stages 2, 1, 0), after
@@ -68,9 +81,25 @@ class EventQueue {
   // removes it, moving its time and callback into `when` and `fn`, and returns `popped`;
   // otherwise removes nothing and says whether the queue is `empty` or its next event `later`.
   enum class PopResult { popped, empty, later };
-  // `order` gets the popped event's place among its nanosecond's events (SameTimeOrder
-  // value, a plain event's sequence number added).
-  PopResult pop_due(Tick until, Tick& when, Callback& fn, std::uint64_t* order = nullptr);
+  // What pop_due took: its time, its place among its nanosecond's events (SameTimeOrder
+  // value, a plain event's sequence number added), and for a timer what to call (else
+  // pop_due's `fn` holds the callback).
+  struct Popped {
+    Tick when = 0;
+    std::uint64_t order = 0;
+    TimerFn fire = nullptr;
+    void* arg = nullptr;
+  };
+  PopResult pop_due(Tick until, Popped& popped, Callback& fn);
+
+  // A timer that calls fire(arg) each time it comes due. Timers last as long as the queue.
+  TimerId add_timer(TimerFn fire, void* arg, WarmUp warm_up = {});
+  // Sets the timer to fire at `when` (REQUIRES: when >= 0), in place of the time it was
+  // armed for, if it was.
+  void arm(TimerId id, Tick when, SameTimeOrder order = {});
+  // Unsets the timer; a timer that is not armed stays so.
+  void disarm(TimerId id);
+  bool armed(TimerId id) const { return timers_[id].pos != kNotArmed; }
 
  private:
   struct Entry {
@@ -85,12 +114,11 @@ class EventQueue {
   };
   // (when, order) as one 128-bit number (when >= 0, push): the heap compares without a
   // branch on `when`, which at equal times is unpredictable (a third of the queue's work).
-  static bool later(const Entry& a, const Entry& b) {
-    __extension__ using U128 = unsigned __int128;
-    const U128 ka = static_cast<U128>(static_cast<std::uint64_t>(a.when)) << 64 | a.order;
-    const U128 kb = static_cast<U128>(static_cast<std::uint64_t>(b.when)) << 64 | b.order;
-    return ka > kb;
+  __extension__ using Key = unsigned __int128;
+  static Key key_of(Tick when, std::uint64_t order) {
+    return static_cast<Key>(static_cast<std::uint64_t>(when)) << 64 | order;
   }
+  static bool later(const Entry& a, const Entry& b) { return key_of(a.when, a.order) > key_of(b.when, b.order); }
   // later() as a type for the std heap algorithms: a function pointer was left an
   // out-of-line call per comparison.
   struct Later {
@@ -98,6 +126,26 @@ class EventQueue {
   };
   void drop_cancelled_top();
 
+  // Timers: an indexed min-heap of the armed ones (their keys in it, for the comparisons'
+  // locality), each timer knowing its place in it.
+  static constexpr std::uint32_t kNotArmed = ~std::uint32_t{0};
+  struct Timer {
+    TimerFn fire;
+    void* arg;
+    WarmUp warm_up;
+    std::uint32_t pos = kNotArmed;  // in timer_heap_
+  };
+  struct TimerEntry {
+    Key key;
+    TimerId id;
+  };
+  void place_timer(std::uint32_t pos, TimerEntry entry);
+  void sift_timer_up(std::uint32_t pos, TimerEntry entry);
+  void sift_timer_down(std::uint32_t pos, TimerEntry entry);
+  void remove_timer_at(std::uint32_t pos);
+
+  std::vector<Timer> timers_;
+  std::vector<TimerEntry> timer_heap_;
   std::vector<Entry> heap_;
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;

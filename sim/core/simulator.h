@@ -26,6 +26,15 @@ class Simulator {
   void cancel(EventHandle h) { queue_.cancel(h); }
   bool pending(EventHandle h) const { return queue_.pending(h); }
 
+  // Timers (EventQueue): for an object that keeps one event of its own scheduled again and
+  // again (a replica's step end, a source's next arrival), cheaper than schedule_at and
+  // cancel. fire(arg) runs at the armed time, in the order schedule_at's events would.
+  TimerId add_timer(EventQueue::TimerFn fire, void* arg, WarmUp warm_up = {}) { return queue_.add_timer(fire, arg, warm_up); }
+  // REQUIRES: when >= now(). Replaces the time it was armed for, if any.
+  void arm_timer(TimerId id, Tick when, SameTimeOrder order = {});
+  void disarm_timer(TimerId id) { queue_.disarm(id); }
+  bool timer_armed(TimerId id) const { return queue_.armed(id); }
+
   // Runs events until none remain, stop() is called, or the next event is after `until`
   // (then the clock is left at `until`). Returns the number of events run.
   std::uint64_t run(Tick until = kTickMax);

@@ -69,8 +69,7 @@ bool Replica::start_decode_run() {
   stats_.decode_runs += 1;
   stats_.decode_run_priced_steps += steps;
   start_quiet_step();
-  run_event_ = sim_.schedule_at(run_ends_[n - 1], [this] { end_decode_run(); }, WarmUp{&Replica::warm_step_end, this},
-                                step_end_order());
+  sim_.arm_timer(step_timer_, run_ends_[n - 1], step_end_order());
   return true;
 }
 
@@ -207,9 +206,7 @@ void Replica::interrupt_decode_run() {
   run_ends_due_ = false;  // the due step is not reached
   run_steps_ = run_step_ + 1;
   if (!run_shares_costs_) run_costs_.resize(run_steps_);
-  sim_.cancel(run_event_);
-  run_event_ = sim_.schedule_at(run_ends_[run_steps_ - 1], [this] { end_decode_run(); }, WarmUp{&Replica::warm_step_end, this},
-                                step_end_order());
+  sim_.arm_timer(step_timer_, run_ends_[run_steps_ - 1], step_end_order());  // earlier: the step in flight's end
 }
 
 void Replica::end_decode_run() {

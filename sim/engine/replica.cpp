@@ -46,6 +46,7 @@ Replica::Replica(Simulator& sim, int pool_index, int replica_index, const Engine
                  std::shared_ptr<const CostModel> cost_model, MeasurementListener& measurements,
                  ReplicaListener& listener, std::int64_t max_context_tokens)
     : sim_(sim),
+      step_timer_(sim.add_timer(&Replica::fire_step_end, this, WarmUp{&Replica::warm_step_end, this})),
       pool_index_(pool_index),
       replica_index_(replica_index),
       config_(config),
@@ -60,6 +61,15 @@ Replica::Replica(Simulator& sim, int pool_index, int replica_index, const Engine
       lazy_enabled_(scheduler_->keeps_decodes_lazy() && !config.speculative.enabled && !config.lora.enabled),
       runs_enabled_(lazy_enabled_) {
   if (config.lora.enabled) lora_cache_.emplace(config.lora);
+}
+
+void Replica::fire_step_end(void* replica) {
+  auto& r = *static_cast<Replica*>(replica);
+  if (r.in_run_) {
+    r.end_decode_run();
+  } else {
+    r.on_step_end();
+  }
 }
 
 SameTimeOrder Replica::step_end_order() const {
@@ -156,7 +166,7 @@ void Replica::maybe_start_step() {
   const Tick now = sim_.now();
   const StepCost cost = begin_step(now, nullptr);
   stepped_(replica_index_, now, plan_, cost);
-  sim_.schedule_in(cost.total_ns, [this] { on_step_end(); }, WarmUp{&Replica::warm_step_end, this}, step_end_order());
+  sim_.arm_timer(step_timer_, now + cost.total_ns, step_end_order());
 }
 
 StepCost Replica::begin_step(Tick now, const StepCost* priced) {

@@ -63,6 +63,9 @@ class Replica {
           std::int64_t kv_blocks, std::unique_ptr<Scheduler> scheduler,
           std::shared_ptr<const CostModel> cost_model, MeasurementListener& measurements,
           ReplicaListener& listener, std::int64_t max_context_tokens);
+  // Its step timer calls back this object: it stays where it was made.
+  Replica(const Replica&) = delete;
+  Replica& operator=(const Replica&) = delete;
 
   // Takes a request (the caller keeps ownership of the state until on_request_done).
   void submit(RequestState& request);
@@ -289,6 +292,10 @@ class Replica {
   }
 
   Simulator& sim_;
+  // The step in flight's end (or, in a decode run, the run's last step's): on_step_end, or
+  // end_decode_run in a run (fire_step_end).
+  TimerId step_timer_;
+  static void fire_step_end(void* replica);
   int pool_index_;
   int replica_index_;
   const EngineConfig& config_;
@@ -332,7 +339,6 @@ class Replica {
   Tick run_extra_ns_ = 0;            // each step's extras (prepare_step's overheads)
   std::size_t run_step_ = 0;         // the run's step in flight
   bool run_ends_due_ = false;        // the run's last step is its first due request's
-  EventHandle run_event_;            // at run_ends_[run_steps_ - 1]
   SwapSpace swap_;
   KvTierLink tier_link_;  // with KV tiers (set_kv_tiers)
   SpeculativeDecoding speculation_;  // used only with config_.speculative.enabled

@@ -100,24 +100,25 @@ TEST_CASE("simulator: run(until) stops before later events and leaves the clock 
 
 TEST_CASE("event queue: pop_due skips cancelled events and leaves later ones in place", "[core]") {
   EventQueue q;
-  Tick when = -1;
+  EventQueue::Popped popped;
   EventQueue::Callback fn;
-  CHECK(q.pop_due(100, when, fn) == EventQueue::PopResult::empty);
+  CHECK(q.pop_due(100, popped, fn) == EventQueue::PopResult::empty);
   int ran = 0;
   const EventHandle first = q.push(5, [&] { ran += 1; });
   q.push(7, [&] { ran += 10; });
   q.push(60, [&] { ran += 100; });
   q.cancel(first);
-  REQUIRE(q.pop_due(50, when, fn) == EventQueue::PopResult::popped);
-  CHECK(when == 7);  // the cancelled event at 5 was dropped, not returned
+  REQUIRE(q.pop_due(50, popped, fn) == EventQueue::PopResult::popped);
+  CHECK(popped.when == 7);  // the cancelled event at 5 was dropped, not returned
+  CHECK(popped.fire == nullptr);  // a callback, not a timer
   fn();
-  CHECK(q.pop_due(50, when, fn) == EventQueue::PopResult::later);
-  CHECK(when == 7);  // untouched when nothing is popped
-  REQUIRE(q.pop_due(60, when, fn) == EventQueue::PopResult::popped);
+  CHECK(q.pop_due(50, popped, fn) == EventQueue::PopResult::later);
+  CHECK(popped.when == 7);  // untouched when nothing is popped
+  REQUIRE(q.pop_due(60, popped, fn) == EventQueue::PopResult::popped);
   fn();
-  CHECK(when == 60);
+  CHECK(popped.when == 60);
   CHECK(ran == 110);
-  CHECK(q.pop_due(1000, when, fn) == EventQueue::PopResult::empty);
+  CHECK(q.pop_due(1000, popped, fn) == EventQueue::PopResult::empty);
 }
 
 namespace {
