@@ -42,10 +42,11 @@ bool Replica::start_decode_run() {
   run_extra_ns_ = extra_ns;
   Tick at = sim_.now();
   const auto n = static_cast<std::size_t>(steps);
-  if (run_ends_.size() < static_cast<std::size_t>(kMostRunSteps)) {  // once: sized for every run
-    run_ends_.resize(kMostRunSteps);
+  if (run_memory_ns_.size() < static_cast<std::size_t>(kMostRunSteps)) {  // once: sized for every run
+    run_ends_.resize(kMostRunSteps + 1);
     run_memory_ns_.resize(kMostRunSteps);
   }
+  run_ends_[0] = at;  // run_step_begin(0)
   run_steps_ = n;
   run_shares_costs_ = cost_model_->decode_run_memory_costs(count, lazy_.context_sum(), run_shared_cost_,
                                                            std::span<Tick>(run_memory_ns_.data(), n));
@@ -53,7 +54,7 @@ bool Replica::start_decode_run() {
     const Tick shared_ns = run_shared_cost_.compute_ns + run_shared_cost_.comm_ns;
     for (std::size_t k = 0; k < n; ++k) {
       at += std::max<Tick>(1, shared_ns + run_memory_ns_[k]) + extra_ns;  // run_step_cost's total_ns
-      run_ends_[k] = at;
+      run_ends_[k + 1] = at;
     }
   } else {
     run_costs_.resize(n);
@@ -61,15 +62,27 @@ bool Replica::start_decode_run() {
     for (std::size_t k = 0; k < n; ++k) {
       SS_ASSERT(run_costs_[k].total_ns >= 1, "a step must take time");
       at += run_costs_[k].total_ns + extra_ns;
-      run_ends_[k] = at;
+      run_ends_[k + 1] = at;
     }
   }
   in_run_ = true;
   run_step_ = 0;
   stats_.decode_runs += 1;
   stats_.decode_run_priced_steps += steps;
-  start_quiet_step();
-  sim_.arm_timer(step_timer_, run_ends_[n - 1], step_end_order());
+  if (kv_.has_tiers()) {
+    start_quiet_step();
+  } else {
+    // The first step is started when something reads the run (apply_run_steps): most runs
+    // are past it by then, and it is applied with the steps after it, in one pass. Until
+    // then the replica is busy from now, as begin_quiet_step would leave it; nothing else
+    // of the step is read before apply_run_steps (the step observers that read every step
+    // switch runs off).
+    run_step_started_ = false;
+    busy_ = true;
+    step_start_ns_ = sim_.now();
+    note_load_change();
+  }
+  sim_.arm_timer(step_timer_, run_step_end(n - 1), step_end_order());
   return true;
 }
 
@@ -97,7 +110,8 @@ void Replica::start_quiet_step() {
     cost = kv_.has_tiers() ? begin_step(now, &priced) : begin_quiet_step(now, priced);
   }
   stats_.decode_run_steps += 1;
-  SS_ASSERT(now + cost.total_ns == run_ends_[run_step_], "a quiet step took other than its run planned");
+  run_step_started_ = true;
+  SS_ASSERT(now + cost.total_ns == run_step_end(run_step_), "a quiet step took other than its run planned");
 }
 
 StepCost Replica::begin_quiet_step(Tick now, StepCost cost) {
@@ -120,7 +134,7 @@ StepCost Replica::begin_quiet_step(Tick now, StepCost cost) {
 }
 
 Tick Replica::step_start_of_run_step() const {
-  return run_step_ == 0 ? sim_.now() : run_ends_[run_step_ - 1];
+  return run_step_begin(run_step_);
 }
 
 void Replica::apply_run_steps() {
@@ -131,10 +145,22 @@ void Replica::apply_run_steps() {
   // Every step end before the event being run has happened: earlier, or at the same
   // nanosecond and before it in SameTimeOrder. The last step's end is the run's event.
   const auto ended = [&](std::size_t k) {
-    return k + 1 < run_steps_ && (run_ends_[k] < now || (run_ends_[k] == now && mine < current));
+    const Tick end = run_step_end(k);
+    return k + 1 < run_steps_ && (end < now || (end == now && mine < current));
   };
+  if (!run_step_started_) {
+    // The run's first steps, none started yet (start_decode_run): those that have ended are
+    // applied in one pass, and the one in flight starts.
+    SS_ASSERT(run_step_ == 0, "only a run's first step is left unstarted");
+    std::size_t last = 0;
+    while (ended(last)) ++last;
+    if (last > 0) apply_quiet_steps(0, last);
+    run_step_ = last;
+    start_quiet_step();
+    return;
+  }
   if (!ended(run_step_)) return;
-  end_step_counts(run_ends_[run_step_]);  // on_step_end of a step without explicit chunks
+  end_step_counts(run_step_end(run_step_));  // on_step_end of a step without explicit chunks
   ++run_step_;
   // The steps that start and end before the event: their effects only (plan_ and split_
   // describe the step in flight, started last).
@@ -161,7 +187,7 @@ void Replica::apply_quiet_steps(std::size_t from, std::size_t to) {
     const StepCost& shared = run_shared_cost_;
     double decode_time_ns = stats_.decode_time_ns, flops = stats_.decode_flops, bytes = stats_.decode_bytes;
     for (std::size_t k = from; k < to; ++k) {
-      decode_time_ns += static_cast<double>(run_ends_[k] - run_ends_[k - 1]);
+      decode_time_ns += static_cast<double>(run_step_end(k) - run_step_begin(k));
       flops += shared.flops;
       bytes += shared.bytes;
       memory_ns += run_memory_ns_[k];
@@ -171,12 +197,12 @@ void Replica::apply_quiet_steps(std::size_t from, std::size_t to) {
     stats_.decode_bytes = bytes;
     compute_ns = shared.compute_ns * steps;
     const auto decodes = static_cast<double>(count);
-    lazy_.run_quiet_steps_without_extras(run_ends_[from - 1], run_ends_.data() + from, to - from, [decodes](Tick total_ns) {
+    lazy_.run_quiet_steps_without_extras(run_step_begin(from), run_ends_.data() + from + 1, to - from, [decodes](Tick total_ns) {
       return GpuTimeShares::units_from_ns(static_cast<double>(total_ns) / decodes);
     });
   } else {
     for (std::size_t k = from; k < to; ++k) {
-      const Tick start = run_ends_[k - 1], end = run_ends_[k];
+      const Tick start = run_step_begin(k), end = run_step_end(k);
       const StepCost cost = run_cost(k);
       const StepSplit split = split_step(count, 0, end - start, extra_ns, cost, nullptr);
       stats_.add_utilisation(split);
@@ -190,7 +216,7 @@ void Replica::apply_quiet_steps(std::size_t from, std::size_t to) {
   stats_.lazy_decode_tokens += count * steps;
   stats_.decode_run_steps += steps;
   stats_.steps += steps;  // end_step_counts
-  stats_.busy_ns += run_ends_[to - 1] - run_ends_[from - 1];
+  stats_.busy_ns += run_step_end(to - 1) - run_step_begin(from);
   note_load_change();
 }
 
@@ -206,7 +232,7 @@ void Replica::interrupt_decode_run() {
   run_ends_due_ = false;  // the due step is not reached
   run_steps_ = run_step_ + 1;
   if (!run_shares_costs_) run_costs_.resize(run_steps_);
-  sim_.arm_timer(step_timer_, run_ends_[run_steps_ - 1], step_end_order());  // earlier: the step in flight's end
+  sim_.arm_timer(step_timer_, run_step_end(run_steps_ - 1), step_end_order());  // earlier: the step in flight's end
 }
 
 void Replica::end_decode_run() {

@@ -269,7 +269,7 @@ class Replica {
   // Starts the run's step run_step_ as maybe_start_step would; its start time.
   void start_quiet_step();
   // Applies the run's steps [from, to), each start and end, leaving plan_ and split_
-  // alone. REQUIRES: 1 <= from < to.
+  // alone. REQUIRES: from < to, and step `from` not started (by start_quiet_step).
   void apply_quiet_steps(std::size_t from, std::size_t to);
   Tick step_start_of_run_step() const;
   // begin_step for a quiet step that is not the run's due step (plan_: the lazy decodes
@@ -335,7 +335,12 @@ class Replica {
   // The run's first run_steps_ entries of run_ends_ and run_memory_ns_, which keep their
   // size (kMostRunSteps) from run to run, so that a run writes only what it prices.
   std::size_t run_steps_ = 0;
-  std::vector<Tick> run_ends_;       // each step's end, extras included
+  // The run's start, then each step's end, extras included: run_step_begin(k) and
+  // run_step_end(k) read it.
+  std::vector<Tick> run_ends_;
+  Tick run_step_begin(std::size_t k) const { return run_ends_[k]; }
+  Tick run_step_end(std::size_t k) const { return run_ends_[k + 1]; }
+  bool run_step_started_ = false;    // run_step_ has started (start_quiet_step)
   Tick run_extra_ns_ = 0;            // each step's extras (prepare_step's overheads)
   std::size_t run_step_ = 0;         // the run's step in flight
   bool run_ends_due_ = false;        // the run's last step is its first due request's
