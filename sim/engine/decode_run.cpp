@@ -69,15 +69,16 @@ bool Replica::start_decode_run() {
   run_step_ = 0;
   stats_.decode_runs += 1;
   stats_.decode_run_priced_steps += steps;
+  // A step of the run starts only when something reads it (apply_run_steps: a catch-up)
+  // or must plan it (the due step; with KV tiers every step, apply_ended_run_steps): most
+  // steps are over by the next event that touches the run, and are applied with the
+  // others in one pass. Until then the replica is busy from the step's start, as
+  // begin_quiet_step would leave it; nothing else of the step is read before (the step
+  // observers that read every step switch runs off).
+  run_step_started_ = false;
   if (kv_.has_tiers()) {
     start_quiet_step();
   } else {
-    // The first step is started when something reads the run (apply_run_steps): most runs
-    // are past it by then, and it is applied with the steps after it, in one pass. Until
-    // then the replica is busy from now, as begin_quiet_step would leave it; nothing else
-    // of the step is read before apply_run_steps (the step observers that read every step
-    // switch runs off).
-    run_step_started_ = false;
     busy_ = true;
     step_start_ns_ = sim_.now();
     note_load_change();
@@ -137,7 +138,7 @@ Tick Replica::step_start_of_run_step() const {
   return run_step_begin(run_step_);
 }
 
-void Replica::apply_run_steps() {
+void Replica::apply_ended_run_steps() {
   if (!in_run_) return;
   const Tick now = sim_.now();
   const std::uint64_t current = sim_.current_order();
@@ -148,27 +149,33 @@ void Replica::apply_run_steps() {
     const Tick end = run_step_end(k);
     return k + 1 < run_steps_ && (end < now || (end == now && mine < current));
   };
-  if (!run_step_started_) {
-    // The run's first steps, none started yet (start_decode_run): those that have ended are
-    // applied in one pass, and the one in flight starts.
-    SS_ASSERT(run_step_ == 0, "only a run's first step is left unstarted");
-    std::size_t last = 0;
-    while (ended(last)) ++last;
-    if (last > 0) apply_quiet_steps(0, last);
-    run_step_ = last;
-    start_quiet_step();
-    return;
+  if (run_step_started_) {
+    if (!ended(run_step_)) return;
+    end_step_counts(run_step_end(run_step_));  // on_step_end of a step without explicit chunks
+    ++run_step_;
+    run_step_started_ = false;
   }
-  if (!ended(run_step_)) return;
-  end_step_counts(run_step_end(run_step_));  // on_step_end of a step without explicit chunks
-  ++run_step_;
-  // The steps that start and end before the event: their effects only (plan_ and split_
-  // describe the step in flight, started last).
+  // The steps that start and end before the event, in one pass (plan_ and split_ keep
+  // describing the last step started).
   std::size_t last = run_step_;
   while (ended(last)) ++last;
   if (last > run_step_) apply_quiet_steps(run_step_, last);
   run_step_ = last;
-  start_quiet_step();
+  // The step in flight: started where something may read what it planned -- the due step
+  // (its plan makes the due requests explicit), or any step with KV tiers (begin_step
+  // counts their stores) -- else busy from its start, as starting it would leave the
+  // replica for whoever reads that (arrives_late).
+  if (kv_.has_tiers() || (run_ends_due_ && run_step_ + 1 == run_steps_)) {
+    start_quiet_step();
+  } else {
+    busy_ = true;
+    step_start_ns_ = run_step_begin(run_step_);
+  }
+}
+
+void Replica::apply_run_steps() {
+  apply_ended_run_steps();
+  if (in_run_ && !run_step_started_) start_quiet_step();
 }
 
 void Replica::apply_quiet_steps(std::size_t from, std::size_t to) {
@@ -227,7 +234,7 @@ void Replica::catch_up() {
 
 void Replica::interrupt_decode_run() {
   if (!in_run_) return;
-  apply_run_steps();
+  apply_ended_run_steps();  // the step in flight starts if it must (or at its end, below)
   if (run_step_ + 1 == run_steps_) return;  // the step in flight is the last already
   run_ends_due_ = false;  // the due step is not reached
   run_steps_ = run_step_ + 1;
@@ -236,10 +243,20 @@ void Replica::interrupt_decode_run() {
 }
 
 void Replica::end_decode_run() {
-  apply_run_steps();  // every step but the last
+  apply_ended_run_steps();  // every step but the last
   SS_ASSERT(run_step_ + 1 == run_steps_, "a decode run ended before its last step");
   in_run_ = false;
-  on_step_end();
+  if (run_step_started_) {
+    on_step_end();
+    return;
+  }
+  // A last step that nothing read while it ran and that is not the due step (that one
+  // starts when it begins): applied whole like the others, then what on_step_end does after
+  // a step without explicit chunks (no tokens to emit, nobody finished).
+  apply_quiet_steps(run_step_, run_steps_);
+  busy_ = false;
+  note_state();
+  maybe_start_step();
 }
 
 }  // namespace servesim

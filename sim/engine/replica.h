@@ -264,8 +264,11 @@ class Replica {
   // and 64 at light load (1.1% fewer than 16; 64: 0.7% more; docs/performance.md); a
   // quiet stretch longer than that is run as several.
   static constexpr std::int64_t kMostRunSteps = 32;
-  // Applies the run's steps whose ends come before the event being run.
+  // Applies the run's steps whose ends come before the event being run, and starts the one
+  // in flight (for a reader of the replica: its KV blocks, its stats).
   void apply_run_steps();
+  // The same, leaving the step in flight unstarted where nothing has to plan it yet.
+  void apply_ended_run_steps();
   // Starts the run's step run_step_ as maybe_start_step would; its start time.
   void start_quiet_step();
   // Applies the run's steps [from, to), each start and end, leaving plan_ and split_
