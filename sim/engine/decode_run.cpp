@@ -203,10 +203,8 @@ void Replica::apply_quiet_steps(std::size_t from, std::size_t to) {
     stats_.decode_flops = flops;
     stats_.decode_bytes = bytes;
     compute_ns = shared.compute_ns * steps;
-    const auto decodes = static_cast<double>(count);
-    lazy_.run_quiet_steps_without_extras(run_step_begin(from), run_ends_.data() + from + 1, to - from, [decodes](Tick total_ns) {
-      return GpuTimeShares::units_from_ns(static_cast<double>(total_ns) / decodes);
-    });
+    const EvenShareUnits share_units(count);  // units_from_ns(total_ns / count), without dividing
+    lazy_.run_quiet_steps_without_extras(run_step_begin(from), run_ends_.data() + from + 1, to - from, share_units);
   } else {
     for (std::size_t k = from; k < to; ++k) {
       const Tick start = run_step_begin(k), end = run_step_end(k);

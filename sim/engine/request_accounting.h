@@ -72,6 +72,35 @@ struct GpuTimeShares {
   double total_ns() const { return ns_from_units(prefill_units + cached_units + decode_units); }
 };
 
+// GpuTimeShares::units_from_ns(double(ns) / divisor) for a whole `ns` and a divisor fixed
+// for many calls (a decode run's steps, each shared by its decodes), without a division.
+// The same number: fl(ns / d) scaled by 1024 is exact, so units_from_ns rounds
+// 1024 fl(ns / d) half up; 1024 ns / d has a fractional part that is a multiple of 1/d, so
+// it is k + 1/2 exactly (then ns / d = (2k + 1) / 2048 is a double, and fl changes nothing)
+// or lies 1/(2d) or more from every k + 1/2, farther than fl's error (1024 ns / d 2^-53)
+// moves it while ns < 2^40. So the result is floor((2048 ns + d) / (2d)), an integer
+// quotient, here a multiplication by 1/(2d) brought to the exact quotient by integer
+// checks. Outside 0 <= ns < 2^40 (18 minutes), units_from_ns itself.
+class EvenShareUnits {
+ public:
+  explicit EvenShareUnits(std::int64_t divisor)
+      : divisor_(divisor), twice_(2 * divisor), inverse_(1.0 / static_cast<double>(2 * divisor)) {}
+  std::int64_t operator()(Tick ns) const {
+    if (ns < 0 || ns >= (Tick{1} << 40))
+      return GpuTimeShares::units_from_ns(static_cast<double>(ns) / static_cast<double>(divisor_));
+    const std::int64_t n = 2 * GpuTimeShares::kUnitsPerNs * ns + divisor_;  // < 2^52
+    auto q = static_cast<std::int64_t>(static_cast<double>(n) * inverse_);  // off by at most one
+    while (q * twice_ > n) --q;
+    while ((q + 1) * twice_ <= n) ++q;
+    return q;
+  }
+
+ private:
+  std::int64_t divisor_;
+  std::int64_t twice_;
+  double inverse_;
+};
+
 struct RequestAccounting {
   // What every decode step updates comes first, so that it shares cache lines with the
   // request's other per-step fields (request_state.h; docs/performance.md).
