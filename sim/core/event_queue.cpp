@@ -42,7 +42,7 @@ void EventQueue::warm_up_next() {
     candidates[n++] = {key_of(heap_[i].when, heap_[i].order), s.seq != 0 ? &s.warm_up : nullptr};
   }
   for (std::size_t i = 0; i < timer_heap_.size() && i < 7; ++i)
-    candidates[n++] = {timer_heap_[i].key, &timers_[timer_heap_[i].id].warm_up};
+    if (timer_heap_[i].id != firing_) candidates[n++] = {timer_heap_[i].key, &timers_[timer_heap_[i].id].warm_up};
   const std::size_t next = std::min<std::size_t>(n, 3);
   std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(next),
                     candidates.begin() + static_cast<std::ptrdiff_t>(n),
@@ -81,17 +81,25 @@ void EventQueue::drop_cancelled_top() {
 
 bool EventQueue::empty() {
   drop_cancelled_top();
-  return heap_.empty() && timer_heap_.empty();
+  return heap_.empty() && timer_heap_.size() == (firing_ == kNoTimer ? 0 : 1);
+}
+
+void EventQueue::drop_fired_timer() {
+  if (firing_ == kNoTimer) return;
+  const std::uint32_t pos = timers_[firing_].pos;
+  firing_ = kNoTimer;
+  remove_timer_at(pos);
 }
 
 EventQueue::PopResult EventQueue::pop_due(Tick until, Popped& popped, Callback& fn) {
+  drop_fired_timer();
   drop_cancelled_top();
   const bool no_event = heap_.empty();
   if (!timer_heap_.empty() && (no_event || timer_heap_.front().key < key_of(heap_.front().when, heap_.front().order))) {
     const TimerEntry top = timer_heap_.front();
     const auto when = static_cast<Tick>(top.key >> 64);
     if (when > until) return PopResult::later;
-    remove_timer_at(0);
+    firing_ = top.id;  // its entry stays until the next pop_due, unless it is re-armed
     const Timer& t = timers_[top.id];
     popped = Popped{when, static_cast<std::uint64_t>(top.key), t.fire, t.arg};
     return PopResult::popped;
@@ -120,6 +128,7 @@ void EventQueue::arm(TimerId id, Tick when, SameTimeOrder order) {
   SS_ASSERT(when >= 0 && id < timers_.size(), "a timer armed before time 0, or one never added");
   const std::uint64_t seq = next_seq_++;  // as push: one number per scheduling, early or plain
   const TimerEntry entry{key_of(when, order.is_plain() ? SameTimeOrder::kPlain + seq : order.value), id};
+  if (id == firing_) firing_ = kNoTimer;  // its entry is re-keyed where it is
   const std::uint32_t pos = timers_[id].pos;
   if (pos == kNotArmed) {
     timer_heap_.emplace_back();
@@ -132,6 +141,10 @@ void EventQueue::arm(TimerId id, Tick when, SameTimeOrder order) {
 }
 
 void EventQueue::disarm(TimerId id) {
+  if (id == firing_) {
+    drop_fired_timer();
+    return;
+  }
   const std::uint32_t pos = timers_[id].pos;
   if (pos != kNotArmed) remove_timer_at(pos);
 }

@@ -99,7 +99,7 @@ class EventQueue {
   void arm(TimerId id, Tick when, SameTimeOrder order = {});
   // Unsets the timer; a timer that is not armed stays so.
   void disarm(TimerId id);
-  bool armed(TimerId id) const { return timers_[id].pos != kNotArmed; }
+  bool armed(TimerId id) const { return timers_[id].pos != kNotArmed && id != firing_; }
 
  private:
   struct Entry {
@@ -143,6 +143,14 @@ class EventQueue {
   void sift_timer_up(std::uint32_t pos, TimerEntry entry);
   void sift_timer_down(std::uint32_t pos, TimerEntry entry);
   void remove_timer_at(std::uint32_t pos);
+
+  // The timer pop_due just handed out keeps its entry until the next pop_due, so that
+  // re-arming it from its own call -- what a replica's step end and a source's arrival do
+  // -- moves the entry down from where it is, one sift instead of a removal and an
+  // insertion. It counts as not armed meanwhile.
+  static constexpr TimerId kNoTimer = ~TimerId{0};
+  TimerId firing_ = kNoTimer;
+  void drop_fired_timer();
 
   std::vector<Timer> timers_;
   std::vector<TimerEntry> timer_heap_;

@@ -70,6 +70,45 @@ TEST_CASE("timers: re-arming moves one and disarming stops it", "[core]") {
   CHECK(order == std::vector<int>{1, 9, 1});
 }
 
+// A timer's own call may re-arm it (a replica's next step end, a source's next arrival):
+// it is not armed while the call runs, and its entry is moved from where it is, even when
+// other timers armed meanwhile went ahead of it.
+struct SelfArming {
+  Simulator* sim = nullptr;
+  TimerId self = 0, other = 0;
+  std::vector<std::pair<Tick, bool>> calls;  // (time, armed during the call)
+  bool pending_seen = true;
+};
+void self_arming(void* arg) {
+  auto& s = *static_cast<SelfArming*>(arg);
+  s.calls.emplace_back(s.sim->now(), s.sim->timer_armed(s.self));
+  if (s.calls.size() == 1) {
+    s.sim->arm_timer(s.other, s.sim->now(), SameTimeOrder::early(0));  // ahead of everything, now
+    s.sim->arm_timer(s.self, s.sim->now() + 5);
+  } else if (s.calls.size() == 2) {
+    s.sim->arm_timer(s.self, s.sim->now() + 5);
+    s.sim->disarm_timer(s.self);  // and taken back
+    s.pending_seen = s.sim->has_pending();
+  }
+}
+
+TEST_CASE("timers: a timer re-armed or disarmed from its own call", "[core]") {
+  Simulator sim;
+  SelfArming s;
+  s.sim = &sim;
+  std::vector<int> order;
+  Fired other{&order, 2};
+  s.self = sim.add_timer(&self_arming, &s, {});
+  s.other = sim.add_timer(&note_fired, &other);
+  sim.arm_timer(s.self, 10, SameTimeOrder::early(5));
+  sim.run();
+  CHECK(s.calls == std::vector<std::pair<Tick, bool>>{{10, false}, {15, false}});
+  CHECK(order == std::vector<int>{2});  // the other timer ran at 10, between the two
+  CHECK_FALSE(s.pending_seen);          // nothing left once it disarmed itself
+  CHECK(sim.now() == 15);
+  CHECK(sim.events_run() == 3);
+}
+
 TEST_CASE("timers: pop_due hands a timer's function and argument", "[core]") {
   EventQueue q;
   std::vector<int> order;
