@@ -78,27 +78,32 @@ struct GpuTimeShares {
 // 1024 fl(ns / d) half up; 1024 ns / d has a fractional part that is a multiple of 1/d, so
 // it is k + 1/2 exactly (then ns / d = (2k + 1) / 2048 is a double, and fl changes nothing)
 // or lies 1/(2d) or more from every k + 1/2, farther than fl's error (1024 ns / d 2^-53)
-// moves it while ns < 2^40. So the result is floor((2048 ns + d) / (2d)), an integer
-// quotient, here a multiplication by 1/(2d) brought to the exact quotient by integer
-// checks. Outside 0 <= ns < 2^40 (18 minutes), units_from_ns itself.
+// moves it while ns < 2^40. So the result is floor(n / D) with n = 2048 ns + d < 2^52 and
+// D = 2d, which is (n m) >> (52 + l) for l = ceil(log2 D) and m = floor(2^(52 + l) / D) + 1
+// (Granlund and Montgomery, "Division by invariant integers using multiplication", 1994,
+// theorem 4.2: 2^(52 + l) < m D <= 2^(52 + l) + 2^l). Outside 0 <= ns < 2^40 (18 minutes),
+// units_from_ns itself.
 class EvenShareUnits {
  public:
-  explicit EvenShareUnits(std::int64_t divisor)
-      : divisor_(divisor), twice_(2 * divisor), inverse_(1.0 / static_cast<double>(2 * divisor)) {}
+  explicit EvenShareUnits(std::int64_t divisor) : divisor_(divisor) {
+    const auto d = static_cast<std::uint64_t>(2 * divisor);
+    while ((std::uint64_t{1} << shift_) < d) ++shift_;  // l
+    shift_ += kNumeratorBits;
+    magic_ = static_cast<std::uint64_t>((U128{1} << shift_) / d) + 1;
+  }
   std::int64_t operator()(Tick ns) const {
     if (ns < 0 || ns >= (Tick{1} << 40))
       return GpuTimeShares::units_from_ns(static_cast<double>(ns) / static_cast<double>(divisor_));
-    const std::int64_t n = 2 * GpuTimeShares::kUnitsPerNs * ns + divisor_;  // < 2^52
-    auto q = static_cast<std::int64_t>(static_cast<double>(n) * inverse_);  // off by at most one
-    while (q * twice_ > n) --q;
-    while ((q + 1) * twice_ <= n) ++q;
-    return q;
+    const auto n = static_cast<std::uint64_t>(2 * GpuTimeShares::kUnitsPerNs * ns + divisor_);  // < 2^52
+    return static_cast<std::int64_t>((static_cast<U128>(n) * magic_) >> shift_);
   }
 
  private:
+  __extension__ using U128 = unsigned __int128;
+  static constexpr int kNumeratorBits = 52;
   std::int64_t divisor_;
-  std::int64_t twice_;
-  double inverse_;
+  int shift_ = 0;
+  std::uint64_t magic_ = 0;
 };
 
 struct RequestAccounting {
