@@ -275,7 +275,7 @@ void LazyDecodes::charge_step_start(std::int64_t decode_units, Tick start_ns) {
 
 void LazyDecodes::note_class_count(std::size_t cls) {
   std::vector<CountRun>& runs = pending_runs_[cls];
-  const std::size_t from = pending_gaps_.size();
+  const std::size_t from = pending_count_;
   if (!runs.empty() && runs.back().from == from) {
     runs.back().count = per_class_[cls];  // no gap came with the count it replaces
   } else {
@@ -284,14 +284,14 @@ void LazyDecodes::note_class_count(std::size_t cls) {
 }
 
 void LazyDecodes::flush_gaps() {
-  if (pending_gaps_.empty()) return;
+  if (pending_count_ == 0) return;
   for (std::size_t cls = 0; cls < per_class_.size(); ++cls) {
     std::vector<CountRun>& runs = pending_runs_[cls];
-    if (!runs.empty()) measurements_.on_token_gap_runs(static_cast<int>(cls), pending_gaps_, runs);
+    if (!runs.empty()) measurements_.on_token_gap_runs(static_cast<int>(cls), std::span<const Tick>(pending_gaps_.data(), pending_count_), runs);
     runs.clear();
     if (per_class_[cls] > 0) runs.push_back(CountRun{0, per_class_[cls]});
   }
-  pending_gaps_.clear();
+  pending_count_ = 0;
 }
 
 void LazyDecodes::charge_step_end(const StepSplit& split, Tick end_ns) {

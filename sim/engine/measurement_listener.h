@@ -7,6 +7,7 @@
 // count, and the lazy decodes' gaps of many steps as runs (lazy_decodes.h), so the cost
 // is per step, not per token. Their order is the order the tokens came in.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "sim/core/count_run.h"
@@ -24,7 +25,7 @@ class MeasurementListener {
   virtual void on_token_gaps(int class_index, Tick gap_ns, std::int64_t count) = 0;
   // Gaps of several steps at once: gaps[i] came to `runs`' counts of requests of the class
   // (CountRun: the run holding i gives the count).
-  virtual void on_token_gap_runs(int class_index, const std::vector<Tick>& gaps, const std::vector<CountRun>& runs) = 0;
+  virtual void on_token_gap_runs(int class_index, std::span<const Tick> gaps, const std::vector<CountRun>& runs) = 0;
   // The request produced its last token at `now_ns`; the client sees it `frontend_ns`
   // later (the engine's front end, overheads.frontend). Once per completed request,
   // before the replica's ReplicaListener hears of it.

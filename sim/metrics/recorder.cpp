@@ -247,7 +247,7 @@ void MetricsRecorder::Impl::add_itl(int class_index, int pool_index, Tick gap_ns
   QuantileSketch::add_to_both(classes[static_cast<std::size_t>(class_index)].itl_ns, pool, gap, count, hint);
 }
 
-void MetricsRecorder::record_itl_gaps(int class_index, int pool_index, const std::vector<Tick>& gaps,
+void MetricsRecorder::record_itl_gaps(int class_index, int pool_index, std::span<const Tick> gaps,
                                       const std::vector<QuantileSketch::CountRun>& runs,
                                       QuantileSketch::IndexHint* hint) {
   SS_ASSERT(class_index >= 0 && class_index < static_cast<int>(class_names_.size()), "ITL of an unknown class");

@@ -5,6 +5,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,7 @@ class MetricsRecorder {
                   QuantileSketch::IndexHint* hint = nullptr);
   // record_itl(class, pool, g, count, hint) for each gap g of `gaps`, with the counts of
   // `runs` (QuantileSketch::add_all_to_both), at once.
-  void record_itl_gaps(int class_index, int pool_index, const std::vector<Tick>& gaps,
+  void record_itl_gaps(int class_index, int pool_index, std::span<const Tick> gaps,
                        const std::vector<QuantileSketch::CountRun>& runs, QuantileSketch::IndexHint* hint = nullptr);
   // A bucket hint for one source of gaps (a replica), that lives as long as the recorder.
   QuantileSketch::IndexHint* new_index_hint();

@@ -8,7 +8,7 @@ void ReplicaMetrics::on_token_gaps(int class_index, Tick gap_ns, std::int64_t co
   recorder_.record_itl(class_index, pool_index_, gap_ns, count, gap_hint_);
 }
 
-void ReplicaMetrics::on_token_gap_runs(int class_index, const std::vector<Tick>& gaps,
+void ReplicaMetrics::on_token_gap_runs(int class_index, std::span<const Tick> gaps,
                                        const std::vector<CountRun>& runs) {
   recorder_.record_itl_gaps(class_index, pool_index_, gaps, runs, lazy_gap_hint_);
 }

@@ -17,7 +17,7 @@ class ReplicaMetrics final : public MeasurementListener {
         lazy_gap_hint_(recorder.new_index_hint()) {}
 
   void on_token_gaps(int class_index, Tick gap_ns, std::int64_t count) override;
-  void on_token_gap_runs(int class_index, const std::vector<Tick>& gaps, const std::vector<CountRun>& runs) override;
+  void on_token_gap_runs(int class_index, std::span<const Tick> gaps, const std::vector<CountRun>& runs) override;
   void on_request_completed(const RequestState& request, Tick now_ns, Tick frontend_ns) override;
   void on_request_rejected(const RequestState& request, Tick now_ns, const char* reason) override;
 
