@@ -82,7 +82,7 @@ trap 'rm -rf "$OUT"' EXIT
 sweep_ms() {
   local start end
   start=$(date +%s%N)
-  "$SERVESIM" sweep bench/throughput.yaml --set stop.requests=200000 \
+  /usr/bin/time -f "%U %S" -o "$OUT/cpu$1" "$SERVESIM" sweep bench/throughput.yaml --set stop.requests=200000 \
     --axis workload.0.arrival.rate=56,60,64,68 --jobs "$1" --out "$OUT/j$1" >/dev/null 2>&1
   end=$(date +%s%N)
   echo $(( (end - start) / 1000000 ))
@@ -90,9 +90,12 @@ sweep_ms() {
 one=$(sweep_ms 1)
 many=$(sweep_ms "$cores")
 speedup=$(awk -v a="$one" -v b="$many" 'BEGIN { printf "%.2f", a / b }')
-# Nearly linear: at least 0.85 of the cores, up to the 4 points there are.
-want=$(awk -v c="$cores" 'BEGIN { n = c < 4 ? c : 4; printf "%.2f", 0.85 * n }')
-row "sweep --jobs $cores vs --jobs 1: speed-up > $want" "${speedup}x ($one -> $many ms)" \
+# Nearly linear: at least 0.85 of what the cores allow, up to the 4 points there are. A
+# single job keeps more than one core busy once its metrics go to a second thread (a run
+# of over 4,096 requests), so the cores allow cores / (its CPU time / its wall time).
+busy=$(awk -v w="$one" '{ printf "%.2f", ($1 + $2) * 1000 / w }' "$OUT/cpu1")
+want=$(awk -v c="$cores" -v b="$busy" 'BEGIN { n = c < 4 ? c : 4; if (b > 1 && c / b < n) n = c / b; printf "%.2f", 0.85 * n }')
+row "sweep --jobs $cores vs --jobs 1: speed-up > $want (one job keeps $busy cores busy)" "${speedup}x ($one -> $many ms)" \
   "$(awk -v s="$speedup" -v w="$want" 'BEGIN { print (s > w ? "PASS" : "MISS") }')"
 if diff -r "$OUT/j1" "$OUT/j$cores" >/dev/null; then same=yes; else same=no; fi
 row "sweep --jobs $cores results identical to --jobs 1" "$same" "$([ "$same" = yes ] && echo PASS || echo MISS)"
