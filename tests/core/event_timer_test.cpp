@@ -212,43 +212,4 @@ TEST_CASE("timers: fire in the order schedule_at and cancel give through random 
   CHECK(with_timers.sim.events_run() == with_events.sim.events_run());
 }
 
-namespace {
-struct WarmLog {
-  std::vector<std::pair<int, int>> calls;  // (id, stage)
-};
-struct WarmArg {
-  WarmLog* log;
-  int id;
-};
-void record_warm_up(const void* arg, int stage) {
-  const auto* a = static_cast<const WarmArg*>(arg);
-  a->log->calls.emplace_back(a->id, stage);
-}
-void nothing(void*) {}
-}  // namespace
-
-TEST_CASE("timers: warm-up hints go to the next three of timers and events together", "[core]") {
-  Simulator sim;
-  WarmLog log;
-  std::vector<WarmArg> args{{&log, 0}, {&log, 1}, {&log, 2}, {&log, 3}, {&log, 4}};
-  std::vector<std::vector<std::pair<int, int>>> seen_before;  // hint calls made before each ran
-  const auto event = [&] {
-    seen_before.push_back(log.calls);
-    log.calls.clear();
-  };
-  // Timers 0 (at 10) and 2 (at 30); events 1 (20), 3 (40) and 4 (50).
-  const TimerId t0 = sim.add_timer(&nothing, nullptr, WarmUp{&record_warm_up, &args[0]});
-  const TimerId t2 = sim.add_timer(&nothing, nullptr, WarmUp{&record_warm_up, &args[2]});
-  sim.arm_timer(t0, 10);
-  sim.arm_timer(t2, 30);
-  sim.schedule_at(20, event, WarmUp{&record_warm_up, &args[1]});
-  sim.schedule_at(40, event, WarmUp{&record_warm_up, &args[3]});
-  sim.schedule_at(50, event, WarmUp{&record_warm_up, &args[4]});
-  sim.run();
-  // Before event 1 (at 20) ran: the hints called while timer 0 ran (1, 2, 3) and while
-  // event 1 itself was popped (2, 3, 4).
-  REQUIRE(seen_before.size() == 3);
-  CHECK(seen_before[0] == std::vector<std::pair<int, int>>{{1, 2}, {2, 1}, {3, 0}, {2, 2}, {3, 1}, {4, 0}});
-}
-
 }  // namespace event_timer_test
