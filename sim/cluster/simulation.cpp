@@ -78,10 +78,9 @@ Simulation::Simulation(std::uint64_t seed, StopSpec stop, std::vector<ClassSpec>
   source_timers_.resize(sources_.size());
   for (std::size_t c = 0; c < sources_.size(); ++c) {
     SourceTimer& s = source_timers_[c];
-    s = SourceTimer{this, static_cast<int>(c), 0};
+    s = SourceTimer{this, static_cast<int>(c), 0, kTickMax};
     s.timer = sim_.add_timer(&Simulation::fire_arrival, &s);
   }
-  source_event_ns_.assign(sources_.size(), kTickMax);
   std::int64_t slots = 0;  // requests the cluster runs at once
   for (const auto& p : cluster_.pools) {
     const std::int64_t pool_slots = std::int64_t{p.replicas} * p.engine.max_num_seqs;
@@ -125,7 +124,7 @@ void Simulation::arm_source(int c) {
   auto& src = *sources_[static_cast<std::size_t>(c)];
   const auto next = src.peek_arrival_ns();
   const TimerId timer = source_timers_[static_cast<std::size_t>(c)].timer;
-  Tick& armed_ns = source_event_ns_[static_cast<std::size_t>(c)];
+  Tick& armed_ns = source_timers_[static_cast<std::size_t>(c)].armed_ns;
   if (!next) return;
   if (sim_.timer_armed(timer) && armed_ns <= *next) return;
   armed_ns = std::max(*next, sim_.now());
@@ -138,7 +137,7 @@ void Simulation::fire_arrival(void* source_timer) {
 }
 
 void Simulation::on_arrival(int c) {
-  source_event_ns_[static_cast<std::size_t>(c)] = kTickMax;
+  source_timers_[static_cast<std::size_t>(c)].armed_ns = kTickMax;
   auto& src = *sources_[static_cast<std::size_t>(c)];
   // Requests that arrive at one instant start together (a benchmark's burst, equal
   // timestamps in a trace, a closed loop's users at t = 0): this source's are admitted in
@@ -160,7 +159,7 @@ bool Simulation::more_arrivals_now(int c) {
   const std::optional<Tick> next = sources_[static_cast<std::size_t>(c)]->peek_arrival_ns();
   if (next && *next <= sim_.now()) return true;
   for (std::size_t k = 0; k < sources_.size(); ++k)
-    if (static_cast<int>(k) != c && source_event_ns_[k] == sim_.now() && sim_.timer_armed(source_timers_[k].timer)) return true;
+    if (static_cast<int>(k) != c && source_timers_[k].armed_ns == sim_.now() && sim_.timer_armed(source_timers_[k].timer)) return true;
   return false;
 }
 

@@ -129,10 +129,10 @@ class Simulation final : public ReplicaListener {
     Simulation* simulation;
     int class_index;
     TimerId timer;
+    Tick armed_ns = kTickMax;  // kTickMax once it has fired
   };
   static void fire_arrival(void* source_timer);
   std::vector<SourceTimer> source_timers_;
-  std::vector<Tick> source_event_ns_;
   std::vector<int> pool_of_class_;
   std::vector<std::unique_ptr<Pool>> pools_;
   std::unique_ptr<GpuBudget> gpu_budget_;  // cluster.gpus; null without it
