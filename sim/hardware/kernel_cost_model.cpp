@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "sim/core/assert.h"
+#include "sim/hardware/mean_length_walk.h"
 #include "sim/model/shard.h"
 
 namespace servesim {
@@ -583,18 +584,22 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
   const std::size_t measured = decode_lengths_.size();
   const double shortest = lengths[0], longest = lengths[measured - 1];
   const double b = static_cast<double>(seqs);
+  const double layers = static_cast<double>(layers_);  // the product's int operand, converted once
   std::size_t hi = 0;  // first measured length above s; s never decreases along the run
   // decode_curve_at's segment [lo, hi], its terms kept while s stays in it (the same
-  // doubles, so the same result).
+  // doubles, so the same result). A width that is a power of two (the tables' lengths
+  // usually are) divides as its reciprocal multiplies: both scale exactly.
   std::size_t segment = 0;
-  double from = 0, width = 1, base = 0, rise = 0;
+  double from = 0, width = 1, base = 0, rise = 0, reciprocal = 1;
+  bool width_power_of_two = false;
   // The segment's top length (0 until one is entered; s >= 1). s rises with k, so once a
   // step lies in the segment, a later one lies in it while it is below the top: most steps
   // take that first test and nothing else before the same arithmetic.
   double top = 0;
+  // double(sum) / b + 1.0 (decode_attention_seconds), mostly without its division.
+  MeanLengthWalk mean_length(context_sum, seqs, static_cast<std::int64_t>(memory_ns.size()));
   for (std::size_t k = 0; k < memory_ns.size(); ++k) {
-    const std::int64_t sum = context_sum + static_cast<std::int64_t>(k) * seqs;
-    const double s = static_cast<double>(sum) / b + 1.0;  // decode_attention_seconds
+    const double s = mean_length.next();
     double attention_s = 0;
     bool in_segment = s < top;
     if (!in_segment) {
@@ -612,16 +617,19 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
             base = curve[hi - 1];
             rise = curve[hi] - curve[hi - 1];
             top = lengths[hi];
+            int exponent = 0;
+            width_power_of_two = std::frexp(width, &exponent) == 0.5;
+            reciprocal = 1.0 / width;
           }
           in_segment = true;
         }
       }
     }
     if (in_segment) {
-      const double t = (s - from) / width;
+      const double t = width_power_of_two ? (s - from) * reciprocal : (s - from) / width;
       attention_s = base + t * rise;
     }
-    memory_ns[k] = ticks_from_seconds(memory_rest_s + attention_s * layers_);
+    memory_ns[k] = ticks_from_seconds(memory_rest_s + attention_s * layers);
   }
   return true;
 }
