@@ -16,6 +16,7 @@
 // the replica's KV cache (caught up before a read). tests/engine/lazy_decodes_test.cpp
 // compares whole runs with decode runs, with lazy decodes only, and step by step.
 #include <algorithm>
+#include <cmath>
 
 #include "sim/core/assert.h"
 #include "sim/engine/replica.h"
@@ -192,16 +193,25 @@ void Replica::apply_quiet_steps(std::size_t from, std::size_t to) {
     // is its whole time, all of it decode time (scale exactly 1), the decodes' work is the
     // shared cost's, and the prefill parts are +0.0, which leave the sums as they are.
     const StepCost& shared = run_shared_cost_;
-    double decode_time_ns = stats_.decode_time_ns, flops = stats_.decode_flops, bytes = stats_.decode_bytes;
+    double flops = stats_.decode_flops, bytes = stats_.decode_bytes;
     for (std::size_t k = from; k < to; ++k) {
-      decode_time_ns += static_cast<double>(run_step_end(k) - run_step_begin(k));
       flops += shared.flops;
       bytes += shared.bytes;
       memory_ns += run_memory_ns_[k];
     }
-    stats_.decode_time_ns = decode_time_ns;
     stats_.decode_flops = flops;
     stats_.decode_bytes = bytes;
+    // The steps' times, added one by one as doubles: where the sum so far is a whole number
+    // and stays below 2^53, every partial sum is a whole double and each addition exact, so
+    // adding their total at once gives the same double.
+    const Tick span_ns = run_step_end(to - 1) - run_step_begin(from);
+    double& decode_time_ns = stats_.decode_time_ns;
+    if (decode_time_ns >= 0 && decode_time_ns + static_cast<double>(span_ns) < 9007199254740992.0 &&
+        decode_time_ns == std::floor(decode_time_ns)) {
+      decode_time_ns += static_cast<double>(span_ns);
+    } else {
+      for (std::size_t k = from; k < to; ++k) decode_time_ns += static_cast<double>(run_step_end(k) - run_step_begin(k));
+    }
     compute_ns = shared.compute_ns * steps;
     const EvenShareUnits share_units(count);  // units_from_ns(total_ns / count), without dividing
     lazy_.run_quiet_steps_without_extras(run_step_begin(from), run_ends_.data() + from + 1, to - from, share_units);

@@ -26,6 +26,7 @@
 // with the step-by-step path is tested scenario by scenario
 // (tests/engine/lazy_decodes_test.cpp): any step observer switches laziness off.
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -128,49 +129,52 @@ class LazyDecodes {
     add_step_increments(total_ns, extra_ns, decode_ns);
   }
   // run_quiet_step of the decode run's steps ending at ends[0], ..., ends[n - 1] (the first
-  // starting at `start_ns`, the last step's end) where no step has extras (so its decode time is its
-  // whole time), each decode's GPU-time share `units_of(step time)`: the same sums, kept
-  // in registers across the steps. Inline: a run applies ten or so at a time.
+  // starting at `start_ns`, the last step's end) where no step has extras (so its decode
+  // time is its whole time), each decode's GPU-time share `units_of(step time)`: the same
+  // sums, with what does not depend on each step's time worked out once for all n steps.
+  // Inline: a run applies ten or so at a time.
   template <class UnitsOf>
   void run_quiet_steps_without_extras(Tick start_ns, const Tick* ends, std::size_t n, UnitsOf units_of) {
-    SS_ASSERT(!in_step_ && count_ > 0 && start_ns == last_end_ns_, "a quiet step is all lazy decodes");
-    Tick last_end = last_end_ns_;
-    std::int64_t step = steps_ended_;
-    std::int64_t gpu_units = gpu_units_;
-    Tick own_ns = own_ns_;
-    // The wheel in locals (slot_of and slot_known_empty over them): flush_gaps, the
-    // metrics' call below, changes none of it, but the compiler reloaded every member
-    // after it on every step.
-    const std::uint64_t slot_mask = slot_mask_;
-    const bool masked = slot_mask_ != 0 || block_size_ == 1;
-    const auto block_size = static_cast<std::uint64_t>(block_size_);
-    const bool wheel_bits = wheel_bits_;
-    const std::uint64_t occupied = occupied_;
-    const std::int64_t* slot_counts = slot_counts_.empty() ? nullptr : slot_counts_.data();
-    // The steps' new blocks, taken in one call after the loop: the KV cache hands out the
-    // same blocks in the same order whether asked for them step by step or all at once
+    SS_ASSERT(!in_step_ && count_ > 0 && start_ns == last_end_ns_ && n > 0, "a quiet step is all lazy decodes");
+    // The steps' new blocks, taken in one call: the KV cache hands out the same blocks in
+    // the same order whether asked for them step by step or all at once
     // (BlockPool::allocate_into), and nothing reads it between these steps.
-    std::int64_t crossing = 0;
+    const std::int64_t crossing = crossings_in_steps(steps_ended_, n);
+    if (crossing > 0) kv_.allocate_unassigned(crossing);
+    // Each step's time: a GPU-time share, and an inter-token gap for the metrics.
+    std::int64_t gpu_units = gpu_units_;
+    Tick last_end = last_end_ns_;
+    bool rising = true;  // every step at least as long as the one before
+    Tick previous_ns = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const Tick end = ends[i];
-      const Tick total_ns = end - last_end;
-      const auto s = static_cast<std::uint64_t>(step);  // crossing_count() of this step
-      const std::size_t slot = masked ? s & slot_mask : s % block_size;
-      if (!(wheel_bits && !(occupied & slot_bit(slot))) && slot_counts != nullptr) crossing += slot_counts[slot];
+      const Tick total_ns = ends[i] - last_end;
+      last_end = ends[i];
       gpu_units += units_of(total_ns);
-      ++step;
-      last_end = end;
-      own_ns += total_ns;  // add_step_increments: model time all decode time, no extras
+      rising &= total_ns >= previous_ns;
+      previous_ns = total_ns;
       pending_gaps_[pending_count_++] = total_ns;
       if (pending_count_ == kGapsHeld) flush_gaps();  // reads none of the sums held here
-      while (!gap_maxima_.empty() && gap_maxima_.back().second <= total_ns) gap_maxima_.pop_back();
-      gap_maxima_.emplace_back(step, total_ns);
     }
-    if (crossing > 0) kv_.allocate_unassigned(crossing);
+    // The gaps' suffix maxima, as add_step_increments keeps them step by step: where no
+    // step is shorter than the one before, each step's gap removes the one before, so only
+    // the last step's stays, after removing what it would have removed.
+    const std::int64_t first_step = steps_ended_ + 1;
+    if (rising) {
+      while (!gap_maxima_.empty() && gap_maxima_.back().second <= previous_ns) gap_maxima_.pop_back();
+      gap_maxima_.emplace_back(first_step + static_cast<std::int64_t>(n) - 1, previous_ns);
+    } else {
+      Tick before = start_ns;
+      for (std::size_t i = 0; i < n; ++i) {
+        const Tick total_ns = ends[i] - before;
+        before = ends[i];
+        while (!gap_maxima_.empty() && gap_maxima_.back().second <= total_ns) gap_maxima_.pop_back();
+        gap_maxima_.emplace_back(first_step + static_cast<std::int64_t>(i), total_ns);
+      }
+    }
+    own_ns_ += last_end - start_ns;  // add_step_increments: model time all decode time, no extras
     last_end_ns_ = last_end;
-    steps_ended_ = step;
+    steps_ended_ += static_cast<std::int64_t>(n);
     gpu_units_ = gpu_units;
-    own_ns_ = own_ns;
     context_sum_ += count_ * static_cast<std::int64_t>(n);  // each computed one more token a step
   }
   // The gaps held back, to the metrics now (before the metrics are read).
@@ -196,6 +200,30 @@ class LazyDecodes {
     const std::size_t s = slot_of(steps_ended_);
     if (slot_known_empty(s) || slot_counts_.empty()) return 0;
     return slot_counts_[s];
+  }
+  // crossing_count() summed over the n steps that start with `step` ended: each slot's lazy
+  // decodes cross once per visit, and n steps visit every slot n / block_size times and
+  // the n % block_size slots from step's on once more (each lazy decode sits in one slot).
+  std::int64_t crossings_in_steps(std::int64_t step, std::size_t n) const {
+    if (slot_counts_.empty()) return 0;
+    const auto steps = static_cast<std::int64_t>(n);
+    std::int64_t crossing = (steps / block_size_) * count_;
+    const std::int64_t extra = steps % block_size_;
+    if (extra == 0) return crossing;
+    const std::size_t first = slot_of(step);
+    if (wheel_bits_) {
+      // The window's slots as bits of occupied_ (first, first + 1, ... wrapping at block_size).
+      const auto bs = static_cast<unsigned>(block_size_);
+      const std::uint64_t ones = (std::uint64_t{1} << extra) - 1;  // extra < block_size <= 64
+      std::uint64_t window = ones << first;
+      if (first + static_cast<std::size_t>(extra) > bs) window |= ones >> (bs - first);
+      if (bs < 64) window &= (std::uint64_t{1} << bs) - 1;
+      for (std::uint64_t hit = occupied_ & window; hit != 0; hit &= hit - 1)
+        crossing += slot_counts_[static_cast<std::size_t>(std::countr_zero(hit))];
+      return crossing;
+    }
+    for (std::int64_t k = 0; k < extra; ++k) crossing += slot_counts_[slot_of(step + k)];
+    return crossing;
   }
   // The step's crossers' blocks, unassigned (each request takes its own at its sync); the
   // lazy decodes are planned from now until the step's end.
