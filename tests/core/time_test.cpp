@@ -37,4 +37,25 @@ TEST_CASE("time: ticks_from_seconds rounds as llround - halves away from zero", 
   }
 }
 
+// The inline path's trunc(x + 0.5) for 1 <= x < 2^51 ns: the halves and their neighbours
+// just below and above every power of two, where x + 0.5 moves to a coarser spacing, and at
+// the 2^51 and 2^53 edges of the paths.
+TEST_CASE("time: ticks_from_seconds rounds as llround next to powers of two", "[core]") {
+  int checked = 0;
+  for (int e = 0; e <= 54; ++e) {
+    const double power = std::ldexp(1.0, e);
+    for (const double offset : {-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5}) {
+      double seconds = (power + offset) * 1e-9;
+      for (int i = 0; i < 4; ++i) seconds = std::nextafter(seconds, 0.0);
+      for (int i = 0; i < 9; ++i, seconds = std::nextafter(seconds, 1e300)) {
+        const double ns = seconds * 1e9;
+        INFO("seconds " << seconds << ", ns " << ns);
+        REQUIRE(ticks_from_seconds(seconds) == std::llround(ns));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 55 * 7 * 9);
+}
+
 }  // namespace time_test
