@@ -23,9 +23,9 @@ inline constexpr double kMaxArrivalSeconds = 9e9;
 // multiple of it). Below 2^e, x + 0.5 is a double, so fl changes nothing. From 2^e on the
 // spacing is 2u and fl moves x + 0.5 by at most u: onto an integer K from below only from
 // K - u (a tie, which goes to the even K), and K - u >= 2^e needs K >= 2^e + 1, so
-// x = K - 0.5 - u > 2^e, which it is not. Otherwise, for 0 <= x < 2^53, the fraction x - trunc(x) is exact
-// and the comparison with 0.5 rounds as llround does; anything else (larger, negative,
-// NaN) goes to llround itself. Always inline: a link-time optimised build left it a call
+// x = K - 0.5 - u > 2^e, which it is not. Otherwise, for 0 <= x < 2^53, the fraction
+// x - trunc(x) is exact and the comparison with 0.5 rounds as llround does; anything else
+// (larger, negative, NaN) goes to llround itself. Always inline: a link-time optimised build left it a call
 // in the decode-run pricing loop (2% of a light run). tests/core/time_test.cpp compares it
 // with llround.
 [[gnu::always_inline]] inline Tick ticks_from_seconds(double seconds) {
