@@ -31,7 +31,10 @@ bool Replica::start_decode_run() {
   bool ends_due = false;
   const std::int64_t steps = lazy_.quiet_steps(kMostRunSteps, ends_due);
   if (steps < 2) return false;
-  run_ends_due_ = ends_due;
+  // A due step at which requests emit their last token and nothing else is a quiet step
+  // too: they leave at its end (release_run_finished), without a plan of their own.
+  run_ends_finishing_ = ends_due && lazy_.due_are_last_tokens();
+  run_ends_due_ = ends_due && !run_ends_finishing_;
   // Each quiet step: `count` decodes over a context that grows by `count` tokens a step,
   // plus prepare_step's extras (per step, and per token sampled; nobody starts, nothing
   // is swapped, no speculation where decodes are lazy).
@@ -245,6 +248,7 @@ void Replica::interrupt_decode_run() {
   apply_ended_run_steps();  // the step in flight starts if it must (or at its end, below)
   if (run_step_ + 1 == run_steps_) return;  // the step in flight is the last already
   run_ends_due_ = false;  // the due step is not reached
+  run_ends_finishing_ = false;
   run_steps_ = run_step_ + 1;
   if (!run_shares_costs_) run_costs_.resize(run_steps_);
   sim_.arm_timer(step_timer_, run_step_end(run_steps_ - 1), step_end_order());  // earlier: the step in flight's end
@@ -255,14 +259,19 @@ void Replica::end_decode_run() {
   SS_ASSERT(run_step_ + 1 == run_steps_, "a decode run ended before its last step");
   in_run_ = false;
   if (run_step_started_) {
-    on_step_end();
-    return;
+    if (!run_ends_finishing_) {
+      on_step_end();
+      return;
+    }
+    end_step_counts(sim_.now());  // on_step_end of a quiet step: it has no explicit chunks
+  } else {
+    // A last step that nothing read while it ran and that is not the due step (that one
+    // starts when it begins): applied whole like the others, then what on_step_end does
+    // after a step without explicit chunks (no tokens to emit).
+    apply_quiet_steps(run_step_, run_steps_);
+    busy_ = false;
   }
-  // A last step that nothing read while it ran and that is not the due step (that one
-  // starts when it begins): applied whole like the others, then what on_step_end does after
-  // a step without explicit chunks (no tokens to emit, nobody finished).
-  apply_quiet_steps(run_step_, run_steps_);
-  busy_ = false;
+  if (run_ends_finishing_) release_run_finished();
   note_state();
   maybe_start_step();
 }

@@ -51,21 +51,49 @@ bool LazyDecodes::eligible(const RequestState& r) const {
          r.last_token_ns == last_end_ns_ && r.acct.mark_ns == last_end_ns_;
 }
 
-std::int64_t LazyDecodes::due_step(const RequestState& r) const {
+LazyDecodes::DueSteps LazyDecodes::due_steps(const RequestState& r) const {
   // Its last token: it has emitted num_output_done, one more at the end of every step.
-  std::int64_t due = steps_ended_ + (r.spec.output_tokens - r.num_output_done - 1);
-  if (!kv_.prefix_caching()) return due;
+  const std::int64_t synced = r.lazy.sync_step;
+  DueSteps d{synced + (r.spec.output_tokens - r.num_output_done - 1), std::numeric_limits<std::int64_t>::max()};
+  if (!kv_.prefix_caching()) return d;
   // A block it completes whose registration must happen in its step: one with a source's
   // hash (registered at the step's end, for others to hit), or any once it keeps a table
   // of its private blocks (registered at the step's start). Other completed blocks only
   // note where deferred private hashes start, which sync() does.
   const std::int64_t bs = kv_.block_size();
   const std::int64_t c = r.num_computed_tokens;
-  const std::int64_t first_completion = steps_ended_ + (bs - 1 - c % bs);  // the step computing token c' with (c'+1) % bs == 0
+  const std::int64_t first_completion = synced + (bs - 1 - c % bs);  // the step computing token c' with (c'+1) % bs == 0
   const std::int64_t block = c / bs;
   const bool has_table = r.private_blocks_kept_by(&kv_);
-  if (has_table || block < static_cast<std::int64_t>(r.spec.block_hashes.size())) due = std::min(due, first_completion);
-  return due;
+  if (has_table || block < static_cast<std::int64_t>(r.spec.block_hashes.size())) d.registration = first_completion;
+  return d;
+}
+
+bool LazyDecodes::last_tokens_from(std::size_t i, std::int64_t step) const {
+  // The entries with the heap's least key are the root and the children, recursively, that
+  // share it: a heap keeps no child before its parent.
+  if (i >= due_.size() || due_[i].key != step) return true;
+  const Entry& e = due_[i];
+  if (is_current(e)) {
+    const DueSteps d = due_steps(*e.request);
+    if (d.last_token != step || d.registration <= step) return false;
+  }
+  return last_tokens_from(2 * i + 1, step) && last_tokens_from(2 * i + 2, step);
+}
+
+void LazyDecodes::take_finished(std::vector<RequestState*>& finished) {
+  SS_ASSERT(!in_step_, "finished requests are taken between steps");
+  finished.clear();
+  while (!due_.empty() && due_.front().key < steps_ended_) {
+    const Entry e = due_.front();
+    std::pop_heap(due_.begin(), due_.end(), later_due<Entry, Entry>);
+    due_.pop_back();
+    if (!is_current(e)) continue;
+    SS_ASSERT(due_steps(*e.request).last_token == steps_ended_ - 1, "a lazy request left past its last token");
+    finished.push_back(e.request);
+  }
+  std::sort(finished.begin(), finished.end(),
+            [](const RequestState* a, const RequestState* b) { return a->running_seq < b->running_seq; });
 }
 
 Tick LazyDecodes::max_gap_after(std::int64_t after) const {

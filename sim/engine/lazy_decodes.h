@@ -25,6 +25,7 @@
 // The equivalence
 // with the step-by-step path is tested scenario by scenario
 // (tests/engine/lazy_decodes_test.cpp): any step observer switches laziness off.
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -183,6 +184,15 @@ class LazyDecodes {
   // Lazy requests whose next step needs them explicit (last token, a block whose hash
   // must be registered that step): made explicit. Call before scheduling each step.
   void make_due_explicit();
+  // Whether every request due at the earliest due step is there for its last token alone
+  // (it registers no block in that step). Such a step is planned as a quiet one, the due
+  // requests decoding their last token lazily, and they leave after it (take_finished):
+  // a lazy decode gets the increments of an explicit one, so the step's figures are the
+  // same, and what is left for the step's end is what a finished chunk does there.
+  bool due_are_last_tokens() const { return !due_.empty() && last_tokens_from(0, due_.front().key); }
+  // After the step at which such requests were due: those that computed their last token
+  // in it, in running order, their due entries gone. They are still lazy (unsynced).
+  void take_finished(std::vector<RequestState*>& finished);
 
  private:
   struct Entry {
@@ -254,8 +264,21 @@ class LazyDecodes {
   // per_class_[cls] changed: the gaps from the next one on come with the new count.
   void note_class_count(std::size_t cls);
   // The first step (count of ended steps at its start) at which the lazy request must be
-  // explicit, or -1: its last token, or a completed block with a hash to register then.
-  std::int64_t due_step(const RequestState& request) const;
+  // explicit: its last token, or a completed block with a hash to register then.
+  std::int64_t due_step(const RequestState& request) const {
+    const DueSteps d = due_steps(request);
+    return std::min(d.last_token, d.registration);
+  }
+  // The step of its last token and that of the first block it must register (or the
+  // largest step if none), from its fields as of its last sync (at make_lazy, the same as
+  // from steps_ended_; a sync moves the fields and the sync step on together).
+  struct DueSteps {
+    std::int64_t last_token;
+    std::int64_t registration;
+  };
+  DueSteps due_steps(const RequestState& request) const;
+  // due_are_last_tokens for the heap's entries from index i down with key `step`.
+  bool last_tokens_from(std::size_t i, std::int64_t step) const;
   // The wheel slot of a step: step mod block_size (a mask for the usual powers of two:
   // this runs every step, and a division by a variable is some 40 cycles).
   std::size_t slot_of(std::int64_t step) const {

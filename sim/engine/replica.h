@@ -246,6 +246,11 @@ class Replica {
   // The step's finished requests taken out of running_ (kept in order) into `done`, in
   // running order, without visiting the others (lazy decodes).
   void remove_finished_by_seq(std::vector<RequestState*>& done);
+  // Takes `done` (in running_seq order) out of running_, keeping the others' order.
+  void remove_from_running(const std::vector<RequestState*>& done);
+  // After a decode run's last step at which requests were due for their last token alone:
+  // they finish as the chunks of an explicit step would (release_finished).
+  void release_run_finished();
   // The step's end up to the lazy decodes' part: counts, busy time, their tokens and gaps.
   void end_step_counts(Tick now);
   // The step's end for a chunk: `accepted` extra speculative tokens, and whether the
@@ -347,6 +352,9 @@ class Replica {
   Tick run_extra_ns_ = 0;            // each step's extras (prepare_step's overheads)
   std::size_t run_step_ = 0;         // the run's step in flight
   bool run_ends_due_ = false;        // the run's last step is its first due request's
+  // The run's last step is one at which requests are due for their last token alone
+  // (LazyDecodes::due_are_last_tokens): a quiet step, after which they leave.
+  bool run_ends_finishing_ = false;
   SwapSpace swap_;
   KvTierLink tier_link_;  // with KV tiers (set_kv_tiers)
   SpeculativeDecoding speculation_;  // used only with config_.speculative.enabled

@@ -152,6 +152,27 @@ void Replica::remove_finished_by_seq(std::vector<RequestState*>& done) {
     if (c.request->status == RequestStatus::finished) done.push_back(c.request);
   std::sort(done.begin(), done.end(),
             [](const RequestState* a, const RequestState* b) { return a->running_seq < b->running_seq; });
+  remove_from_running(done);
+}
+
+void Replica::release_run_finished() {
+  // What on_step_end and release_finished do for a decode chunk that emits its last token:
+  // its counters, accounting, gap and longest gap come from its sync (note_left_running),
+  // as they come to any lazy decode, and nothing else of the chunk's end applies to it (a
+  // steady decode: no first token, no recovery, no block to register, no speculation).
+  std::vector<RequestState*>& done = done_;
+  lazy_.take_finished(done);
+  if (done.empty()) return;
+  for (RequestState* r : done) r->status = RequestStatus::finished;
+  remove_from_running(done);
+  for (RequestState* r : done) {
+    lazy_.note_left_running(*r);
+    SS_ASSERT(r->num_output_done == r->spec.output_tokens, "a request left a decode run before its last token");
+    finish(*r);
+  }
+}
+
+void Replica::remove_from_running(const std::vector<RequestState*>& done) {
   std::size_t out = 0, from = 0;
   for (const RequestState* r : done) {
     const auto at = std::lower_bound(running_.begin() + static_cast<std::ptrdiff_t>(from), running_.end(), r->running_seq,
