@@ -521,6 +521,23 @@ StepCost KernelCostModel::assemble(const Sums& a, const Sums& b, double attentio
   return cost;
 }
 
+KernelCostModel::PrefillAttention KernelCostModel::prefill_attention(const BatchShape& batch) const {
+  const auto price = [&] {
+    const double t = *prefill_attention_seconds(batch) * layers_;
+    const RooflineCostModel::OpBounds b = roofline_.op_bounds(attention_kernels_.prefill(batch));
+    return PrefillAttention{true, t, b.compute_s > b.memory_s};
+  };
+  // Both depend on the step's chunks alone: one prompt chunk without a cached prefix -- most
+  // steps with a prompt, where nothing is shared -- is priced once per length.
+  const PrefillChunk& first = batch.prefills.front();
+  if (batch.prefills.size() != 1 || first.past_tokens != 0 || first.new_tokens > kMaxCachedRows) return price();
+  const auto n = static_cast<std::size_t>(first.new_tokens);
+  if (single_prompt_attention_.size() <= n) single_prompt_attention_.resize(n + 1);
+  PrefillAttention& known = single_prompt_attention_[n];
+  if (!known.known) known = price();
+  return known;
+}
+
 StepCost KernelCostModel::step_cost(const BatchShape& batch) const {
   SS_ASSERT(!batch.empty(), "a step computes at least one token");
   const bool decode_only = batch.prefills.empty() && batch.extra_sampled_tokens == 0;
@@ -538,10 +555,8 @@ StepCost KernelCostModel::step_cost(const BatchShape& batch) const {
       // past a few hundred tokens, decode attention memory-bound (as the breakdown says).
       double compute_s = 0, memory_s = 0;
       if (!batch.prefills.empty()) {
-        const double t = *prefill_attention_seconds(batch) * layers_;
-        const OpCost op = attention_kernels_.prefill(batch);
-        const RooflineCostModel::OpBounds b = roofline_.op_bounds(op);
-        (b.compute_s > b.memory_s ? compute_s : memory_s) += t;
+        const PrefillAttention a = prefill_attention(batch);
+        (a.compute_bound ? compute_s : memory_s) += a.seconds;
       }
       if (batch.decode_seqs > 0) memory_s += *decode_attention_seconds(batch.decode_seqs, batch.decode_context_sum) * layers_;
       return assemble(mixed_rest(tokens), sampled_tail(sampled), memory_s, compute_s);

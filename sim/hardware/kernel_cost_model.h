@@ -170,6 +170,15 @@ class KernelCostModel : public CostModel {
   const Sums& mixed_rest(std::int64_t tokens) const;
   const Sums& sampled_tail(std::int64_t sampled) const;
   StepCost assemble(const Sums& a, const Sums& b, double attention_memory_s, double attention_compute_s) const;
+  // A step's prompt attention, all layers, and whether its bound is compute (its bucket).
+  struct PrefillAttention {
+    bool known = false;
+    double seconds = 0;
+    bool compute_bound = false;
+  };
+  PrefillAttention prefill_attention(const BatchShape& batch) const;
+  // By new tokens: a step's one prompt chunk without a cached prefix.
+  mutable std::vector<PrefillAttention> single_prompt_attention_;
 };
 
 // The table query for a model and deployment: the rows its kernels need.
