@@ -216,8 +216,10 @@ void Replica::apply_quiet_steps(std::size_t from, std::size_t to) {
       for (std::size_t k = from; k < to; ++k) decode_time_ns += static_cast<double>(run_step_end(k) - run_step_begin(k));
     }
     compute_ns = shared.compute_ns * steps;
-    const EvenShareUnits share_units(count);  // units_from_ns(total_ns / count), without dividing
-    lazy_.run_quiet_steps_without_extras(run_step_begin(from), run_ends_.data() + from + 1, to - from, share_units);
+    // units_from_ns(total_ns / count), without dividing; its constant (a 128-bit division)
+    // made again only when the count changed since the last run applied.
+    if (run_share_units_.divisor() != count) run_share_units_ = EvenShareUnits(count);
+    lazy_.run_quiet_steps_without_extras(run_step_begin(from), run_ends_.data() + from + 1, to - from, run_share_units_);
   } else {
     for (std::size_t k = from; k < to; ++k) {
       const Tick start = run_step_begin(k), end = run_step_end(k);

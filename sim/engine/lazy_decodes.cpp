@@ -28,8 +28,11 @@ void LazyDecodes::note_admitted(std::vector<RequestState*>& running) {
 }
 
 void LazyDecodes::note_left_running(RequestState& r) {
-  if (r.lazy.owner == this) make_explicit(r);
-  erase_explicit(r);
+  if (r.lazy.owner == this) {
+    leave_lazy_set(r);  // never in the explicit list
+  } else {
+    erase_explicit(r);
+  }
   r.running_seq = 0;
 }
 
@@ -159,6 +162,11 @@ void LazyDecodes::sync(RequestState& r) {
 }
 
 void LazyDecodes::make_explicit(RequestState& r) {
+  leave_lazy_set(r);
+  insert_explicit(r);
+}
+
+void LazyDecodes::leave_lazy_set(RequestState& r) {
   SS_ASSERT(r.lazy.owner == this, "making explicit a request that is not lazy here");
   sync(r);
   --count_;
@@ -169,7 +177,6 @@ void LazyDecodes::make_explicit(RequestState& r) {
   if (--slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)] == 0)
     occupied_ &= ~slot_bit(static_cast<std::size_t>(r.lazy.wheel_slot));
   r.lazy = RequestState::LazySync{};
-  insert_explicit(r);
   if (count_ == 0) {  // every entry left is stale
     SS_ASSERT(kv_.unassigned_blocks() == 0, "blocks allocated for lazy decodes that left");
     due_.clear();

@@ -203,6 +203,8 @@ class LazyDecodes {
   };
   bool is_current(const Entry& e) const { return e.request->lazy.owner == this && e.request->lazy.serial == e.serial; }
   void insert_explicit(RequestState& request);
+  // make_explicit but for its place in the explicit list: synced, out of the lazy counts.
+  void leave_lazy_set(RequestState& request);
   // How many lazy decodes start a new block in the coming step: those of the step's wheel
   // slot (a lazy decode's first crossing came at most block_size - 1 steps after it
   // joined, and each since a block later). An empty slot is told by occupied_, without

@@ -355,6 +355,7 @@ class Replica {
   // The run's last step is one at which requests are due for their last token alone
   // (LazyDecodes::due_are_last_tokens): a quiet step, after which they leave.
   bool run_ends_finishing_ = false;
+  EvenShareUnits run_share_units_{1};  // each decode's share of a run's step (apply_quiet_steps)
   SwapSpace swap_;
   KvTierLink tier_link_;  // with KV tiers (set_kv_tiers)
   SpeculativeDecoding speculation_;  // used only with config_.speculative.enabled

@@ -7,6 +7,7 @@
 // consecutive intervals, each given to exactly one part, so the parts sum exactly to the
 // measured TTFT; likewise every gap between two tokens, so the decode parts sum exactly
 // to finish - first token (the sum of the request's ITLs).
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -87,10 +88,10 @@ class EvenShareUnits {
  public:
   explicit EvenShareUnits(std::int64_t divisor) : divisor_(divisor) {
     const auto d = static_cast<std::uint64_t>(2 * divisor);
-    while ((std::uint64_t{1} << shift_) < d) ++shift_;  // l
-    shift_ += kNumeratorBits;
+    shift_ = static_cast<int>(std::bit_width(d - 1)) + kNumeratorBits;  // l: the least with 2^l >= d
     magic_ = static_cast<std::uint64_t>((U128{1} << shift_) / d) + 1;
   }
+  std::int64_t divisor() const { return divisor_; }
   std::int64_t operator()(Tick ns) const {
     if (ns < 0 || ns >= (Tick{1} << 40))
       return GpuTimeShares::units_from_ns(static_cast<double>(ns) / static_cast<double>(divisor_));
