@@ -49,6 +49,7 @@ Replica::Replica(Simulator& sim, int pool_index, int replica_index, const Engine
       step_timer_(sim.add_timer(&Replica::fire_step_end, this, WarmUp{&Replica::warm_step_end, this})),
       pool_index_(pool_index),
       replica_index_(replica_index),
+      step_end_order_(make_step_end_order()),
       config_(config),
       kv_(kv_blocks, config.block_size, config.prefix_cache),
       scheduler_(std::move(scheduler)),
@@ -72,7 +73,7 @@ void Replica::fire_step_end(void* replica) {
   }
 }
 
-SameTimeOrder Replica::step_end_order() const {
+SameTimeOrder Replica::make_step_end_order() const {
   // Pools in order, replicas in order within a pool (docs/ARCHITECTURE.md, "Conventions").
   SS_ASSERT(pool_index_ >= 0 && pool_index_ < (1 << 11) && replica_index_ >= 0 && replica_index_ < (1 << 20),
             "replica index out of the event order's range");

@@ -204,7 +204,8 @@ class Replica {
   Tick front_end_latency(const RequestState& r);
   // Where this replica's step ends stand among the events of their nanosecond: before
   // every plain event, after the step ends of replicas before it (event_queue.h).
-  SameTimeOrder step_end_order() const;
+  SameTimeOrder step_end_order() const { return step_end_order_; }
+  SameTimeOrder make_step_end_order() const;
   // From prepare_step to the load mark: the step in plan_ starts now, priced `priced` (the
   // cost model's price of plan_.shape) or, when null, by the cost model. Returns its cost,
   // extras included.
@@ -306,6 +307,7 @@ class Replica {
   static void fire_step_end(void* replica);
   int pool_index_;
   int replica_index_;
+  SameTimeOrder step_end_order_;  // step_end_order(), fixed by the two indexes
   const EngineConfig& config_;
   KvCacheManager kv_;
   std::unique_ptr<Scheduler> scheduler_;

@@ -1,6 +1,7 @@
 #include "sim/hardware/kernel_cost_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <sstream>
 #include <string_view>
@@ -632,8 +633,10 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
             base = curve[hi - 1];
             rise = curve[hi] - curve[hi - 1];
             top = lengths[hi];
-            int exponent = 0;
-            width_power_of_two = std::frexp(width, &exponent) == 0.5;
+            // A normal double with no mantissa bits is a power of two (a subnormal one takes
+            // the division, which gives the same quotient).
+            const auto bits = std::bit_cast<std::uint64_t>(width);
+            width_power_of_two = std::isnormal(width) && (bits & ((std::uint64_t{1} << 52) - 1)) == 0;
             reciprocal = 1.0 / width;
           }
           in_segment = true;

@@ -3,13 +3,14 @@
 #include <cmath>
 
 #include "sim/core/assert.h"
+#include "sim/core/time.h"
 
 namespace servesim {
 
 std::int64_t round_token_count(double sample, std::int64_t min_tokens) {
   if (std::isnan(sample)) return min_tokens;
   const double capped = std::fmin(sample, static_cast<double>(kMaxSampledTokens));
-  const auto rounded = static_cast<std::int64_t>(std::llround(std::fmax(capped, -1.0)));
+  const std::int64_t rounded = round_half_away(std::fmax(capped, -1.0));
   return rounded < min_tokens ? min_tokens : rounded;
 }
 
@@ -18,7 +19,7 @@ DrawnTokens draw_tokens(const Distribution& distribution, Rng& rng, std::int64_t
   if (std::isnan(sample.value)) return {min_tokens, true, true};
   const double top = static_cast<double>(kMaxSampledTokens);
   const bool capped = sample.value >= top + 0.5;
-  const auto rounded = static_cast<std::int64_t>(std::llround(std::fmax(std::fmin(sample.value, top), -1.0)));
+  const std::int64_t rounded = round_half_away(std::fmax(std::fmin(sample.value, top), -1.0));
   const bool raised = rounded < min_tokens;
   return {raised ? min_tokens : rounded, sample.clamped || capped || raised, raised};
 }

@@ -58,4 +58,22 @@ TEST_CASE("time: ticks_from_seconds rounds as llround next to powers of two", "[
   CHECK(checked == 55 * 7 * 9);
 }
 
+// round_half_away itself, as the length draws use it: sampled token counts (lognormal
+// samples from below 1 to 2^40), -1 (the floor draw_tokens clamps to), halves, and the
+// values next to them.
+TEST_CASE("time: round_half_away rounds as llround - token counts and negatives", "[core]") {
+  for (const double v : {-1.0, -0.5, -0.49999999999999994, 0.0, 0.49999999999999994, 0.5, 0.9999999999999999, 1.0,
+                         1.5, 2.5, 4503599627370495.5, 4503599627370496.0, 1099511627776.0})
+    CHECK(round_half_away(v) == std::llround(v));
+  Rng rng(11, "round");
+  for (int i = 0; i < 200000; ++i) {
+    const double sample = std::exp(rng.uniform01() * 30.0 - 3.0);  // 0.05 .. 5e11
+    const double half = static_cast<double>(rng.uniform_int(0, 1'000'000)) + 0.5;
+    for (const double v : {sample, half, std::nextafter(half, 0.0), std::nextafter(half, 2e6), -sample}) {
+      INFO("value " << v);
+      REQUIRE(round_half_away(v) == std::llround(v));
+    }
+  }
+}
+
 }  // namespace time_test
