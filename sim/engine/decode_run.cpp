@@ -52,6 +52,8 @@ bool Replica::start_decode_run() {
   }
   run_ends_[0] = at;  // run_step_begin(0)
   run_steps_ = n;
+  run_seqs_ = count;
+  run_context_sum_ = lazy_.context_sum();
   run_shares_costs_ = cost_model_->decode_run_memory_costs(count, lazy_.context_sum(), run_shared_cost_,
                                                            std::span<Tick>(run_memory_ns_.data(), n));
   if (run_shares_costs_) {
@@ -249,6 +251,8 @@ void Replica::interrupt_decode_run() {
   if (!in_run_) return;
   apply_ended_run_steps();  // the step in flight starts if it must (or at its end, below)
   if (run_step_ + 1 == run_steps_) return;  // the step in flight is the last already
+  const std::size_t cut = run_step_ + 1;
+  cut_step_ = KnownDecodeCost{run_seqs_, run_context_sum_ + static_cast<std::int64_t>(cut) * run_seqs_, run_cost(cut)};
   run_ends_due_ = false;  // the due step is not reached
   run_ends_finishing_ = false;
   run_steps_ = run_step_ + 1;

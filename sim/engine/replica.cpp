@@ -193,7 +193,8 @@ StepCost Replica::begin_step(Tick now, const StepCost* priced) {
   }
   stats_.kv_load_ns += added_.kv_load_ns;
   cost.total_ns += extra_ns;
-  split_ = account_step_start(plan_, added_, now, cost.total_ns, extra_ns, cost, *cost_model_);
+  split_ = account_step_start(plan_, added_, now, cost.total_ns, extra_ns, cost, *cost_model_, cut_step_);
+  cut_step_.seqs = -1;  // once: the next such step follows another cut
   mark_step_started(now, cost);
   return cost;
 }

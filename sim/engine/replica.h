@@ -358,6 +358,11 @@ class Replica {
   // (LazyDecodes::due_are_last_tokens): a quiet step, after which they leave.
   bool run_ends_finishing_ = false;
   EvenShareUnits run_share_units_{1};  // each decode's share of a run's step (apply_quiet_steps)
+  std::int64_t run_seqs_ = 0;          // the run's decodes, and their context at its start:
+  std::int64_t run_context_sum_ = 0;   // step k's shape is (seqs, context + k x seqs)
+  // The first step a submit cut off the run, priced: the decode work of the step that
+  // takes its place, whose price account_step_start needs (begin_step), where it matches.
+  KnownDecodeCost cut_step_;
   SwapSpace swap_;
   KvTierLink tier_link_;  // with KV tiers (set_kv_tiers)
   SpeculativeDecoding speculation_;  // used only with config_.speculative.enabled

@@ -18,9 +18,13 @@ Tick cost_of_chunk(const CostModel& model, std::int64_t new_tokens, std::int64_t
 // What the step's decode work alone costs: the shape without its prompt/recompute chunks.
 // Speculative verify chunks (appended after them by Replica::speculate, one per
 // extra_sampled_tokens / spec_k) are decode work and stay.
-StepCost decode_only_cost(const StepPlan& plan, const StepAdditions& added, const CostModel& model) {
+StepCost decode_only_cost(const StepPlan& plan, const StepAdditions& added, const CostModel& model,
+                          const KnownDecodeCost& known) {
   const BatchShape& s = plan.shape;
   const std::int64_t verifies = added.spec_k > 0 ? s.extra_sampled_tokens / added.spec_k : 0;
+  if (verifies == 0 && s.extra_sampled_tokens == 0 && s.decode_seqs == known.seqs &&
+      s.decode_context_sum == known.context_sum)
+    return known.cost;
   BatchShape d;
   d.prefills.assign(s.prefills.end() - static_cast<std::ptrdiff_t>(verifies), s.prefills.end());
   d.decode_seqs = s.decode_seqs;
@@ -58,11 +62,11 @@ void account_gap(RequestState& r, Tick now) {
 }
 
 StepSplit account_step_start(const StepPlan& plan, const StepAdditions& added, Tick now, Tick total_ns, Tick extra_ns, const StepCost& cost,
-                             const CostModel& cost_model) {
+                             const CostModel& cost_model, const KnownDecodeCost& known) {
   for (RequestState* v : plan.preempted) account_gap(*v, now);
   StepCost alone;
   const bool mixed = added.prefill_work_tokens > 0 && added.decode_work_chunks > 0;
-  if (mixed) alone = decode_only_cost(plan, added, cost_model);
+  if (mixed) alone = decode_only_cost(plan, added, cost_model, known);
   StepSplit split =
       split_step(added.decode_work_chunks, added.prefill_work_tokens, total_ns, extra_ns, cost, mixed ? &alone : nullptr);
   split.kv_load_ns = added.kv_load_ns;  // part of extra_ns (Replica::begin_step)

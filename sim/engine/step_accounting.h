@@ -41,8 +41,17 @@ inline bool is_decode_work(const ScheduledChunk& c) { return !c.request->in_pref
 // time. Returns the split for account_chunk_end.
 // `cost` is the model's price of plan.shape; added.decode_work_chunks and
 // added.prefill_work_tokens must be set (Replica::prepare_step counts them).
+// `known`, when set, is a decode-only step's price the caller already has (the step a
+// decode run priced and a submit cut off): the decode work alone is that step's shape
+// whenever its rows match, and a step's price depends on its shape alone.
+struct KnownDecodeCost {
+  std::int64_t seqs = -1;  // -1: none
+  std::int64_t context_sum = 0;
+  StepCost cost;
+};
 StepSplit account_step_start(const StepPlan& plan, const StepAdditions& added, Tick now_ns, Tick total_ns,
-                             Tick extra_ns, const StepCost& cost, const CostModel& cost_model);
+                             Tick extra_ns, const StepCost& cost, const CostModel& cost_model,
+                             const KnownDecodeCost& known = {});
 // The split alone (account_step_start's first part): `cost` is the model's price of the
 // step, `decode_alone` that of its decode work alone, needed when it has both decode
 // chunks and prefill tokens.
