@@ -23,7 +23,7 @@ void LazyDecodes::note_admitted(std::vector<RequestState*>& running) {
   for (std::size_t i = first; i < running.size(); ++i) {
     RequestState& r = *running[i];
     r.running_seq = next_running_seq_++;
-    explicit_.push_back(Entry{r.running_seq, r.running_seq, 0, &r});
+    explicit_.push_back(Entry{r.running_seq, 0, &r});
   }
 }
 
@@ -37,12 +37,12 @@ void LazyDecodes::note_left_running(RequestState& r) {
 }
 
 void LazyDecodes::insert_explicit(RequestState& r) {
-  const Entry e{r.running_seq, r.running_seq, 0, &r};
+  const Entry e{r.running_seq, 0, &r};
   explicit_.insert(std::upper_bound(explicit_.begin(), explicit_.end(), e, by_key<Entry, Entry>), e);
 }
 
 void LazyDecodes::erase_explicit(const RequestState& r) {
-  const Entry e{r.running_seq, r.running_seq, 0, nullptr};
+  const Entry e{r.running_seq, 0, nullptr};
   const auto it = std::lower_bound(explicit_.begin(), explicit_.end(), e, by_key<Entry, Entry>);
   if (it != explicit_.end() && it->request == &r) explicit_.erase(it);
 }
@@ -77,10 +77,7 @@ bool LazyDecodes::last_tokens_from(std::size_t i, std::int64_t step) const {
   // share it: a heap keeps no child before its parent.
   if (i >= due_.size() || due_[i].key != step) return true;
   const Entry& e = due_[i];
-  if (is_current(e)) {
-    const DueSteps d = due_steps(*e.request);
-    if (d.last_token != step || d.registration <= step) return false;
-  }
+  if (!e.last_token_only && is_current(e)) return false;
   return last_tokens_from(2 * i + 1, step) && last_tokens_from(2 * i + 2, step);
 }
 
@@ -92,7 +89,7 @@ void LazyDecodes::take_finished(std::vector<RequestState*>& finished) {
     std::pop_heap(due_.begin(), due_.end(), later_due<Entry, Entry>);
     due_.pop_back();
     if (!is_current(e)) continue;
-    SS_ASSERT(due_steps(*e.request).last_token == steps_ended_ - 1, "a lazy request left past its last token");
+    SS_ASSERT(e.last_token_only && e.key == steps_ended_ - 1, "a lazy request left past its last token");
     finished.push_back(e.request);
   }
   std::sort(finished.begin(), finished.end(),
@@ -126,7 +123,8 @@ void LazyDecodes::make_lazy(RequestState& r) {
   r.lazy.wheel_slot = static_cast<int>(slot_of(crossing));
   ++slot_counts_[static_cast<std::size_t>(r.lazy.wheel_slot)];
   occupied_ |= slot_bit(static_cast<std::size_t>(r.lazy.wheel_slot));
-  due_.push_back(Entry{due_step(r), r.running_seq, r.lazy.serial, &r});
+  const DueSteps due = due_steps(r);
+  due_.push_back(Entry{std::min(due.last_token, due.registration), r.lazy.serial, &r, due.last_token < due.registration});
   std::push_heap(due_.begin(), due_.end(), later_due<Entry, Entry>);
 }
 
@@ -193,7 +191,7 @@ void LazyDecodes::make_all_explicit(const std::vector<RequestState*>& running) {
       r->lazy = RequestState::LazySync{};
     }
     // Admissions of the pass under way have no place yet: note_admitted adds them.
-    if (r->running_seq > 0) explicit_.push_back(Entry{r->running_seq, r->running_seq, 0, r});
+    if (r->running_seq > 0) explicit_.push_back(Entry{r->running_seq, 0, r});
   }
   count_ = 0;
   context_sum_ = 0;

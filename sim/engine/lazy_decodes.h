@@ -197,9 +197,11 @@ class LazyDecodes {
  private:
   struct Entry {
     std::int64_t key;  // running_seq (explicit list), due step (heap)
-    std::int64_t seq;  // the request's running_seq when the entry was made
     std::uint64_t serial;
     RequestState* request;
+    // In the heap: due for its last token alone, registering no block in that step
+    // (due_steps when the entry was made; due_are_last_tokens reads it).
+    bool last_token_only = false;
   };
   bool is_current(const Entry& e) const { return e.request->lazy.owner == this && e.request->lazy.serial == e.serial; }
   void insert_explicit(RequestState& request);
@@ -266,14 +268,9 @@ class LazyDecodes {
   // per_class_[cls] changed: the gaps from the next one on come with the new count.
   void note_class_count(std::size_t cls);
   // The first step (count of ended steps at its start) at which the lazy request must be
-  // explicit: its last token, or a completed block with a hash to register then.
-  std::int64_t due_step(const RequestState& request) const {
-    const DueSteps d = due_steps(request);
-    return std::min(d.last_token, d.registration);
-  }
-  // The step of its last token and that of the first block it must register (or the
-  // largest step if none), from its fields as of its last sync (at make_lazy, the same as
-  // from steps_ended_; a sync moves the fields and the sync step on together).
+  // explicit is the earlier of two: its last token's, and that of the first block it must
+  // register (the largest step if none). From its fields as of its last sync (at
+  // make_lazy, the same as from steps_ended_).
   struct DueSteps {
     std::int64_t last_token;
     std::int64_t registration;
@@ -330,7 +327,7 @@ class LazyDecodes {
 
   // Explicit running requests in running order, by running_seq.
   std::vector<Entry> explicit_;
-  // Min-heap by due_step().
+  // Min-heap by due step (due_steps).
   std::vector<Entry> due_;
   // The wheel: lazy decodes counted by the step at which they start a new KV block,
   // modulo block_size (a lazy decode computes one token per step, so it starts one every
