@@ -144,8 +144,8 @@ TEST_CASE("event queue: warm-up hints go to the next three events in order", "[c
   args.reserve(8);
   for (int id = 0; id < 8; ++id) args.push_back(WarmArg{&log, id});
   std::vector<std::vector<std::pair<int, int>>> seen_before;  // hint calls made before each event ran
-  const auto event = [&](int id) {
-    return [&, id] {
+  const auto event = [&] {
+    return [&] {
       seen_before.push_back(log.calls);
       log.calls.clear();
     };
@@ -154,7 +154,7 @@ TEST_CASE("event queue: warm-up hints go to the next three events in order", "[c
   const Tick when[8] = {70, 10, 50, 30, 20, 40, 40, 60};
   std::vector<EventHandle> handles;
   for (int id = 0; id < 8; ++id)
-    handles.push_back(sim.schedule_at(when[id], event(id), WarmUp{&record_warm_up, &args[static_cast<std::size_t>(id)]}));
+    handles.push_back(sim.schedule_at(when[id], event(), WarmUp{&record_warm_up, &args[static_cast<std::size_t>(id)]}));
   sim.cancel(handles[2]);  // at 50: skipped by the hints as by the run
   sim.run();
   // Run order: 1 (10), 4 (20), 3 (30), 5 (40), 6 (40), 7 (60), 0 (70); the cancelled 2 (50)
