@@ -363,13 +363,18 @@ KernelCostModel::Priced KernelCostModel::price(const OpCost& op, const BatchShap
   return p;
 }
 
-void KernelCostModel::price_ops(const BatchShape& batch, std::vector<std::pair<OpCost, Priced>>* out,
-                                StepCost* cost) const {
-  const bool decode_only = batch.prefills.empty() && batch.extra_sampled_tokens == 0;
+BatchShape KernelCostModel::padded_for_graphs(const BatchShape& batch) const {
   // A decode-only step inside the CUDA-graph range runs at the padded batch; attention
   // reads only the real sequences' KV (padding rows have no context).
   BatchShape padded = batch;
-  if (decode_only) padded.decode_seqs = graph_rows(batch.decode_seqs);
+  if (batch.prefills.empty() && batch.extra_sampled_tokens == 0) padded.decode_seqs = graph_rows(batch.decode_seqs);
+  return padded;
+}
+
+void KernelCostModel::price_ops(const BatchShape& batch, std::vector<std::pair<OpCost, Priced>>* out,
+                                StepCost* cost) const {
+  const bool decode_only = batch.prefills.empty() && batch.extra_sampled_tokens == 0;
+  const BatchShape padded = padded_for_graphs(batch);
   const double step_rows = static_cast<double>(padded.total_tokens());
   double sums[3] = {0, 0, 0};
   const auto add = [&](const OpPrice& p) {
@@ -468,10 +473,16 @@ const KernelCostModel::Sums& KernelCostModel::cached_sums(std::vector<Sums>& cac
   Sums& sums = cache[static_cast<std::size_t>(key)];
   if (sums.built) return sums;
   const BatchShape shape = probe();
-  std::vector<std::pair<OpCost, Priced>> priced;
-  if (!shape.empty()) price_ops(shape, &priced, nullptr);
-  for (const auto& [op, p] : priced)
-    if (keep(op)) sums.add(p);
+  if (!shape.empty()) {
+    // price_ops' listing (op-graph order, at the padded rows), pricing only the operators
+    // kept: the others (the attention kernels, above all) were priced only to be dropped.
+    const BatchShape padded = padded_for_graphs(shape);
+    const double step_rows = static_cast<double>(padded.total_tokens());
+    StepOps ops;
+    step_ops_into(model_, dep_, padded, ops);
+    for (const OpCost& op : ops)
+      if (keep(op)) sums.add(price(op, shape, step_rows));
+  }
   sums.built = true;
   return sums;
 }

@@ -78,6 +78,8 @@ class KernelCostModel : public CostModel {
     bool fallback = false;  // the table was asked and did not cover the op
     const char* algorithm = "";  // communication operators (OpTiming::algorithm)
   };
+  // The shape a step's operators are listed for: a decode-only step at its CUDA-graph rows.
+  BatchShape padded_for_graphs(const BatchShape& batch) const;
   // Every operator of the step with its price, in op-graph order.
   void price_ops(const BatchShape& batch, std::vector<std::pair<OpCost, Priced>>* out, StepCost* cost) const;
   Priced price(const OpCost& op, const BatchShape& batch, double step_rows) const;
