@@ -613,52 +613,78 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
   const double b = static_cast<double>(seqs);
   const double layers = static_cast<double>(layers_);  // the product's int operand, converted once
   std::size_t hi = 0;  // first measured length above s; s never decreases along the run
-  // decode_curve_at's segment [lo, hi], its terms kept while s stays in it (the same
+  // decode_curve_at's segment [from, top], its terms kept while s stays in it (the same
   // doubles, so the same result). A width that is a power of two (the tables' lengths
-  // usually are) divides as its reciprocal multiplies: both scale exactly.
+  // usually are) divides as its reciprocal multiplies: both scale exactly. top stays 0
+  // until a segment is entered (s >= 1). s rises with k, so once a step lies in the
+  // segment, a later one lies in it while it is below the top.
+  struct Segment {
+    double from = 0, width = 1, base = 0, rise = 0, reciprocal = 1, top = 0;
+    bool width_power_of_two = false;
+  } seg;
   std::size_t segment = 0;
-  double from = 0, width = 1, base = 0, rise = 0, reciprocal = 1;
-  bool width_power_of_two = false;
-  // The segment's top length (0 until one is entered; s >= 1). s rises with k, so once a
-  // step lies in the segment, a later one lies in it while it is below the top: most steps
-  // take that first test and nothing else before the same arithmetic.
-  double top = 0;
-  // double(sum) / b + 1.0 (decode_attention_seconds), mostly without its division.
-  MeanLengthWalk mean_length(context_sum, seqs, static_cast<std::int64_t>(memory_ns.size()));
-  for (std::size_t k = 0; k < memory_ns.size(); ++k) {
-    const double s = mean_length.next();
-    double attention_s = 0;
-    bool in_segment = s < top;
-    if (!in_segment) {
-      if (s < shortest || s > longest) {
-        attention_s = decode_attention_grid_s(b, s);
+  // One step's attention time at mean length s, entering s's segment where it has one.
+  const auto attention_at = [&](double s) -> double {
+    if (!(s < seg.top)) {
+      if (s < shortest || s > longest) return decode_attention_grid_s(b, s);
+      while (hi < measured && lengths[hi] <= s) ++hi;
+      if (hi == measured) return curve[measured - 1];
+      if (hi != segment) {
+        segment = hi;
+        seg.from = lengths[hi - 1];
+        seg.width = lengths[hi] - lengths[hi - 1];
+        seg.base = curve[hi - 1];
+        seg.rise = curve[hi] - curve[hi - 1];
+        seg.top = lengths[hi];
+        // A normal double with no mantissa bits is a power of two (a subnormal one takes
+        // the division, which gives the same quotient).
+        const auto bits = std::bit_cast<std::uint64_t>(seg.width);
+        seg.width_power_of_two = std::isnormal(seg.width) && (bits & ((std::uint64_t{1} << 52) - 1)) == 0;
+        seg.reciprocal = 1.0 / seg.width;
+      }
+    }
+    const double t = seg.width_power_of_two ? (s - seg.from) * seg.reciprocal : (s - seg.from) / seg.width;
+    return seg.base + t * seg.rise;
+  };
+  // double(sum) / b + 1.0 (decode_attention_seconds), mostly without its division: most
+  // steps lie in a stretch where it is double(whole + j) + fraction, and most of those in
+  // the segment of the step before, where the loops below price them with the segment's
+  // terms in registers and nothing else to test.
+  const auto n = static_cast<std::int64_t>(memory_ns.size());
+  MeanLengthWalk mean_length(context_sum, seqs, n);
+  std::int64_t k = 0;
+  while (k < n) {
+    const std::int64_t stretch = mean_length.steps_without_division(n - k);
+    if (stretch == 0) {
+      memory_ns[static_cast<std::size_t>(k++)] = ticks_from_seconds(memory_rest_s + attention_at(mean_length.next()) * layers);
+      continue;
+    }
+    std::int64_t whole = mean_length.whole();
+    const double fraction = mean_length.fraction();
+    mean_length.skip(stretch);
+    const std::int64_t end = k + stretch;
+    Tick* out = memory_ns.data();
+    while (k < end) {
+      const double first = static_cast<double>(whole) + fraction;
+      out[k++] = ticks_from_seconds(memory_rest_s + attention_at(first) * layers);
+      ++whole;
+      const Segment in = seg;
+      if (in.width_power_of_two) {
+        for (; k < end; ++k, ++whole) {
+          const double s = static_cast<double>(whole) + fraction;
+          if (!(s < in.top)) break;
+          const double t = (s - in.from) * in.reciprocal;
+          out[k] = ticks_from_seconds(memory_rest_s + (in.base + t * in.rise) * layers);
+        }
       } else {
-        while (hi < measured && lengths[hi] <= s) ++hi;
-        if (hi == measured) {
-          attention_s = curve[measured - 1];
-        } else {
-          if (hi != segment) {
-            segment = hi;
-            from = lengths[hi - 1];
-            width = lengths[hi] - lengths[hi - 1];
-            base = curve[hi - 1];
-            rise = curve[hi] - curve[hi - 1];
-            top = lengths[hi];
-            // A normal double with no mantissa bits is a power of two (a subnormal one takes
-            // the division, which gives the same quotient).
-            const auto bits = std::bit_cast<std::uint64_t>(width);
-            width_power_of_two = std::isnormal(width) && (bits & ((std::uint64_t{1} << 52) - 1)) == 0;
-            reciprocal = 1.0 / width;
-          }
-          in_segment = true;
+        for (; k < end; ++k, ++whole) {
+          const double s = static_cast<double>(whole) + fraction;
+          if (!(s < in.top)) break;
+          const double t = (s - in.from) / in.width;
+          out[k] = ticks_from_seconds(memory_rest_s + (in.base + t * in.rise) * layers);
         }
       }
     }
-    if (in_segment) {
-      const double t = width_power_of_two ? (s - from) * reciprocal : (s - from) / width;
-      attention_s = base + t * rise;
-    }
-    memory_ns[k] = ticks_from_seconds(memory_rest_s + attention_s * layers);
   }
   return true;
 }

@@ -28,6 +28,21 @@ class MeanLengthWalk {
         q_(context_sum / seqs),
         exact_(sums_exact(context_sum, seqs, steps)) {}
 
+  // How many of the next steps (at most `limit`) have the mean length
+  // double(whole() + j) + fraction() for j = 0, 1, ...: the rest of the binade the walk is
+  // in; 0 where the next step divides (skip those with skip(), or take one with next()).
+  std::int64_t steps_without_division(std::int64_t limit) const {
+    if (q_ < lo_ || q_ > hi_) return 0;
+    return hi_ - q_ + 1 < limit ? hi_ - q_ + 1 : limit;
+  }
+  std::int64_t whole() const { return q_ + 1; }
+  double fraction() const { return g_; }
+  // Past `steps` steps counted by steps_without_division.
+  void skip(std::int64_t steps) {
+    sum_ += steps * seqs_;
+    q_ += steps;
+  }
+
   // The next step's mean length (step 0's on the first call).
   double next() {
     double s;

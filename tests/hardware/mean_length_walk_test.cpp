@@ -34,6 +34,32 @@ int mismatches(std::int64_t context_sum, std::int64_t seqs, std::int64_t steps) 
   return wrong;
 }
 
+// The same walk taken by stretches, as KernelCostModel::decode_run_memory_costs does:
+// double(whole() + j) + fraction() across each stretch without a division, next() between.
+int stretch_mismatches(std::int64_t context_sum, std::int64_t seqs, std::int64_t steps) {
+  MeanLengthWalk walk(context_sum, seqs, steps);
+  int wrong = 0;
+  std::int64_t k = 0;
+  const auto check = [&](double got) {
+    const std::int64_t sum = context_sum + k * seqs;
+    const double expected = static_cast<double>(sum) / static_cast<double>(seqs) + 1.0;
+    if (bits_of(got) != bits_of(expected)) ++wrong;
+    ++k;
+  };
+  while (k < steps) {
+    const std::int64_t stretch = walk.steps_without_division(steps - k);
+    if (stretch == 0) {
+      check(walk.next());
+      continue;
+    }
+    const std::int64_t whole = walk.whole();
+    const double fraction = walk.fraction();
+    walk.skip(stretch);
+    for (std::int64_t j = 0; j < stretch; ++j) check(static_cast<double>(whole + j) + fraction);
+  }
+  return wrong;
+}
+
 }  // namespace
 
 TEST_CASE("mean length walk: every step is the division's double", "[hardware]") {
@@ -45,6 +71,7 @@ TEST_CASE("mean length walk: every step is the division's double", "[hardware]")
       for (const std::int64_t r : {std::int64_t{0}, std::int64_t{1}, seqs / 2, seqs - 1}) {
         INFO(seqs << " sequences, quotient " << q << ", remainder " << r);
         CHECK(mismatches(q * seqs + r, seqs, 70) == 0);
+        CHECK(stretch_mismatches(q * seqs + r, seqs, 70) == 0);
       }
     }
   }
@@ -59,6 +86,7 @@ TEST_CASE("mean length walk: random runs match the division", "[hardware]") {
     const std::int64_t seqs = seqs_of(rng);
     const std::int64_t context = seqs * mean_of(rng) + std::uniform_int_distribution<std::int64_t>(0, seqs - 1)(rng);
     wrong += mismatches(context, seqs, 40);
+    wrong += stretch_mismatches(context, seqs, 40);
   }
   CHECK(wrong == 0);
 }
@@ -69,6 +97,8 @@ TEST_CASE("mean length walk: sums near 2^52 and 2^53 take the division", "[hardw
   const std::int64_t big = (std::int64_t{1} << 52) - 5;
   CHECK(mismatches(big, 1, 20) == 0);
   CHECK(mismatches(big, 3, 20) == 0);
+  CHECK(stretch_mismatches(big, 3, 20) == 0);
+  CHECK(stretch_mismatches((std::int64_t{1} << 53) + 7, 5, 20) == 0);
   CHECK(mismatches((std::int64_t{1} << 53) + 7, 5, 20) == 0);
   CHECK(mismatches(0, 1, 10) == 0);  // a quotient of 0 at the start
   CHECK(mismatches(5, 9, 10) == 0);
