@@ -266,10 +266,10 @@ class Replica {
   bool start_decode_run();
   // Longest stretch priced at once: a submit cuts a run short, and the steps priced past
   // the cut are thrown away, while a longer run spares events. With the kernels model's run
-  // pricing (~90 instructions a step) 24 and 32 gave the fewest instructions of 16, 24, 32
-  // and 64 at light load (1.1% fewer than 16; 64: 0.7% more; docs/performance.md); a
-  // quiet stretch longer than that is run as several.
-  static constexpr std::int64_t kMostRunSteps = 32;
+  // pricing at ~30 instructions a step, 48 and 64 ran the light 100k benchmark fastest of
+  // 16 to 128 (64: 3% less wall time than 32, 1.5% fewer instructions; busy load: the
+  // same; docs/performance.md); a quiet stretch longer than that is run as several.
+  static constexpr std::int64_t kMostRunSteps = 64;
   // Applies the run's steps whose ends come before the event being run, and starts the one
   // in flight (for a reader of the replica: its KV blocks, its stats).
   void apply_run_steps();
