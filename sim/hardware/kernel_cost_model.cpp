@@ -8,6 +8,7 @@
 
 #include "sim/core/assert.h"
 #include "sim/hardware/mean_length_walk.h"
+#include "sim/hardware/segment_step_prices.h"
 #include "sim/model/shard.h"
 
 namespace servesim {
@@ -618,10 +619,7 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
   // usually are) divides as its reciprocal multiplies: both scale exactly. top stays 0
   // until a segment is entered (s >= 1). s rises with k, so once a step lies in the
   // segment, a later one lies in it while it is below the top.
-  struct Segment {
-    double from = 0, width = 1, base = 0, rise = 0, reciprocal = 1, top = 0;
-    bool width_power_of_two = false;
-  } seg;
+  CurveSegment seg;
   std::size_t segment = 0;
   // One step's attention time at mean length s, entering s's segment where it has one.
   const auto attention_at = [&](double s) -> double {
@@ -648,8 +646,8 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
   };
   // double(sum) / b + 1.0 (decode_attention_seconds), mostly without its division: most
   // steps lie in a stretch where it is double(whole + j) + fraction, and most of those in
-  // the segment of the step before, where the loops below price them with the segment's
-  // terms in registers and nothing else to test.
+  // the segment of the step before, which price_segment_steps prices with the segment's
+  // terms in registers, two steps at a time.
   const auto n = static_cast<std::int64_t>(memory_ns.size());
   MeanLengthWalk mean_length(context_sum, seqs, n);
   std::int64_t k = 0;
@@ -668,22 +666,11 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
       const double first = static_cast<double>(whole) + fraction;
       out[k++] = ticks_from_seconds(memory_rest_s + attention_at(first) * layers);
       ++whole;
-      const Segment in = seg;
-      if (in.width_power_of_two) {
-        for (; k < end; ++k, ++whole) {
-          const double s = static_cast<double>(whole) + fraction;
-          if (!(s < in.top)) break;
-          const double t = (s - in.from) * in.reciprocal;
-          out[k] = ticks_from_seconds(memory_rest_s + (in.base + t * in.rise) * layers);
-        }
-      } else {
-        for (; k < end; ++k, ++whole) {
-          const double s = static_cast<double>(whole) + fraction;
-          if (!(s < in.top)) break;
-          const double t = (s - in.from) / in.width;
-          out[k] = ticks_from_seconds(memory_rest_s + (in.base + t * in.rise) * layers);
-        }
-      }
+      const std::int64_t first_after = seg.width_power_of_two
+          ? price_segment_steps<true>(seg, memory_rest_s, layers, whole, fraction, k, end, out)
+          : price_segment_steps<false>(seg, memory_rest_s, layers, whole, fraction, k, end, out);
+      whole += first_after - k;
+      k = first_after;
     }
   }
   return true;
