@@ -44,22 +44,22 @@ std::string gz_read_error(gzFile f) {
 bool parse_short_decimal(std::string_view text, double& value) {
   static constexpr double kPowers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-  std::size_t i = 0;
-  const bool negative = !text.empty() && text[0] == '-';
-  if (negative) ++i;
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const bool negative = p != end && *p == '-';
+  if (negative) ++p;
   std::uint64_t digits = 0;
-  int count = 0, fraction = -1;  // fraction: digits after the point, -1 without a point
-  for (; i < text.size(); ++i) {
-    const char ch = text[i];
-    if (ch >= '0' && ch <= '9') {
-      digits = digits * 10 + static_cast<std::uint64_t>(ch - '0');
-      ++count;
-      if (fraction >= 0) ++fraction;
-    } else if (ch == '.' && fraction < 0) {
-      fraction = 0;
-    } else {
-      return false;
-    }
+  const char* const whole_from = p;
+  for (; p != end && static_cast<unsigned char>(*p - '0') < 10; ++p) digits = digits * 10 + static_cast<std::uint64_t>(*p - '0');
+  auto count = p - whole_from;
+  std::ptrdiff_t fraction = -1;  // digits after the point, -1 without a point
+  if (p != end) {
+    if (*p != '.') return false;
+    const char* const fraction_from = ++p;
+    for (; p != end && static_cast<unsigned char>(*p - '0') < 10; ++p) digits = digits * 10 + static_cast<std::uint64_t>(*p - '0');
+    if (p != end) return false;
+    fraction = p - fraction_from;
+    count += fraction;
   }
   if (count == 0 || count > 15 || fraction == 0) return false;  // "1." and "." to from_chars
   double v = static_cast<double>(digits);

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
-#include <set>
 
 #include "sim/core/assert.h"
 
@@ -28,43 +26,50 @@ void KernelGrid::finish() {
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::uint32_t a, std::uint32_t b) { return points_[a].at < points_[b].at; });
-  std::vector<char> first(points_.size(), 0);
+  std::vector<std::uint32_t> kept_index(points_.size(), kDropped);
   for (std::size_t i = 0; i < order.size(); ++i)
-    if (i == 0 || points_[order[i - 1]].at < points_[order[i]].at) first[order[i]] = 1;
+    if (i == 0 || points_[order[i - 1]].at < points_[order[i]].at) kept_index[order[i]] = 0;
+  // The kept points in the order added, and their places there in coordinate order.
   std::vector<Point> kept;
   kept.reserve(points_.size());
-  for (std::size_t i = 0; i < points_.size(); ++i)
-    if (first[i]) kept.push_back(points_[i]);
+  for (std::size_t i = 0; i < points_.size(); ++i) {
+    if (kept_index[i] == kDropped) continue;
+    kept_index[i] = static_cast<std::uint32_t>(kept.size());
+    kept.push_back(points_[i]);
+  }
   points_ = std::move(kept);
-  std::vector<const Point*> sorted;
-  for (const Point& p : points_) sorted.push_back(&p);
-  std::sort(sorted.begin(), sorted.end(), [](const Point* a, const Point* b) { return a->at < b->at; });
+  std::vector<std::uint32_t> sorted;
+  sorted.reserve(points_.size());
+  for (const std::uint32_t i : order)  // coordinate order, each coordinate once
+    if (kept_index[i] != kDropped) sorted.push_back(kept_index[i]);
   nodes_.clear();
   values_.clear();
-  // Builds the node for sorted[begin, end), all equal in the coordinates before `level`.
-  std::function<std::uint32_t(std::size_t, std::size_t, int)> build = [&](std::size_t begin, std::size_t end,
-                                                                           int level) -> std::uint32_t {
-    const auto index = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.emplace_back();
-    std::size_t i = begin;
-    while (i < end) {
-      const double key = sorted[i]->at[static_cast<std::size_t>(level)];
-      std::size_t j = i;
-      while (j < end && sorted[j]->at[static_cast<std::size_t>(level)] == key) ++j;
-      std::uint32_t child = 0;
-      if (level + 1 == dims_) {
-        child = static_cast<std::uint32_t>(values_.size());
-        values_.push_back(sorted[i]->latency_s);
-      } else {
-        child = build(i, j, level + 1);
-      }
-      nodes_[index].keys.push_back(key);
-      nodes_[index].child.push_back(child);
-      i = j;
+  build_node(sorted, 0, sorted.size(), 0);
+}
+
+std::uint32_t KernelGrid::build_node(const std::vector<std::uint32_t>& sorted, std::size_t begin, std::size_t end,
+                                     int level) {
+  // The node for sorted[begin, end), all equal in the coordinates before `level`.
+  const auto index = static_cast<std::uint32_t>(nodes_.size());
+  nodes_.emplace_back();
+  const auto axis = static_cast<std::size_t>(level);
+  std::size_t i = begin;
+  while (i < end) {
+    const double key = points_[sorted[i]].at[axis];
+    std::size_t j = i;
+    while (j < end && points_[sorted[j]].at[axis] == key) ++j;
+    std::uint32_t child = 0;
+    if (level + 1 == dims_) {
+      child = static_cast<std::uint32_t>(values_.size());
+      values_.push_back(points_[sorted[i]].latency_s);
+    } else {
+      child = build_node(sorted, i, j, level + 1);
     }
-    return index;
-  };
-  build(0, sorted.size(), 0);
+    nodes_[index].keys.push_back(key);
+    nodes_[index].child.push_back(child);
+    i = j;
+  }
+  return index;
 }
 
 double KernelGrid::eval(const KernelCoord& q, const KernelSol& sol) const {

@@ -67,6 +67,8 @@ class KernelGrid {
     std::vector<std::uint32_t> child;   // per key: the node one level down, or at the last
                                         // level the latency's index in values_
   };
+  static constexpr std::uint32_t kDropped = ~std::uint32_t{0};  // a repeated coordinate's later row
+  std::uint32_t build_node(const std::vector<std::uint32_t>& sorted, std::size_t begin, std::size_t end, int level);
   double eval_node(std::uint32_t node, int level, KernelCoord q, const KernelSol& sol) const;
   bool covers_node(std::uint32_t node, int level, const KernelCoord& q) const;
 
