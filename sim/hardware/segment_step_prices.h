@@ -44,22 +44,24 @@ std::int64_t price_segment_steps(const CurveSegment& seg, double rest_s, double 
     const __m128d frac = _mm_set1_pd(fraction), one = _mm_set1_pd(1.0), half = _mm_set1_pd(0.5);
     const __m128d two = _mm_set1_pd(2.0), int32_limit = _mm_set1_pd(2147483647.0);
     __m128d wholes = _mm_set_pd(static_cast<double>(whole + 1), static_cast<double>(whole));
+    const std::int64_t first = k;
     while (k + 2 <= end) {
       const __m128d s = _mm_add_pd(wholes, frac);
-      if (_mm_movemask_pd(_mm_cmplt_pd(s, top)) != 3) break;
       const __m128d offset = _mm_sub_pd(s, from);
       const __m128d t = kWidthPowerOfTwo ? _mm_mul_pd(offset, scale) : _mm_div_pd(offset, scale);
       const __m128d attention_s = _mm_add_pd(base, _mm_mul_pd(t, rise));
       const __m128d x = _mm_mul_pd(_mm_add_pd(rest, _mm_mul_pd(attention_s, layer_count)), ns_per_s);
       const __m128d rounded = _mm_add_pd(x, half);
-      if (_mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(x, one), _mm_cmplt_pd(rounded, int32_limit))) != 3) break;
+      // Both lanes below the top and in the plain case, else the scalar loop takes over.
+      const __m128d plain = _mm_and_pd(_mm_cmplt_pd(s, top), _mm_and_pd(_mm_cmpge_pd(x, one), _mm_cmplt_pd(rounded, int32_limit)));
+      if (_mm_movemask_pd(plain) != 3) break;
+      // Positive 32-bit integers: widened to 64 bits with zeros, both stored at once.
       const __m128i ticks = _mm_cvttpd_epi32(rounded);
-      out[k] = _mm_cvtsi128_si32(ticks);
-      out[k + 1] = _mm_cvtsi128_si32(_mm_shuffle_epi32(ticks, 1));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k), _mm_unpacklo_epi32(ticks, _mm_setzero_si128()));
       wholes = _mm_add_pd(wholes, two);
       k += 2;
-      whole += 2;
     }
+    whole += k - first;
   }
 #endif
   for (; k < end; ++k, ++whole) {
