@@ -641,8 +641,7 @@ bool KernelCostModel::decode_run_memory_costs(std::int64_t seqs, std::int64_t co
         seg.reciprocal = 1.0 / seg.width;
       }
     }
-    const double t = seg.width_power_of_two ? (s - seg.from) * seg.reciprocal : (s - seg.from) / seg.width;
-    return seg.base + t * seg.rise;
+    return seg.at(s);
   };
   // double(sum) / b + 1.0 (decode_attention_seconds), mostly without its division: most
   // steps lie in a stretch where it is double(whole + j) + fraction, and most of those in

@@ -28,6 +28,11 @@ namespace servesim {
 struct CurveSegment {
   double from = 0, width = 1, base = 0, rise = 0, reciprocal = 1, top = 0;
   bool width_power_of_two = false;
+  // The attention seconds at mean length s in the segment: decode_curve_at's interpolation.
+  double at(double s) const {
+    const double t = width_power_of_two ? (s - from) * reciprocal : (s - from) / width;
+    return base + t * rise;
+  }
 };
 
 // Prices steps k, k + 1, ... (at most up to `end`) whose mean length double(whole) +
@@ -67,8 +72,7 @@ std::int64_t price_segment_steps(const CurveSegment& seg, double rest_s, double 
   for (; k < end; ++k, ++whole) {
     const double s = static_cast<double>(whole) + fraction;
     if (!(s < seg.top)) break;
-    const double t = kWidthPowerOfTwo ? (s - seg.from) * seg.reciprocal : (s - seg.from) / seg.width;
-    out[k] = ticks_from_seconds(rest_s + (seg.base + t * seg.rise) * layers);
+    out[k] = ticks_from_seconds(rest_s + seg.at(s) * layers);
   }
   return k;
 }
