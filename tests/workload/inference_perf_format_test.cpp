@@ -185,6 +185,9 @@ TEST_CASE("inference-perf: a malformed entry fails at its line and field", "[wor
       {"[1.5, 2.0]", "[1.5, 2.5]", "[1.5, 2.5]", "[1].info.response_metrics.output_token_times[1]", "after end_time"},
       {"{\"input_tokens\": 20}", "{\"input_tokens\": -20}", "\"input_tokens\": -20",
        "[1].info.request_metrics.text.input_tokens", "must be >= 0"},
+      // A request that succeeded with an empty prompt: nothing to prefill in a replay.
+      {"{\"input_tokens\": 20}", "{\"input_tokens\": 0}", "\"input_tokens\": 0",
+       "[1].info.request_metrics.text.input_tokens", "needs at least 1 prompt token"},
       {"\"output_tokens\": 2,", "\"output_tokens\": \"two\",", "\"output_tokens\": \"two\"",
        "[1].info.response_metrics.output_tokens", "must be a number"},
       {"\"output_tokens\": 3,", "\"output_tokens\": 2.5,", "\"output_tokens\": 2.5",
@@ -293,6 +296,19 @@ TEST_CASE("inference-perf: an empty report and a successful request without info
   const std::string text = replaced(kBase, "\"info\": {\n      \"request_metrics\": {\"text\": {\"input_tokens\": 10}},", "\"info\": null, \"x\": {\n      \"request_metrics\": {\"text\": {\"input_tokens\": 10}},");
   const std::string path = folder.write("noinfo.json", text);
   expect_failure(path, {line_with(text, "\"info\": null"), "[0].info", "missing"});
+}
+
+TEST_CASE("inference-perf: a successful request of the flat layout with an empty prompt is refused at its field",
+          "[workload][benchmark]") {
+  // Early releases' flat info; a failed request may keep 0 tokens (the flat report's own
+  // test), one that succeeded was sent a prompt and is replayed with it.
+  const ReportFolder folder("flat_empty_prompt");
+  const std::string text =
+      "[\n  {\n    \"start_time\": 5.0,\n    \"end_time\": 5.5,\n"
+      "    \"info\": {\"input_tokens\": 0, \"output_tokens\": 1, \"output_token_times\": [5.25]},\n"
+      "    \"error\": null\n  }\n]\n";
+  const std::string path = folder.write("flat.json", text);
+  expect_failure(path, {line_with(text, "\"input_tokens\": 0"), "[0].info.input_tokens", "needs at least 1 prompt token"});
 }
 
 }  // namespace inference_perf_format_test

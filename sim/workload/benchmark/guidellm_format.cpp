@@ -93,17 +93,24 @@ std::optional<std::pair<double, JsonField>> time_of(const JsonField& parent, std
   return std::nullopt;
 }
 
-// A token count: the first of `keys` present, the second looked up under `fallback_object`.
-// A successful request must have one; a failed one without any has 0.
-std::int64_t tokens_of(const JsonField& q, const char* key, const char* fallback_object, bool required) {
-  if (const auto n = q.find(key)) return n->count();
-  if (fallback_object != nullptr) {
-    if (const auto metrics = q.find(fallback_object)) {
-      if (const auto n = metrics->find("text_tokens")) return n->count();
-    }
+// A token count: `key` in `q`, or else "text_tokens" under `fallback_object`. A successful
+// request must have one, of at least `lowest_if_required`; a failed one without any has 0.
+std::int64_t tokens_of(const JsonField& q, const char* key, const char* fallback_object, bool required,
+                       std::int64_t lowest_if_required = 0) {
+  std::optional<JsonField> field = q.find(key);
+  if (!field && fallback_object != nullptr) {
+    if (const auto metrics = q.find(fallback_object)) field = metrics->find("text_tokens");
   }
-  if (required) q.at(key);  // fails: missing
-  return 0;
+  if (!field) {
+    if (required) q.at(key);  // fails: missing
+    return 0;
+  }
+  const std::int64_t n = field->count();
+  if (required && n < lowest_if_required) {
+    field->fail("is " + std::to_string(n) + " for a request that succeeded: a replayed request needs at least " +
+                std::to_string(lowest_if_required) + " prompt token");
+  }
+  return n;
 }
 
 // Reads one request of either schema: `timings` holds its times, `q` its tokens.
@@ -132,7 +139,9 @@ Request read_request(const JsonField& q, bool new_schema, const std::string& sta
   if (last && first && last->first < first->first) last->second.fail("is before the first token (" + exact_number_text(first->first) + ")");
   if (last && end && last->first > end->first) last->second.fail("is after the request's end (" + exact_number_text(end->first) + ")");
 
-  r.prompt_tokens = tokens_of(q, "prompt_tokens", new_schema ? "input_metrics" : nullptr, succeeded);
+  // A successful request was sent a prompt; one of 0 tokens cannot be replayed (every
+  // simulated request prefills at least one token).
+  r.prompt_tokens = tokens_of(q, "prompt_tokens", new_schema ? "input_metrics" : nullptr, succeeded, 1);
   r.output_tokens = tokens_of(q, "output_tokens", new_schema ? "output_metrics" : nullptr, succeeded);
   if (start) out.start_s = start->first;
   if (succeeded) {

@@ -84,9 +84,16 @@ void read_info(const JsonField& info, bool succeeded, double start_s, double end
     const auto v = parent.find(key);
     return v ? v->count() : 0;
   };
+  // A request that succeeded was sent a prompt: one of 0 tokens cannot be replayed (every
+  // simulated request prefills at least one token), so it is refused at its field.
+  const auto prompt_count = [&](const JsonField& parent) -> std::int64_t {
+    const std::int64_t n = optional_count(parent, "input_tokens");
+    if (succeeded && n < 1) parent.at("input_tokens").fail("is 0 for a request that succeeded: a replayed request needs at least 1 prompt token");
+    return n;
+  };
   if (const auto request_metrics = info.find("request_metrics")) {
     const auto text = succeeded ? std::optional<JsonField>(request_metrics->at("text")) : request_metrics->find("text");
-    r.prompt_tokens = text ? optional_count(*text, "input_tokens") : 0;
+    r.prompt_tokens = text ? prompt_count(*text) : 0;
     const auto response = succeeded ? std::optional<JsonField>(info.at("response_metrics")) : info.find("response_metrics");
     if (!response) return;
     response->expect_object();
@@ -95,7 +102,7 @@ void read_info(const JsonField& info, bool succeeded, double start_s, double end
     if (const auto times = response->find("output_token_times")) times_s = token_times(*times, start_s, end_s);
     return;
   }
-  r.prompt_tokens = optional_count(info, "input_tokens");
+  r.prompt_tokens = prompt_count(info);
   r.output_tokens = optional_count(info, "output_tokens");
   if (const auto times = info.find("output_token_times")) times_s = token_times(*times, start_s, end_s);
 }
