@@ -182,7 +182,7 @@ TEST_CASE("guidellm: a malformed report fails at its line and field", "[workload
        "must be >= 0"},
       // A request that succeeded with an empty prompt: nothing to prefill in a replay.
       {"\"prompt_tokens\": 5", "\"prompt_tokens\": 0", "\"prompt_tokens\": 0", request + ".prompt_tokens",
-       "needs at least 1 prompt token"},
+       "needs at least 1 of these tokens"},
       {"\"output_tokens\": 2", "\"output_tokens\": null", "\"output_tokens\": null", request + ".output_tokens",
        "missing"},
       {"\"request_start\": 10.0,", "\"request_start\": \"ten\",", "\"ten\"", request + ".info.timings.request_start",

@@ -108,7 +108,7 @@ std::int64_t tokens_of(const JsonField& q, const char* key, const char* fallback
   const std::int64_t n = field->count();
   if (required && n < lowest_if_required) {
     field->fail("is " + std::to_string(n) + " for a request that succeeded: a replayed request needs at least " +
-                std::to_string(lowest_if_required) + " prompt token");
+                std::to_string(lowest_if_required) + " of these tokens");
   }
   return n;
 }
@@ -140,7 +140,7 @@ Request read_request(const JsonField& q, bool new_schema, const std::string& sta
   if (last && end && last->first > end->first) last->second.fail("is after the request's end (" + exact_number_text(end->first) + ")");
 
   // A successful request was sent a prompt; one of 0 tokens cannot be replayed (every
-  // simulated request prefills at least one token).
+  // simulated request prefills at least one token; inference-perf and vllm-bench refuse it too).
   r.prompt_tokens = tokens_of(q, "prompt_tokens", new_schema ? "input_metrics" : nullptr, succeeded, 1);
   r.output_tokens = tokens_of(q, "output_tokens", new_schema ? "output_metrics" : nullptr, succeeded);
   if (start) out.start_s = start->first;
